@@ -1,0 +1,55 @@
+/** The model asked for a skill to run. `arguments` are what the model wrote (validated against the skill's schema). */
+export interface CallSkillAction {
+  type: "call-skill";
+  skillName: string;
+  arguments: Record<string, unknown>;
+  thought?: string;
+  /** The model's reply, verbatim. */
+  raw: string;
+  /** True when the JSON needed repair (jsonrepair) before it parsed. */
+  repaired?: boolean;
+}
+
+/** The model answered. */
+export interface FinalAnswerAction {
+  type: "final-answer";
+  answer: string;
+  thought?: string;
+  raw: string;
+  repaired?: boolean;
+  /** The reply also named a skill; the answer won and the call was not made. */
+  ignoredCall?: { skillName: string };
+}
+
+/** One call inside a parallel-calls action. */
+export interface SkillCall {
+  skillName: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Several calls in one reply (only when the agent allows parallel calls). */
+export interface CallSkillsAction {
+  type: "call-skills";
+  calls: SkillCall[];
+  thought?: string;
+  raw: string;
+  repaired?: boolean;
+}
+
+/** Why a reply was refused: one of the parse cases, or a validator's name. */
+export type ValidationErrorType = "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference";
+
+/** A reply that was refused; `feedback` is shown to the model in the next prompt. */
+export interface ValidationErrorObservation {
+  type: "validation-error";
+  /** `action_parse` for parse failures, `non_empty_final_answer`, or a custom validator's name. */
+  validatorName: string;
+  errorType?: ValidationErrorType;
+  feedback: string;
+  raw: string;
+}
+
+/** What a model reply turns into, when valid. */
+export type Action = CallSkillAction | CallSkillsAction | FinalAnswerAction;
+/** Exactly one of these comes out of parsing a reply. */
+export type ParsedReply = Action | ValidationErrorObservation;

@@ -1,0 +1,58 @@
+import { EventStream } from "./event-stream.js";
+import type { AgentEvent, EventInput, RunStats, StateSnapshot, StopReason } from "./events.js";
+
+/** Fresh counters. */
+export function emptyRunStats(): RunStats {
+  return {
+    modelCalls: 0, skillCalls: 0, validationErrors: 0, validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0,
+    repeatedCalls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, modelMs: 0,
+  };
+}
+
+/** Everything one run knows. A new one per run: the agent keeps nothing between runs. */
+export class AgentState {
+  readonly query: string;
+  readonly stream: EventStream;
+  answer: string | undefined;
+  stopReason: StopReason | undefined;
+  /** Model calls made so far. */
+  iterations = 0;
+  /** Validation errors so far (counted over the whole run). */
+  retries = 0;
+  readonly stats: RunStats = emptyRunStats();
+  /** Nesting depth of the agent that owns this run (0 at the top). */
+  readonly depth: number;
+  readonly #startedAt = performance.now();
+
+  constructor(query: string, options: { stream?: EventStream; depth?: number } = {}) {
+    this.query = query;
+    this.stream = options.stream ?? new EventStream();
+    this.depth = options.depth ?? 0;
+  }
+
+  /** Milliseconds since the run started. */
+  elapsed(): number {
+    return Math.round((performance.now() - this.#startedAt) * 1000) / 1000;
+  }
+
+  /** Stamp an event with the current step and time and append it to the stream. */
+  emit(event: EventInput): AgentEvent {
+    const stamped = { ...event, step: event.step ?? this.iterations, at: event.at ?? this.elapsed() } as AgentEvent;
+    if (this.depth > 0 && stamped.depth === undefined) stamped.depth = this.depth;
+    this.stream.push(stamped);
+    return stamped;
+  }
+
+  /** A deep copy of the state as plain data. */
+  snapshot(): StateSnapshot {
+    return structuredClone({
+      query: this.query,
+      iterations: this.iterations,
+      retries: this.retries,
+      ...(this.answer !== undefined && { answer: this.answer }),
+      ...(this.stopReason !== undefined && { stopReason: this.stopReason }),
+      events: this.stream.toArray(),
+      stats: this.stats,
+    });
+  }
+}

@@ -1,0 +1,237 @@
+import type { ParsedReply } from "../actions/action.js";
+import { buildActionJsonSchema } from "../actions/action-json-schema.js";
+import { parseAction } from "../actions/parse-action.js";
+import { raceAbort } from "../abort.js";
+import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_USE_GRAMMAR } from "../defaults.js";
+import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
+import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
+import { buildSystemPrompt } from "../prompt/system-prompt.js";
+import { Registry } from "../skills/registry.js";
+import { describeThrown } from "../skills/render-result.js";
+import { AgentState } from "./agent-state.js";
+import { buildMessages } from "./build-messages.js";
+import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
+import type { AgentEvent } from "./events.js";
+import { summarizeEvent } from "./summarize-event.js";
+import { runValidators, type Validator } from "./validator.js";
+
+/** How an Agent is built. */
+export interface AgentOptions extends DispatchOptions {
+  /** The model; required. */
+  model: ModelHandle;
+  /** The skills the model may call; required (may be empty). */
+  registry: Registry;
+  /** Identity text at the top of the system prompt. Default: prompts/soul.md. */
+  soul?: string;
+  /** Checks run on every action, in order, after parsing. Default: none. */
+  validators?: Validator[];
+  /** Send the action JSON Schema so a loader constrains decoding. Default true (it removes syntax and schema errors). */
+  grammar?: boolean;
+  /** Tokens one step may generate. Default 512. */
+  maxTokens?: number;
+  /** Sampling temperature. Default: the model handle's own. */
+  temperature?: number;
+  /** Turn markup. Default: the model's `chatFormat`, else Gemma 3 turns. */
+  chatFormat?: ChatFormat;
+  /** Accept `{"calls": [...]}`: several calls in one step. Default false: small models do better with one. */
+  parallelCalls?: boolean;
+}
+
+/** Budgets and cancellation of one run. */
+export interface RunOptions {
+  /** Model calls at most. Default 8. A per-model budget (Gemma 4 E2B: 12) is the caller's to pass. */
+  maxIterations?: number;
+  /** Validation errors tolerated over the whole run. Default 3. */
+  maxRetries?: number;
+  /** Aborting stops the run promptly, also while the model generates or a skill runs. */
+  signal?: AbortSignal;
+}
+
+type ResolvedRunOptions = Required<Pick<RunOptions, "maxIterations" | "maxRetries">> & { signal?: AbortSignal };
+
+function checkRunOptions(query: unknown, options: RunOptions): ResolvedRunOptions {
+  if (typeof query !== "string" || query.trim() === "") throw new TypeError("Agent.run: query must be a non-empty string");
+  const { maxIterations = DEFAULT_MAX_ITERATIONS, maxRetries = DEFAULT_MAX_RETRIES, signal } = options;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new RangeError(`Agent.run: maxIterations must be an integer >= 1 (got ${String(maxIterations)})`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError(`Agent.run: maxRetries must be an integer >= 0 (got ${String(maxRetries)})`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("Agent.run: signal must be an AbortSignal");
+  return { maxIterations, maxRetries, signal };
+}
+
+/**
+ * The agent loop: each step renders the conversation, asks the model for one action (JSON, grammar-constrained when
+ * the model supports it), parses and validates it, runs the skill, and feeds the result back, until an answer, the
+ * iteration budget, the retry budget, a model error or an abort. Every failure of the model or of a skill is an event;
+ * `run` throws only for caller bugs. An Agent keeps no state between runs: runs on one Agent may overlap.
+ */
+export class Agent {
+  readonly model: ModelHandle;
+  readonly registry: Registry;
+  readonly options: Readonly<AgentOptions>;
+  readonly #system: string;
+  readonly #chatFormat: ChatFormat;
+  readonly #jsonSchema: JsonSchema | undefined;
+
+  constructor(options: AgentOptions) {
+    if (!options || typeof options.model?.generate !== "function") throw new TypeError("Agent: options.model must be a ModelHandle (an object with generate())");
+    if (!(options.registry instanceof Registry)) throw new TypeError("Agent: options.registry must be a Registry");
+    this.options = { ...options };
+    this.model = options.model;
+    this.registry = options.registry;
+    const parallelCalls = options.parallelCalls ?? DEFAULT_PARALLEL_CALLS;
+    this.#system = buildSystemPrompt(this.registry, { soul: options.soul, parallelCalls });
+    this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
+    this.#jsonSchema = (options.grammar ?? DEFAULT_USE_GRAMMAR) ? buildActionJsonSchema(this.registry, { parallelCalls }) : undefined;
+  }
+
+  /** The system prompt every run starts with. */
+  get systemPrompt(): string {
+    return this.#system;
+  }
+
+  /** The JSON Schema sent to the model with each step (undefined when the grammar is off). */
+  get actionJsonSchema(): JsonSchema | undefined {
+    return this.#jsonSchema;
+  }
+
+  /** The full prompt of the next step of this run, as the model will see it. */
+  renderPrompt(state: AgentState): string {
+    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray()));
+  }
+
+  /**
+   * One model call: render the prompt, generate, parse, validate. Returns the action, or the validation error the
+   * reply earned. Emits nothing (the loop does). Rejects when the model call itself fails or the signal aborts.
+   */
+  async step(state: AgentState, options: { signal?: AbortSignal } = {}): Promise<ParsedReply> {
+    const prompt = this.renderPrompt(state);
+    state.iterations++;
+    const raw = await this.#generate(prompt, state, options.signal);
+    const reply = parseAction(raw, this.registry, { parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS });
+    if (reply.type === "validation-error") return reply;
+    return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
+  }
+
+  /** Run the loop to its end and return the state: answer, stopReason, and every event on `stream`. */
+  async run(query: string, options: RunOptions = {}): Promise<AgentState> {
+    const resolved = checkRunOptions(query, options);
+    const state = new AgentState(query, { depth: this.options.depth });
+    await this.#loop(state, resolved);
+    return state;
+  }
+
+  /**
+   * The same run, yielding each event as it happens; the generator's return value is the final state. Stopping the
+   * iteration early (break) aborts the run.
+   */
+  async *runStream(query: string, options: RunOptions = {}): AsyncGenerator<AgentEvent, AgentState, undefined> {
+    const resolved = checkRunOptions(query, options);
+    const controller = new AbortController();
+    const signal = resolved.signal ? AbortSignal.any([resolved.signal, controller.signal]) : controller.signal;
+    const state = new AgentState(query, { depth: this.options.depth });
+    const queue: AgentEvent[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const unsubscribe = state.stream.subscribe((event) => {
+      queue.push(event);
+      wake?.();
+    });
+    const done = this.#loop(state, { ...resolved, signal }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        if (queue.length) yield queue.shift()!;
+        else if (finished) break;
+        else await new Promise<void>((resolve) => (wake = () => ((wake = undefined), resolve())));
+      }
+      await done;
+      return state;
+    } finally {
+      unsubscribe();
+      if (!finished) controller.abort(new Error("runStream consumer stopped"));
+    }
+  }
+
+  async #generate(prompt: string, state: AgentState, signal: AbortSignal | undefined): Promise<string> {
+    const options: GenerateOptions = {
+      maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
+      ...(this.#jsonSchema && { jsonSchema: this.#jsonSchema }),
+      ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
+      ...(signal && { signal }),
+    };
+    const started = performance.now();
+    state.stats.modelCalls++;
+    try {
+      const text = await raceAbort(Promise.resolve().then(() => this.model.generate(prompt, options)), signal);
+      if (typeof text !== "string") throw new TypeError(`model.generate returned ${typeof text}, not a string`);
+      return text;
+    } finally {
+      state.stats.modelMs += performance.now() - started;
+      const s = this.model.stats;
+      if (s) {
+        state.stats.promptTokens += s.promptTokens;
+        state.stats.evaluatedPromptTokens += s.evaluatedPromptTokens;
+        state.stats.generatedTokens += s.generatedTokens;
+      }
+    }
+  }
+
+  async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {
+    const { signal } = options;
+    const stop = (reason: NonNullable<AgentState["stopReason"]>): void => {
+      state.stopReason = reason;
+    };
+    const aborted = () => {
+      state.emit({ type: "aborted", reason: describeThrown(signal?.reason ?? "aborted") });
+      stop("aborted");
+    };
+    for (;;) {
+      if (signal?.aborted) return aborted();
+      if (state.iterations >= options.maxIterations) return this.#maxIterations(state);
+      let reply: ParsedReply;
+      try {
+        reply = await this.step(state, { signal });
+      } catch (error) {
+        if (signal?.aborted) return aborted();
+        state.emit({ type: "model-error", message: describeThrown(error) });
+        return stop("model_error");
+      }
+      if (signal?.aborted) return aborted();
+      if (reply.type === "validation-error") {
+        this.#countValidationError(state, reply);
+        state.emit(reply);
+        if (state.retries > options.maxRetries) return stop("retries_exhausted");
+        continue;
+      }
+      if (reply.type === "final-answer") {
+        state.emit(reply);
+        state.answer = reply.answer;
+        return stop("answer");
+      }
+      const result = await dispatchAction(reply, state, { registry: this.registry, signal, options: this.options });
+      if (result === "aborted" || signal?.aborted) return aborted();
+    }
+  }
+
+  #countValidationError(state: AgentState, reply: Extract<ParsedReply, { type: "validation-error" }>): void {
+    state.retries++;
+    state.stats.validationErrors++;
+    const key = reply.errorType ?? reply.validatorName;
+    state.stats.validationErrorsByType[key] = (state.stats.validationErrorsByType[key] ?? 0) + 1;
+    if (reply.validatorName === "non_empty_final_answer") state.stats.emptyAnswers++;
+  }
+
+  #maxIterations(state: AgentState): void {
+    const last = state.stream.toArray().filter((e) => !e.depth).at(-1);
+    state.stopReason = "max_iterations";
+    const partialState = state.snapshot();
+    state.emit({
+      type: "max-iterations",
+      iterations: state.iterations,
+      lastActionSummary: last ? summarizeEvent(last) : "no action",
+      partialState,
+    });
+  }
+}

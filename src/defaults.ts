@@ -1,0 +1,34 @@
+/**
+ * Every default that changes behaviour, in one place, with its reason. Other modules import from here; options and
+ * flags override per call.
+ */
+
+/** Model calls per run. 8 lets a small model chain 3-4 skill calls with room for a retry or two. */
+export const DEFAULT_MAX_ITERATIONS = 8;
+/** Validation errors tolerated per run (over the whole run). 3: a model that failed 4 times rarely recovers. */
+export const DEFAULT_MAX_RETRIES = 3;
+/** Tokens one step may generate. An action JSON with a short thought fits in ~200; 512 leaves room for long answers. */
+export const DEFAULT_MAX_TOKENS_PER_STEP = 512;
+/** Constrain actions with the JSON-schema grammar unless told not to: it removes every syntax and schema error. */
+export const DEFAULT_USE_GRAMMAR = true;
+
+/** Replies longer than this are not parsed (a runaway or hostile generation); the model is told to be brief. */
+export const MAX_ACTION_CHARS = 200_000;
+/** JSON nesting deeper than this is refused before parsing: no action needs it and deep input can blow the stack. */
+export const MAX_JSON_DEPTH = 64;
+/** A model reply is shown back to the model capped at this many characters (keeps a runaway reply from eating the context). */
+export const MAX_REPLY_CHARS_IN_PROMPT = 4_000;
+
+/** A skill that has not finished in 30 s is cancelled through its AbortSignal and reported as a tool-error. */
+export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;
+/** A skill result enters the prompt capped at 4,000 characters (about 1,000 tokens), with a note that says so. */
+export const DEFAULT_MAX_RESULT_CHARS = 4_000;
+/** Parallel calls in one action run at most 4 at a time. */
+export const DEFAULT_MAX_CONCURRENCY = 4;
+/** Parallel calls are off by default: small models do better with one call a step. */
+export const DEFAULT_PARALLEL_CALLS = false;
+/** Nested agents (an agent used as a skill) stop at depth 3 to stop runaway delegation. */
+export const DEFAULT_MAX_AGENT_DEPTH = 3;
+/** The same call with the same result: warn at the 2nd time, block from the 3rd. */
+export const REPEAT_WARN_AT = 2;
+export const REPEAT_BLOCK_AT = 3;

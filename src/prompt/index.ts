@@ -1,0 +1,3 @@
+export { gemma3ChatFormat, gemma4ChatFormat, chatFormatForArchitecture, neutralizeControlText, type ChatFormat, type ChatMessage } from "./chat-format.js";
+export { buildSystemPrompt, renderSkillDoc, type SystemPromptOptions } from "./system-prompt.js";
+export { promptText, renderPrompt, PROMPTS_DIR } from "./prompt-texts.js";

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
+import type { SkillCall } from "../actions/action.js";
+import type { Registry } from "./registry.js";
+import type { SkillRunState } from "./skill.js";
+import { capText, describeThrown, renderResult } from "./render-result.js";
+import { abortError, raceAbort } from "../abort.js";
+
+/** What one call needs from its run. */
+export interface CallEnvironment {
+  registry: Registry;
+  /** The run's signal: aborting it cancels the skill at once. */
+  signal?: AbortSignal;
+  state: SkillRunState;
+  /** Default 30 s; a skill's own `timeoutMs` wins. */
+  timeoutMs?: number;
+  /** Default 4,000 characters. */
+  maxResultChars?: number;
+}
+
+/** How a call ended. `guard` names what refused it, when something did. */
+export type CallOutcome =
+  | { ok: true; value: unknown; text: string; truncated: boolean }
+  | { ok: false; message: string; guard?: string; aborted?: boolean };
+
+/**
+ * Run `fn` with a signal that aborts on the run's signal or after `timeoutMs`, and settle as soon as either fires,
+ * even when `fn` ignores its signal (the skill is abandoned, never awaited past that).
+ */
+async function runWithSignal<T>(fn: (signal: AbortSignal) => T | Promise<T>, outer: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const onOuterAbort = () => controller.abort(abortError(outer?.reason));
+  if (outer?.aborted) onOuterAbort();
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  try {
+    return await raceAbort(Promise.resolve().then(() => fn(controller.signal)), controller.signal);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+/**
+ * Run one call: the skill must be in the registry (a scoped view holds only what may run), its arguments must pass
+ * its zod schema (the skill gets the parsed values), then it runs with an AbortSignal and a timeout, and its result
+ * is rendered and capped. Never throws: a failure is an outcome the model will see.
+ */
+export async function executeCall(call: SkillCall, env: CallEnvironment): Promise<CallOutcome> {
+  const maxChars = env.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  const skill = env.registry.get(call.skillName);
+  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
+  const parsed = skill.parameters.safeParse(call.arguments);
+  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  try {
+    const value = await runWithSignal(
+      (signal) => skill.run(parsed.data, { signal, state: Object.freeze({ ...env.state }) }),
+      env.signal,
+      skill.timeoutMs ?? env.timeoutMs ?? DEFAULT_SKILL_TIMEOUT_MS,
+    );
+    return { ok: true, value, ...renderResult(value, maxChars) };
+  } catch (error) {
+    if (env.signal?.aborted) return { ok: false, aborted: true, message: "aborted" };
+    return { ok: false, message: capText(describeThrown(error), maxChars).text };
+  }
+}

@@ -1,0 +1,4 @@
+export { defineSkill, skillJsonSchema, type Skill, type SkillContext, type SkillRunState } from "./skill.js";
+export { Registry } from "./registry.js";
+export { executeCall, type CallEnvironment, type CallOutcome } from "./execute-call.js";
+export { renderResult, safeStringify, capText, describeThrown } from "./render-result.js";

@@ -1,0 +1,1 @@
+export { ScriptedModel, ScriptedModelError, type ScriptedReply, type ScriptedCall } from "./scripted-model.js";
