@@ -1,0 +1,35 @@
+/** Where a command reads and writes: injected, so unit tests can capture output without a terminal. */
+export interface CliIO {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Aborts on Ctrl-C (SIGINT); commands pass it to what they run. */
+  signal: AbortSignal;
+}
+
+/** Exit codes: a contract with scripts that call the CLI. */
+export const EXIT = {
+  /** The command did what was asked (ask: the agent answered). */
+  ok: 0,
+  /** ask: the run ended without an answer (max_iterations, retries_exhausted, model_error). */
+  noAnswer: 1,
+  /** A usage or setup error: unknown flag, bad value, missing or broken model file. */
+  usage: 2,
+  /** Interrupted by Ctrl-C; the run was aborted cleanly. */
+  interrupted: 130,
+} as const;
+
+/** A usage or setup problem: printed as one line (no stack trace), exit code 2. */
+export class CliUsageError extends Error {
+  override readonly name = "CliUsageError";
+  constructor(message: string, readonly exitCode: number = EXIT.usage) {
+    super(message);
+  }
+}
+
+/** The process's own streams and environment. */
+export function processIO(signal: AbortSignal): CliIO {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), signal };
+}

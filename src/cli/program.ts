@@ -1,0 +1,61 @@
+import { Command, CommanderError } from "commander";
+import { ModelLoadError, DownloadError } from "../model/errors.js";
+import { CliUsageError, EXIT, type CliIO } from "./cli-io.js";
+
+/** What each command file exports: a function that adds its command to the program. */
+export type CommandFactory = (io: CliIO, setExitCode: (code: number) => void) => Command;
+
+/** The commands, in help order. Each lives in its own file under src/cli/. */
+const COMMANDS: CommandFactory[] = [];
+
+/** The commander program, writing to `io` and never calling process.exit itself. */
+export async function createProgram(io: CliIO, setExitCode: (code: number) => void): Promise<Command> {
+  const program = new Command("gemma-agent")
+    .description("A local Gemma agent: ask questions answered with skills (tools), on your own CPU or GPU.")
+    .version(process.env.npm_package_version ?? "0.1.0")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+  for (const factory of COMMANDS) {
+    const command = factory(io, setExitCode);
+    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    program.addCommand(command);
+  }
+  return program;
+}
+
+/** The one line a setup error prints. */
+function setupErrorLine(error: unknown): string | undefined {
+  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError) return `gemma-agent: ${error.message}`;
+  return undefined;
+}
+
+/**
+ * Run the CLI with `argv` (without node and the script) and return the exit code. Usage and setup errors print one
+ * line to stderr and return 2; an unexpected error prints its message (and stack with GEMMA_AGENT_DEBUG=1).
+ */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = await createProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return io.signal.aborted && exitCode === EXIT.ok ? EXIT.interrupted : exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version exit 0; commander has already printed its message
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const line = setupErrorLine(error);
+    if (line) {
+      io.stderr.write(`${line}\n`);
+      return error instanceof CliUsageError ? error.exitCode : EXIT.usage;
+    }
+    if (io.signal.aborted) return EXIT.interrupted;
+    io.stderr.write(`gemma-agent: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (io.env.GEMMA_AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}
