@@ -1,8 +1,8 @@
 /** gemma-agent's public API. Test doubles are in `gemma-agent/testing`. */
-export { Agent, AgentState, EventStream, summarizeEvent, type AgentOptions, type RunOptions, type AgentEvent, type AgentEventType, type StopReason, type RunStats, type StateSnapshot, type Validator, type ValidatorResult } from "./agent/index.js";
+export { Agent, AgentState, EventStream, summarizeEvent, agentAsSkill, type AgentAsSkillOptions, type AgentOptions, type RunOptions, type AgentEvent, type AgentEventType, type StopReason, type RunStats, type StateSnapshot, type Validator, type ValidatorResult } from "./agent/index.js";
 export type { CallSkillEvent, CallSkillsEvent, FinalAnswerEvent, ObservationEvent, ToolErrorEvent, ValidationErrorEvent, MaxIterationsEvent, ModelErrorEvent, AbortedEvent } from "./agent/index.js";
 export { parseAction, buildActionJsonSchema, type Action, type CallSkillAction, type FinalAnswerAction, type ParsedReply, type ValidationErrorObservation } from "./actions/index.js";
-export { defineSkill, Registry, type Skill, type SkillContext } from "./skills/index.js";
+export { defineSkill, Registry, type Skill, type SkillContext, type ApprovalDecision, type ApprovalHook, type Guard } from "./skills/index.js";
 export { gemma3ChatFormat, gemma4ChatFormat, neutralizeControlText, type ChatFormat, type ChatMessage } from "./prompt/index.js";
 export type { ModelHandle, GenerateOptions, GenerationStats, ModelInfo, JsonSchema } from "./model/model-handle.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./model/errors.js";

@@ -5,10 +5,26 @@ import type { Registry } from "../skills/registry.js";
 const NON_BLANK_STRING: JsonSchema = { type: "string", minLength: 1, pattern: "\\S" };
 const THOUGHT: JsonSchema = { type: "string" };
 
+/** `{"$ref": "calls[N].result..."}`: an argument taken from an earlier call's result (parallel calls only). */
+const REFERENCE: JsonSchema = {
+  type: "object",
+  properties: { $ref: { type: "string" } },
+  required: ["$ref"],
+  additionalProperties: false,
+};
+
+/** The skill's argument schema with each top-level argument also allowed to be a reference. */
+function withReferences(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return schema;
+  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, REFERENCE] }])) };
+}
+
 function callBranch(registry: Registry, name: string, withThought: boolean): JsonSchema {
+  const args = registry.jsonSchema(name);
   return {
     type: "object",
-    properties: { ...(withThought && { thought: THOUGHT }), skill_name: { const: name }, arguments: registry.jsonSchema(name) },
+    properties: { ...(withThought && { thought: THOUGHT }), skill_name: { const: name }, arguments: withThought ? args : withReferences(args) },
     required: ["skill_name", "arguments"],
     additionalProperties: false,
   };

@@ -1,5 +1,6 @@
 import { EventStream } from "./event-stream.js";
 import type { AgentEvent, EventInput, RunStats, StateSnapshot, StopReason } from "./events.js";
+import { RepetitionTracker } from "./repetition.js";
 
 /** Fresh counters. */
 export function emptyRunStats(): RunStats {
@@ -22,6 +23,8 @@ export class AgentState {
   readonly stats: RunStats = emptyRunStats();
   /** Nesting depth of the agent that owns this run (0 at the top). */
   readonly depth: number;
+  /** Calls made in this run and their results (repetition control). */
+  readonly repetition = new RepetitionTracker();
   readonly #startedAt = performance.now();
 
   constructor(query: string, options: { stream?: EventStream; depth?: number } = {}) {

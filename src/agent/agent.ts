@@ -96,7 +96,7 @@ export class Agent {
 
   /** The full prompt of the next step of this run, as the model will see it. */
   renderPrompt(state: AgentState): string {
-    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray()));
+    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray(), state.depth));
   }
 
   /**
@@ -115,7 +115,18 @@ export class Agent {
   /** Run the loop to its end and return the state: answer, stopReason, and every event on `stream`. */
   async run(query: string, options: RunOptions = {}): Promise<AgentState> {
     const resolved = checkRunOptions(query, options);
-    const state = new AgentState(query, { depth: this.options.depth });
+    const state = new AgentState(query);
+    await this.#loop(state, resolved);
+    return state;
+  }
+
+  /**
+   * Run as a nested agent (see agentAsSkill): events are stamped with `depth` and passed to `onEvent` as they happen.
+   */
+  async runNested(query: string, options: RunOptions, nesting: { depth: number; onEvent: (event: AgentEvent) => void }): Promise<AgentState> {
+    const resolved = checkRunOptions(query, options);
+    const state = new AgentState(query, { depth: nesting.depth });
+    state.stream.subscribe(nesting.onEvent);
     await this.#loop(state, resolved);
     return state;
   }
@@ -128,7 +139,7 @@ export class Agent {
     const resolved = checkRunOptions(query, options);
     const controller = new AbortController();
     const signal = resolved.signal ? AbortSignal.any([resolved.signal, controller.signal]) : controller.signal;
-    const state = new AgentState(query, { depth: this.options.depth });
+    const state = new AgentState(query);
     const queue: AgentEvent[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
@@ -224,7 +235,7 @@ export class Agent {
   }
 
   #maxIterations(state: AgentState): void {
-    const last = state.stream.toArray().filter((e) => !e.depth).at(-1);
+    const last = state.stream.toArray().filter((e) => (e.depth ?? 0) === state.depth).at(-1);
     state.stopReason = "max_iterations";
     const partialState = state.snapshot();
     state.emit({

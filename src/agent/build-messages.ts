@@ -20,10 +20,10 @@ export function observationText(event: ObservationEvent | ToolErrorEvent): strin
 /**
  * The conversation of a run so far: the system prompt, the query, then for each step the model's reply as it wrote
  * it and, as the next user turn, what came of it (results, errors, feedback). Built only from the events, in order,
- * so the rendered prompt of step k+1 begins with the prompt of step k. Events of nested agents (depth > 0) are not
- * part of this conversation.
+ * so the rendered prompt of step k+1 begins with the prompt of step k. Events forwarded from nested agents (a depth
+ * other than `depth`, the depth of the agent whose conversation this is) are not part of it.
  */
-export function buildMessages(system: string, query: string, events: readonly AgentEvent[]): ChatMessage[] {
+export function buildMessages(system: string, query: string, events: readonly AgentEvent[], depth = 0): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: system }, { role: "user", content: query }];
   let feedback: string[] = [];
   const flush = () => {
@@ -31,7 +31,7 @@ export function buildMessages(system: string, query: string, events: readonly Ag
     feedback = [];
   };
   for (const event of events) {
-    if (event.depth) continue;
+    if ((event.depth ?? 0) !== depth) continue;
     switch (event.type) {
       case "call-skill":
         if (event.callIndex !== undefined) break; // part of a call-skills reply, already shown

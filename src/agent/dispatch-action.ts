@@ -1,7 +1,15 @@
-import type { CallSkillAction, CallSkillsAction } from "../actions/action.js";
+import { z } from "zod";
+import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/action.js";
+import { callDependencies, resolveReferences } from "../actions/call-references.js";
+import { DEFAULT_MAX_CONCURRENCY } from "../defaults.js";
+import { renderPrompt, promptText } from "../prompt/prompt-texts.js";
+import { runSkill, type CallOutcome } from "../skills/execute-call.js";
+import type { ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";
-import { executeCall } from "../skills/execute-call.js";
+import type { SkillRunState } from "../skills/skill.js";
+import { describeThrown } from "../skills/render-result.js";
 import type { AgentState } from "./agent-state.js";
+import type { AgentEvent, EventInput } from "./events.js";
 
 /** Agent options that shape how skills run. */
 export interface DispatchOptions {
@@ -9,8 +17,12 @@ export interface DispatchOptions {
   skillTimeoutMs?: number;
   /** Results enter the prompt capped at this many characters. Default 4,000. */
   maxResultChars?: number;
-  /** Nesting depth of this agent (set by agentAsSkill). Default 0. */
-  depth?: number;
+  /** Parallel calls of one action run at most this many at a time. Default 4. */
+  maxConcurrency?: number;
+  /** Asked before each call, after argument validation and scope: allow, deny, or correct. Default: allow all. */
+  approve?: ApprovalHook;
+  /** Custom checks after approval, in order. Default: none. */
+  guards?: Guard[];
 }
 
 /** What dispatch needs from the loop. */
@@ -20,27 +32,172 @@ export interface DispatchContext {
   options: DispatchOptions;
 }
 
+/** A call that passed the guard chain: the arguments it runs with, and the model's own when they were corrected. */
+type Cleared = { ok: true; arguments: Record<string, unknown>; originalArguments?: Record<string, unknown> };
+type Refused = { ok: false; guard: string; message: string };
+
+function runState(state: AgentState): SkillRunState {
+  return { query: state.query, iterations: state.iterations };
+}
+
 /**
- * Run the calls of an action and put what came of them on the stream: `call-skill`, then `observation` or
- * `tool-error`. Returns "aborted" when the run's signal stopped it.
+ * The guard chain, in order: argument validation (the skill's zod schema; an unknown skill fails as `scope`), the
+ * approval hook (corrected arguments are validated again), then the custom guards, which see only validated arguments.
  */
-export async function dispatchAction(action: CallSkillAction | CallSkillsAction, state: AgentState, ctx: DispatchContext): Promise<"done" | "aborted"> {
-  if (action.type === "call-skills") throw new Error("parallel calls are not implemented yet");
-  state.emit(action);
+async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContext): Promise<Cleared | Refused> {
+  const skill = ctx.registry.get(call.skillName);
+  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
+  const validate = (args: unknown): z.ZodSafeParseResult<unknown> => skill.parameters.safeParse(args);
+  let parsed = validate(call.arguments);
+  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  let args = parsed.data as Record<string, unknown>;
+  let originalArguments: Record<string, unknown> | undefined;
+  try {
+    if (ctx.options.approve) {
+      const decision = await ctx.options.approve({ skillName: call.skillName, arguments: args }, runState(state));
+      if (decision === "deny" || (typeof decision === "object" && decision.decision === "deny")) {
+        const reason = typeof decision === "object" && decision.decision === "deny" && decision.reason ? decision.reason : "not approved";
+        return { ok: false, guard: "approval", message: `denied: ${reason}` };
+      }
+      if (typeof decision === "object" && decision.decision === "correct") {
+        parsed = validate(decision.arguments);
+        if (!parsed.success) return { ok: false, guard: "approval", message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}` };
+        originalArguments = call.arguments;
+        args = parsed.data as Record<string, unknown>;
+      }
+    }
+    for (const guard of ctx.options.guards ?? []) {
+      const verdict = await guard.check({ skillName: call.skillName, arguments: args }, runState(state));
+      if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason };
+    }
+  } catch (error) {
+    return { ok: false, guard: "approval", message: `the approval check failed: ${describeThrown(error)}` };
+  }
+  return { ok: true, arguments: args, ...(originalArguments && { originalArguments }) };
+}
+
+/** What one call produced: events to emit in call order, and its value for references. */
+interface CallRecord {
+  events: EventInput[];
+  value?: unknown;
+  failed: boolean;
+  aborted?: boolean;
+}
+
+/** Guards, repetition control, execution: one call, from the model's arguments to its events. */
+async function runOneCall(
+  call: SkillCall,
+  callIndex: number | undefined,
+  state: AgentState,
+  ctx: DispatchContext,
+  announce: (args: Record<string, unknown>, originalArguments?: Record<string, unknown>) => void,
+): Promise<CallRecord> {
+  const indexed = callIndex === undefined ? {} : { callIndex };
+  const availableSkills = ctx.registry.names();
+  const toolError = (message: string, guard?: string): CallRecord => {
+    state.stats.toolErrors++;
+    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills, ...(guard && { guard }), ...indexed }] };
+  };
+  const cleared = await runGuards(call, state, ctx);
+  if (!cleared.ok) {
+    announce(call.arguments);
+    return toolError(cleared.message, cleared.guard);
+  }
+  announce(cleared.arguments, cleared.originalArguments);
+  const effective: SkillCall = { skillName: call.skillName, arguments: cleared.arguments };
+  if (state.repetition.isRepeat(effective)) state.stats.repeatedCalls++;
+  const blocked = state.repetition.blockedCount(effective);
+  if (blocked !== undefined) return toolError(renderPrompt("repeat-blocked", { count: blocked }), "repetition");
   state.stats.skillCalls++;
-  const outcome = await executeCall(action, {
+  const outcome: CallOutcome = await runSkill(ctx.registry.get(call.skillName)!, cleared.arguments, {
     registry: ctx.registry,
     signal: ctx.signal,
-    state: { query: state.query, iterations: state.iterations },
+    state: runState(state),
     timeoutMs: ctx.options.skillTimeoutMs,
     maxResultChars: ctx.options.maxResultChars,
+    depth: state.depth,
+    forward: (event) => state.stream.push(event as AgentEvent),
   });
-  if (!outcome.ok && outcome.aborted) return "aborted";
-  if (outcome.ok) {
-    state.emit({ type: "observation", skillName: action.skillName, result: outcome.text, ...(outcome.truncated && { truncated: true }) });
-  } else {
-    state.stats.toolErrors++;
-    state.emit({ type: "tool-error", skillName: action.skillName, message: outcome.message, availableSkills: ctx.registry.names(), ...(outcome.guard && { guard: outcome.guard }) });
+  if (!outcome.ok) return outcome.aborted ? { failed: true, aborted: true, events: [] } : toolError(outcome.message);
+  const repeated = state.repetition.record(effective, outcome.text);
+  return {
+    failed: false,
+    value: outcome.value,
+    events: [{
+      type: "observation", skillName: call.skillName, result: outcome.text,
+      ...(outcome.truncated && { truncated: true }), ...(repeated && { warning: promptText("repeat-warning") }), ...indexed,
+    }],
+  };
+}
+
+/**
+ * Run the calls of one parallel action: each waits for the calls it references, at most `maxConcurrency` run at once,
+ * one failure does not stop the others (a call whose input failed is skipped with a tool-error), and the
+ * observations enter the stream in call order.
+ */
+async function runCalls(action: CallSkillsAction, state: AgentState, ctx: DispatchContext): Promise<"done" | "aborted"> {
+  const deps = callDependencies(action.calls); // checked at parse time: backward references only
+  const limit = Math.max(1, ctx.options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+  const records: (CallRecord | undefined)[] = action.calls.map(() => undefined);
+  const finished: Promise<CallRecord>[] = [];
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = () => (active < limit ? (active++, Promise.resolve()) : new Promise<void>((r) => waiting.push(() => (active++, r()))));
+  const release = () => {
+    active--;
+    waiting.shift()?.();
+  };
+  let flushed = 0;
+  const flush = () => {
+    while (flushed < records.length && records[flushed]) for (const e of records[flushed++]!.events) state.emit(e);
+  };
+  action.calls.forEach((call, i) => {
+    finished[i] = (async (): Promise<CallRecord> => {
+      const inputs = await Promise.all(deps[i].map((j) => finished[j]));
+      const failedInput = deps[i].find((j, k) => inputs[k].failed);
+      let record: CallRecord;
+      if (ctx.signal?.aborted) record = { failed: true, aborted: true, events: [] };
+      else if (failedInput !== undefined) {
+        state.stats.toolErrors++;
+        record = { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message: `skipped: it uses the result of calls[${failedInput}], which failed`, availableSkills: ctx.registry.names(), callIndex: i }] };
+      } else {
+        let resolved: SkillCall;
+        try {
+          resolved = { skillName: call.skillName, arguments: resolveReferences(call.arguments, records.map((r) => r?.value)) as Record<string, unknown> };
+        } catch (error) {
+          state.stats.toolErrors++;
+          return (records[i] = { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message: describeThrown(error), availableSkills: ctx.registry.names(), callIndex: i }] });
+        }
+        await acquire();
+        try {
+          record = await runOneCall(resolved, i, state, ctx, (args, original) =>
+            state.emit({ type: "call-skill", skillName: call.skillName, arguments: args, raw: "", callIndex: i, ...(original && { originalArguments: original }) }));
+        } finally {
+          release();
+        }
+      }
+      records[i] = record;
+      flush();
+      return record;
+    })();
+  });
+  const all = await Promise.all(finished);
+  return all.some((r) => r.aborted) ? "aborted" : "done";
+}
+
+/**
+ * Run the calls of an action and put what came of them on the stream: the action (`call-skill`, or `call-skills`
+ * followed by a `call-skill` per call), then an `observation` or `tool-error` per call. Returns "aborted" when the
+ * run's signal stopped it.
+ */
+export async function dispatchAction(action: CallSkillAction | CallSkillsAction, state: AgentState, ctx: DispatchContext): Promise<"done" | "aborted"> {
+  if (action.type === "call-skills") {
+    state.emit(action);
+    return runCalls(action, state, ctx);
   }
+  const record = await runOneCall(action, undefined, state, ctx, (args, original) =>
+    state.emit({ ...action, arguments: args, ...(original && { originalArguments: original }) }));
+  if (record.aborted) return "aborted";
+  for (const event of record.events) state.emit(event);
   return "done";
 }

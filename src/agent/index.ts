@@ -10,3 +10,5 @@ export { runValidators, type Validator, type ValidatorResult } from "./validator
 export { summarizeEvent } from "./summarize-event.js";
 export { buildMessages, observationText } from "./build-messages.js";
 export type { DispatchOptions } from "./dispatch-action.js";
+export { agentAsSkill, type AgentAsSkillOptions } from "./agent-as-skill.js";
+export { canonicalJson, callFingerprint, RepetitionTracker } from "./repetition.js";

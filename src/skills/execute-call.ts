@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
 import type { SkillCall } from "../actions/action.js";
 import type { Registry } from "./registry.js";
-import type { SkillRunState } from "./skill.js";
+import type { Skill, SkillRunState } from "./skill.js";
 import { capText, describeThrown, renderResult } from "./render-result.js";
 import { abortError, raceAbort } from "../abort.js";
 
@@ -16,6 +16,10 @@ export interface CallEnvironment {
   timeoutMs?: number;
   /** Default 4,000 characters. */
   maxResultChars?: number;
+  /** Nesting depth of the calling agent (for skills that run agents). Default 0. */
+  depth?: number;
+  /** Passes events of a nested run up to the calling agent's stream. */
+  forward?: (event: { type: string; depth?: number }) => void;
 }
 
 /** How a call ended. `guard` names what refused it, when something did. */
@@ -42,19 +46,14 @@ async function runWithSignal<T>(fn: (signal: AbortSignal) => T | Promise<T>, out
 }
 
 /**
- * Run one call: the skill must be in the registry (a scoped view holds only what may run), its arguments must pass
- * its zod schema (the skill gets the parsed values), then it runs with an AbortSignal and a timeout, and its result
- * is rendered and capped. Never throws: a failure is an outcome the model will see.
+ * Run a skill with arguments that already passed its schema: with an AbortSignal and a timeout; its result rendered
+ * and capped. Never throws: a failure is an outcome the model will see.
  */
-export async function executeCall(call: SkillCall, env: CallEnvironment): Promise<CallOutcome> {
+export async function runSkill(skill: Skill, args: unknown, env: CallEnvironment): Promise<CallOutcome> {
   const maxChars = env.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
-  const skill = env.registry.get(call.skillName);
-  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
-  const parsed = skill.parameters.safeParse(call.arguments);
-  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   try {
     const value = await runWithSignal(
-      (signal) => skill.run(parsed.data, { signal, state: Object.freeze({ ...env.state }) }),
+      (signal) => skill.run(args, { signal, state: Object.freeze({ ...env.state }), depth: env.depth ?? 0, ...(env.forward && { forward: env.forward }) }),
       env.signal,
       skill.timeoutMs ?? env.timeoutMs ?? DEFAULT_SKILL_TIMEOUT_MS,
     );
@@ -63,4 +62,16 @@ export async function executeCall(call: SkillCall, env: CallEnvironment): Promis
     if (env.signal?.aborted) return { ok: false, aborted: true, message: "aborted" };
     return { ok: false, message: capText(describeThrown(error), maxChars).text };
   }
+}
+
+/**
+ * Run one call: the skill must be in the registry (a scoped view holds only what may run) and its arguments must
+ * pass its zod schema (the skill gets the parsed values); then {@link runSkill}. Never throws.
+ */
+export async function executeCall(call: SkillCall, env: CallEnvironment): Promise<CallOutcome> {
+  const skill = env.registry.get(call.skillName);
+  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
+  const parsed = skill.parameters.safeParse(call.arguments);
+  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  return runSkill(skill, parsed.data, env);
 }

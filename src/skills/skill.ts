@@ -7,6 +7,10 @@ export interface SkillContext {
   signal: AbortSignal;
   /** The run's state, read-only (a skill must not steer the loop through it). */
   state: Readonly<SkillRunState>;
+  /** Nesting depth of the calling agent: 0 at the top (see agentAsSkill); absent means 0. */
+  depth?: number;
+  /** Passes events of a nested run up to the calling agent's stream (set by the agent loop). */
+  forward?: (event: { type: string; depth?: number }) => void;
 }
 
 /** The part of the run's state a skill may read. */

@@ -1,0 +1,274 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent, agentAsSkill } from "../../src/agent/index.js";
+import { defineSkill, Registry, type ApprovalHook, type Guard } from "../../src/skills/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { answer, call } from "../helpers/skills.js";
+
+const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) => JSON.stringify({ calls: items });
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A skill that records how many of its runs overlap; each run waits `ms` then returns its `id`. */
+function concurrencyProbe() {
+  const probe = { active: 0, maxActive: 0, started: [] as string[], finished: [] as string[], log: [] as string[] };
+  const skill = defineSkill({
+    name: "work",
+    description: "Does some work.",
+    parameters: z.object({ id: z.string(), ms: z.number().default(20), input: z.unknown().optional() }),
+    run: async ({ id, ms, input }) => {
+      probe.started.push(id);
+      probe.log.push(`start:${id}`);
+      probe.active++;
+      probe.maxActive = Math.max(probe.maxActive, probe.active);
+      await tick(ms);
+      probe.active--;
+      probe.finished.push(id);
+      probe.log.push(`end:${id}`);
+      return input === undefined ? { id } : { id, got: input };
+    },
+  });
+  return { probe, skill };
+}
+
+describe("parallel calls", () => {
+  it("run concurrently up to the limit, with observations in call order", async () => {
+    const { probe, skill } = concurrencyProbe();
+    const items = [50, 10, 40, 5, 30, 1].map((ms, i) => ({ skill_name: "work", arguments: { id: `c${i}`, ms } }));
+    const model = new ScriptedModel([calls(...items), answer("done")]);
+    const state = await new Agent({ model, registry: new Registry([skill]), parallelCalls: true, maxConcurrency: 3 }).run("q");
+    expect(probe.maxActive).toBe(3);
+    expect(probe.finished).not.toEqual(probe.started); // they really overlapped and finished out of order
+    const observations = state.stream.ofType("observation");
+    expect(observations.map((o) => o.callIndex)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(observations.map((o) => JSON.parse(o.result).id)).toEqual(["c0", "c1", "c2", "c3", "c4", "c5"]);
+    const prompt = model.calls[1].prompt;
+    expect(prompt.indexOf('"id":"c0"')).toBeLessThan(prompt.indexOf('"id":"c5"'));
+  });
+
+  it("default to one call a step: a calls array is refused when parallel calls are off", async () => {
+    const { skill } = concurrencyProbe();
+    const model = new ScriptedModel([calls({ skill_name: "work", arguments: { id: "a" } }), answer("x")]);
+    const state = await new Agent({ model, registry: new Registry([skill]) }).run("q");
+    expect(state.stream.ofType("validation-error")).toHaveLength(1);
+    expect(model.calls[0].options.jsonSchema).not.toHaveProperty("anyOf.3");
+  });
+
+  it("one failing call does not stop the others", async () => {
+    const registry = new Registry([
+      defineSkill({ name: "ok", description: "ok", parameters: z.object({ n: z.number() }), run: ({ n }) => n * 2 }),
+      defineSkill({ name: "bad", description: "bad", parameters: z.object({}), run: () => { throw new Error("bad failed"); } }),
+    ]);
+    const model = new ScriptedModel([calls({ skill_name: "ok", arguments: { n: 1 } }, { skill_name: "bad", arguments: {} }, { skill_name: "ok", arguments: { n: 3 } }), answer("x")]);
+    const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
+    const outcomes = state.stream.toArray().filter((e) => e.type === "observation" || e.type === "tool-error");
+    expect(outcomes.map((e) => [e.type, (e as { callIndex?: number }).callIndex])).toEqual([["observation", 0], ["tool-error", 1], ["observation", 2]]);
+  });
+
+  it("run a call that references another after its input is ready, with the referenced value", async () => {
+    const { probe, skill } = concurrencyProbe();
+    const model = new ScriptedModel([
+      calls(
+        { skill_name: "work", arguments: { id: "late", input: { $ref: "calls[1].result.id" } } },
+        { skill_name: "work", arguments: { id: "first", ms: 30 } },
+      ),
+      answer("x"),
+    ]);
+    // calls[0] referencing calls[1] is a forward reference: refused before anything runs
+    const refused = await new Agent({ model, registry: new Registry([skill]), parallelCalls: true }).run("q");
+    expect(refused.stream.ofType("validation-error")[0]).toMatchObject({ errorType: "invalid_reference" });
+    expect(probe.started).toEqual([]);
+
+    const model2 = new ScriptedModel([
+      calls(
+        { skill_name: "work", arguments: { id: "first", ms: 30 } },
+        { skill_name: "work", arguments: { id: "second", input: { $ref: "calls[0].result.id" } } },
+        { skill_name: "work", arguments: { id: "third", ms: 1 } },
+      ),
+      answer("x"),
+    ]);
+    const state = await new Agent({ model: model2, registry: new Registry([skill]), parallelCalls: true }).run("q");
+    expect(probe.log.indexOf("start:second")).toBeGreaterThan(probe.log.indexOf("end:first"));
+    expect(probe.log.indexOf("start:third")).toBeLessThan(probe.log.indexOf("end:first")); // independent: not held back
+    expect(JSON.parse(state.stream.ofType("observation")[1].result)).toEqual({ id: "second", got: "first" });
+  });
+
+  it("reject self references and cycles before anything runs", async () => {
+    const { probe, skill } = concurrencyProbe();
+    for (const bad of [
+      calls({ skill_name: "work", arguments: { id: "a", input: { $ref: "calls[0].result" } } }),
+      calls(
+        { skill_name: "work", arguments: { id: "a", input: { $ref: "calls[1].result" } } },
+        { skill_name: "work", arguments: { id: "b", input: { $ref: "calls[0].result" } } },
+      ),
+      calls({ skill_name: "work", arguments: { id: "a", input: { $ref: "calls[7].result" } } }),
+    ]) {
+      const state = await new Agent({ model: new ScriptedModel([bad, answer("x")]), registry: new Registry([skill]), parallelCalls: true }).run("q");
+      const error = state.stream.ofType("validation-error")[0];
+      expect(error.errorType).toBe("invalid_reference");
+    }
+    expect(probe.started).toEqual([]);
+  });
+
+  it("skip a call whose input failed", async () => {
+    const registry = new Registry([
+      defineSkill({ name: "bad", description: "bad", parameters: z.object({}), run: () => { throw new Error("no data"); } }),
+      defineSkill({ name: "use", description: "use", parameters: z.object({ v: z.unknown() }), run: () => "ran" }),
+    ]);
+    const model = new ScriptedModel([calls({ skill_name: "bad", arguments: {} }, { skill_name: "use", arguments: { v: { $ref: "calls[0].result" } } }), answer("x")]);
+    const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
+    expect(state.stream.ofType("tool-error").map((e) => e.message)).toEqual(["no data", "skipped: it uses the result of calls[0], which failed"]);
+  });
+});
+
+describe("guard chain", () => {
+  const order: string[] = [];
+  const registry = new Registry([
+    defineSkill({ name: "send", description: "Send money.", parameters: z.object({ to: z.string(), amount: z.number().positive() }), run: ({ to, amount }) => `sent ${amount} to ${to}` }),
+  ]);
+  const approveWith = (decide: ReturnType<ApprovalHook>): ApprovalHook => (c) => (order.push(`approve:${JSON.stringify(c.arguments)}`), decide);
+
+  it("allow runs the call", async () => {
+    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith("allow") }).run("q");
+    expect(state.stream.ofType("observation")[0].result).toBe("sent 5 to bob");
+  });
+
+  it("deny gives a tool-error naming the guard, and the skill does not run", async () => {
+    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "eve", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "deny", reason: "eve is not a contact" }) }).run("q");
+    expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "approval", message: "denied: eve is not a contact" });
+    expect(state.stream.ofType("observation")).toHaveLength(0);
+  });
+
+  it("corrected arguments are validated again, and the event keeps both", async () => {
+    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 500 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 50 } }) }).run("q");
+    expect(state.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: 50 }, originalArguments: { to: "bob", amount: 500 } });
+    expect(state.stream.ofType("observation")[0].result).toBe("sent 50 to bob");
+    const bad = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }) }).run("q");
+    expect(bad.stream.ofType("tool-error")[0]).toMatchObject({ guard: "approval" });
+    expect(bad.stream.ofType("tool-error")[0].message).toMatch(/corrected arguments are invalid/);
+  });
+
+  it("runs validation, approval, then custom guards, which see only validated arguments", async () => {
+    order.length = 0;
+    const seen: unknown[] = [];
+    const guard: Guard = { name: "limit", check: (c) => (order.push("guard"), seen.push(c.arguments), (c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }) };
+    const model = new ScriptedModel([
+      JSON.stringify({ skill_name: "send", arguments: { to: "bob", amount: 500 } }),
+      answer("ok"),
+    ]);
+    const state = await new Agent({ model, registry, approve: approveWith("allow"), guards: [guard] }).run("q");
+    expect(order).toEqual(['approve:{"to":"bob","amount":500}', "guard"]);
+    expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "limit", message: "over the limit" });
+    expect(seen).toEqual([{ to: "bob", amount: 500 }]);
+  });
+});
+
+describe("time and size", () => {
+  it("a skill that outlives its timeout is a tool-error and sees its signal abort", async () => {
+    let signal: AbortSignal | undefined;
+    const registry = new Registry([
+      defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), timeoutMs: 30, run: (_, ctx) => ((signal = ctx.signal), new Promise(() => {})) }),
+    ]);
+    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("gave up")]), registry }).run("q");
+    expect(state.stream.ofType("tool-error")[0].message).toBe("timed out after 30 ms");
+    expect(signal?.aborted).toBe(true);
+    expect(state.answer).toBe("gave up");
+  });
+
+  it("the agent-wide skill timeout applies when a skill has none", async () => {
+    const registry = new Registry([defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), run: () => new Promise(() => {}) })]);
+    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("x")]), registry, skillTimeoutMs: 20 }).run("q");
+    expect(state.stream.ofType("tool-error")[0].message).toBe("timed out after 20 ms");
+  });
+
+  it("aborting the run cancels parallel skills in flight", async () => {
+    const signals: AbortSignal[] = [];
+    const registry = new Registry([defineSkill({ name: "hang", description: "hangs", parameters: z.object({ i: z.number() }), run: (_, ctx) => (signals.push(ctx.signal), new Promise(() => {})) })]);
+    const controller = new AbortController();
+    const model = new ScriptedModel([calls({ skill_name: "hang", arguments: { i: 1 } }, { skill_name: "hang", arguments: { i: 2 } })]);
+    const running = new Agent({ model, registry, parallelCalls: true }).run("q", { signal: controller.signal });
+    await tick(20);
+    controller.abort();
+    const state = await running;
+    expect(state.stopReason).toBe("aborted");
+    expect(signals).toHaveLength(2);
+    expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it("caps long results with a note, and renders what JSON cannot hold", async () => {
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    const registry = new Registry([
+      defineSkill({ name: "big", description: "big", parameters: z.object({}), run: () => "x".repeat(10_000) }),
+      defineSkill({ name: "odd", description: "odd", parameters: z.object({}), run: () => ({ big: 2n ** 70n, cyclic, fn: function helper() {}, error: new TypeError("inner") }) }),
+    ]);
+    const model = new ScriptedModel([call("big", {}), call("odd", {}), answer("x")]);
+    const state = await new Agent({ model, registry, maxResultChars: 200 }).run("q");
+    const [big, odd] = state.stream.ofType("observation");
+    expect(big.truncated).toBe(true);
+    expect(big.result.startsWith("x".repeat(200) + "\n")).toBe(true);
+    expect(big.result).toContain("200 of 10000 characters shown");
+    expect(odd.truncated).toBeUndefined();
+    expect(JSON.parse(odd.result)).toEqual({ big: "1180591620717411303424", cyclic: { name: "loop", self: "[Circular]" }, fn: "[Function helper]", error: { name: "TypeError", message: "inner" } });
+  });
+});
+
+describe("repetition control", () => {
+  it("warns on the second identical call with the same result and blocks the third, whatever the key order", async () => {
+    let runs = 0;
+    const registry = new Registry([defineSkill({ name: "lookup", description: "look up", parameters: z.object({ city: z.string(), unit: z.string() }), run: () => (runs++, "12 degrees") })]);
+    const model = new ScriptedModel([
+      call("lookup", { city: "Oslo", unit: "C" }),
+      JSON.stringify({ skill_name: "lookup", arguments: { unit: "C", city: "Oslo" } }),
+      JSON.stringify({ arguments: { unit: "C", city: "Oslo" }, skill_name: "lookup" }),
+      answer("12 degrees"),
+    ]);
+    const state = await new Agent({ model, registry }).run("q");
+    const [first, second] = state.stream.ofType("observation");
+    expect(first.warning).toBeUndefined();
+    expect(second.warning).toMatch(/already made this exact call/);
+    expect(model.calls[2].prompt).toContain(second.warning!);
+    expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "repetition" });
+    expect(runs).toBe(2);
+    expect(state.stats.repeatedCalls).toBe(2);
+  });
+
+  it("does not warn when the same call gives a different result", async () => {
+    let n = 0;
+    const registry = new Registry([defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n })]);
+    const state = await new Agent({ model: new ScriptedModel([call("next", {}), call("next", {}), call("next", {}), answer("3")]), registry }).run("q");
+    expect(state.stream.ofType("observation").map((o) => [o.result, o.warning])).toEqual([["1", undefined], ["2", undefined], ["3", undefined]]);
+  });
+});
+
+describe("nested agents", () => {
+  it("a worker's events appear in the supervisor's stream, marked with their depth", async () => {
+    const worker = new Agent({
+      model: new ScriptedModel([call("double", { n: 21 }), answer("42")]),
+      registry: new Registry([defineSkill({ name: "double", description: "double", parameters: z.object({ n: z.number() }), run: ({ n }) => n * 2 })]),
+    });
+    const supervisor = new Agent({
+      model: new ScriptedModel([call("math_worker", { task: "double 21" }), answer("The worker says 42")]),
+      registry: new Registry([agentAsSkill(worker, { name: "math_worker", description: "Does math." })]),
+    });
+    const state = await supervisor.run("What is 21 doubled?");
+    expect(state.answer).toBe("The worker says 42");
+    expect(state.stream.toArray().map((e) => `${e.depth ?? 0}:${e.type}`)).toEqual([
+      "0:call-skill", "1:call-skill", "1:observation", "1:final-answer", "0:observation", "0:final-answer",
+    ]);
+    expect(state.stream.ofType("observation").at(-1)!.result).toBe("42");
+  });
+
+  it("stops runaway nesting at the depth limit", async () => {
+    // an agent that delegates to itself forever
+    const replies = Array.from({ length: 10 }, () => call("self", { task: "again" }));
+    const model = new ScriptedModel([...replies, ...Array.from({ length: 10 }, () => answer("stopped"))]);
+    const registry = new Registry();
+    const selfAgent = new Agent({ model, registry });
+    registry.register(agentAsSkill(selfAgent, { name: "self", description: "Delegates.", maxDepth: 2 }));
+    const state = await selfAgent.run("go", { maxIterations: 3 });
+    const limitError = state.stream.ofType("tool-error").find((e) => e.message.includes("depth limit"));
+    expect(limitError).toBeDefined();
+    expect(limitError!.depth).toBe(2);
+    expect(Math.max(...state.stream.toArray().map((e) => e.depth ?? 0))).toBe(2);
+  });
+});
