@@ -238,5 +238,13 @@ export function evaluateExpression(source: string, options: EvaluateExpressionOp
     throw new ExpressionError(`The expression is too long (${source.length} characters, at most ${maxLength})`);
   }
   if (source.trim() === "") throw new ExpressionError("The expression is empty");
-  return new ExpressionParser(source, options.maxDepth ?? CALCULATOR_MAX_DEPTH).parseAll();
+  try {
+    return new ExpressionParser(source, options.maxDepth ?? CALCULATOR_MAX_DEPTH).parseAll();
+  } catch (error) {
+    // Small models write "15% of 80" or "80*15%": say what % means here, once, after the parse error.
+    if (error instanceof ExpressionError && source.includes("%") && !error.message.startsWith("Modulo")) {
+      throw new ExpressionError(`${error.message}. Note: % is the remainder operator (7 % 3 = 1); for a percentage write 15/100*80`, error.at);
+    }
+    throw error;
+  }
 }

@@ -121,6 +121,12 @@ describe("evaluateExpression: errors", () => {
     expect(() => evaluateExpression(expression)).toThrow(message);
   });
 
+  it("explains % when a percentage was meant", () => {
+    expect(() => evaluateExpression("80 * 15%")).toThrow(/ends too early.*% is the remainder operator.*15\/100\*80/);
+    expect(() => evaluateExpression("15% of 80")).toThrow(/Unknown name "of".*% is the remainder operator/);
+    expect(() => evaluateExpression("1 +")).not.toThrow(/remainder/);
+  });
+
   it("caps the expression length", () => {
     const long = Array.from({ length: 300 }, () => "1").join("+"); // 599 characters
     expect(() => evaluateExpression(long)).toThrow(/too long \(599 characters, at most 500\)/);

@@ -1,0 +1,38 @@
+/** Why `createFileSkills` could not use the allowed directory (a setup problem: the CLI exits 2 on it). */
+export type AllowDirErrorCode = "not_found" | "not_a_directory";
+
+/** `allowDir` does not exist or is not a directory; thrown when the file skills are created, before any run. */
+export class AllowDirError extends Error {
+  override readonly name = "AllowDirError";
+  constructor(
+    readonly code: AllowDirErrorCode,
+    message: string,
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Why `list_files` / `read_file` refused or failed a path. Stable: tests and the CLI switch on it. */
+export type FileAccessErrorCode =
+  | "outside_dir" // `..` or an absolute path that leaves the allowed directory
+  | "symlink_escape" // the path resolves, through a symbolic link, to somewhere outside it
+  | "not_found"
+  | "is_directory" // read_file on a directory
+  | "not_a_directory" // list_files on a file
+  | "not_a_file" // a device, socket or FIFO
+  | "binary" // read_file on a file that is not UTF-8 text
+  | "bad_path"; // empty, or holding a NUL byte
+
+/** A refused or failed file access. The message is written for the model (a tool-error it reads and acts on). */
+export class FileAccessError extends Error {
+  override readonly name = "FileAccessError";
+  constructor(
+    readonly code: FileAccessErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
