@@ -36,8 +36,8 @@ export interface FileContent {
   path: string;
   size: number;
   truncated: boolean;
-  content: string;
   note?: string;
+  content: string;
 }
 
 /** Entries read from a directory before sorting; beyond this the listing says "more than". */
@@ -94,11 +94,11 @@ async function readCapped(root: AllowedRoot, requested: string, cap: number, sig
   } catch {
     throw binary(requested, size);
   }
-  const result: FileContent = { path: display, size: Math.max(size, length), truncated, content };
-  if (truncated) {
-    result.note = `Truncated: showing the first ${bytes.length} bytes of ${Math.max(size, length)}${size < length ? "+" : ""}.`;
-  }
-  return result;
+  const total = Math.max(size, length);
+  // `note` comes before `content` so it survives when the dispatcher cuts a long result at its own cap.
+  if (!truncated) return { path: display, size: total, truncated, content };
+  const note = `Truncated: showing the first ${bytes.length} bytes of ${total}${size < length ? "+" : ""}.`;
+  return { path: display, size: total, truncated, note, content };
 }
 
 function binary(requested: string, size: number): FileAccessError {

@@ -102,6 +102,8 @@ describe("read_file", () => {
     expect(big.size).toBe(3000);
     expect(big.content).toBe("0123456789".repeat(300).slice(0, 1024));
     expect(big.note).toBe("Truncated: showing the first 1024 bytes of 3000.");
+    // The note comes before the content, so a later cut of the rendered JSON keeps it.
+    expect(Object.keys(big)).toEqual(["path", "size", "truncated", "note", "content"]);
   });
 
   it("lets the model ask for fewer bytes, never more than the cap", async () => {
