@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AllowDirError, BUILTIN_SKILL_NAMES, builtinSkills, FILE_SKILL_NAMES } from "../../../src/skills/builtin/index.js";
+import { executeCall } from "../../../src/skills/execute-call.js";
 import { Registry } from "../../../src/skills/registry.js";
 
 const ctx = { signal: new AbortController().signal, state: { query: "q", iterations: 0 } };
@@ -55,5 +56,15 @@ describe("builtinSkills", () => {
     const scoped = new Registry(builtinSkills({ allowDir: dir })).scope(["calculator"]);
     expect(scoped.names()).toEqual(["calculator"]);
     expect(scoped.get("read_file")).toBeUndefined();
+  });
+
+  it("through the dispatcher, failures become outcomes the model reads", async () => {
+    const registry = new Registry(builtinSkills({ allowDir: dir }));
+    const env = { registry, state: { query: "q", iterations: 0 } };
+    const call = (skillName: string, args: Record<string, unknown>) => executeCall({ skillName, arguments: args }, env);
+    expect(await call("calculator", { expression: "0.1 + 0.2" })).toMatchObject({ ok: true, text: "0.3" });
+    expect(await call("calculator", { expression: "1/0" })).toMatchObject({ ok: false, message: expect.stringMatching(/Division by zero/) });
+    expect(await call("read_file", { path: "../etc/passwd" })).toMatchObject({ ok: false, message: expect.stringMatching(/outside the allowed directory/) });
+    expect(await call("convert_units", { value: 1, from: "kg", to: "km" })).toMatchObject({ ok: false, message: expect.stringMatching(/Cannot convert/) });
   });
 });
