@@ -25,10 +25,11 @@ export const DATETIME_DEFAULT_TIME_ZONE = "UTC";
 export const DATETIME_DEFAULT_UNIT = "days";
 
 /**
- * Bytes `read_file` returns at most (64 KiB). Small models have 8-32k-token contexts: a bigger file would crowd
- * out the conversation. The model may ask for fewer, never more.
+ * Bytes `read_file` returns at most by default (3,000). The dispatcher caps every result at 4,000 characters
+ * (DEFAULT_MAX_RESULT_CHARS) and JSON escaping grows text: 3,000 bytes keep a read whole under that cap, with its
+ * note saying the file was cut, instead of being cut again blindly. Small models' contexts are small anyway.
  */
-export const READ_FILE_MAX_BYTES = 64 * 1024;
+export const READ_FILE_MAX_BYTES = 3_000;
 
 /** Entries `list_files` shows at most; a huge directory would flood the prompt. */
 export const LIST_FILES_MAX_ENTRIES = 200;

@@ -11,7 +11,7 @@ import { FileAccessError } from "./file-access-error.js";
 export interface FileSkillsOptions {
   /** The only directory the skills may read, with everything below it. Must exist (else `AllowDirError`). */
   allowDir: string;
-  /** Most bytes one `read_file` returns; default `READ_FILE_MAX_BYTES` (64 KiB). The model may ask for fewer. */
+  /** Most bytes one `read_file` returns; default `READ_FILE_MAX_BYTES` (3,000). The model may ask for fewer. */
   maxBytes?: number;
   /** Most entries one `list_files` shows; default `LIST_FILES_MAX_ENTRIES` (200). */
   maxEntries?: number;

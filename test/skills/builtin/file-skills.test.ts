@@ -229,12 +229,14 @@ describe("createFileSkills", () => {
     await expect(skills.readFile.run({ path: "../secret.txt" }, ctx)).rejects.toThrow(FileAccessError);
   });
 
-  it("defaults to a 64 KiB cap", async () => {
-    await writeFile(path.join(allowed, "huge.txt"), "a".repeat(70_000));
+  it("defaults to a 3,000-byte cap, so a read of ordinary text fits whole under the dispatcher's 4,000-character result cap", async () => {
+    await writeFile(path.join(allowed, "huge.txt"), "a line of ordinary prose, with \"quotes\".\n".repeat(2_000));
     const skills = createFileSkills({ allowDir: allowed });
     const content = (await skills.readFile.run({ path: "huge.txt" }, ctx)) as FileContent;
-    expect(content.content).toHaveLength(65_536);
+    expect(content.content).toHaveLength(3_000);
     expect(content.truncated).toBe(true);
+    const { renderResult } = await import("../../../src/skills/render-result.js");
+    expect(renderResult(content, 4_000).truncated).toBe(false);
   });
 
   it("read_file requires a path in its schema", () => {
