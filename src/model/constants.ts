@@ -1,0 +1,62 @@
+/**
+ * Every default that changes how models are found, catalogued and downloaded, in one place, each with its reason.
+ * (The node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`.)
+ */
+
+/** Environment variable that overrides the models directory. */
+export const MODELS_DIR_ENV = "GEMMA_AGENT_MODELS";
+
+/**
+ * Default models directory, relative to the home directory: a cache, because every file in it can be downloaded
+ * again (`gemma-agent pull`), and outside the project so that several checkouts share one copy of a 3 GB file.
+ */
+export const DEFAULT_MODELS_SUBDIR = [".cache", "gemma-agent", "models"] as const;
+
+/** Environment variable that overrides the Hugging Face host used for `hf:` URIs (a mirror, or 127.0.0.1 in tests). */
+export const HF_ENDPOINT_ENV = "GEMMA_AGENT_HF_ENDPOINT";
+
+/** Host that `hf:owner/repo/file.gguf` resolves against when {@link HF_ENDPOINT_ENV} is not set. */
+export const DEFAULT_HF_ENDPOINT = "https://huggingface.co";
+
+/** Git revision of a Hugging Face repository when the catalog pins none. */
+export const DEFAULT_HF_REVISION = "main";
+
+/**
+ * Agent budgets for a model the catalog gives none for: the agent loop's own defaults (see DESIGN.md), so that an
+ * unknown model behaves exactly like `Agent.run` without options.
+ */
+export const DEFAULT_BUDGETS = Object.freeze({ maxIterations: 8, maxRetries: 3 });
+
+/** Suffix of a download in progress; the final name appears only after every check passed (atomic rename). */
+export const PART_SUFFIX = ".part";
+
+/** Minimum milliseconds between two progress events: often enough for a live bar, rare enough to cost nothing. */
+export const PROGRESS_INTERVAL_MS = 200;
+
+/**
+ * How far the size a server announces may stray from the catalog's approximate size before a pull refuses it.
+ * Upstream repositories re-upload files (a fixed chat template changes a few KB) so sizes are not exact; a wrong
+ * file (another quantization, an HTML page) is off by far more than 25 %.
+ */
+export const CATALOG_SIZE_TOLERANCE = 0.25;
+
+/**
+ * A transfer that receives no byte for this long is abandoned as a network error (the `.part` stays, to resume).
+ * Long enough for a slow CDN to start a multi-GB response, short enough not to hang forever.
+ */
+export const DOWNLOAD_STALL_TIMEOUT_MS = 60_000;
+
+/** Bytes read from disk at a time by the GGUF header reader. */
+export const GGUF_READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Most bytes of metadata the GGUF header reader walks before giving up. A Gemma header (262,144-token vocabulary,
+ * scores, token types, chat template) is about 10 MB; anything past this bound is treated as corrupt.
+ */
+export const GGUF_MAX_HEADER_BYTES = 256 * 1024 * 1024;
+
+/** Most metadata key/value pairs a GGUF header may declare (real files have a few dozen). */
+export const GGUF_MAX_METADATA_ENTRIES = 65_536;
+
+/** Longest single metadata string the reader keeps in memory (chat templates are tens of KB). */
+export const GGUF_MAX_STRING_BYTES = 16 * 1024 * 1024;
