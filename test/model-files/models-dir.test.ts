@@ -1,0 +1,157 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { readGgufFileInfo } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GgufHeaderError, readGgufHeader } from "../../src/model/gguf-header.js";
+import { catalogDownloadStatus, listLocalModels } from "../../src/model/models-dir.js";
+import { buildGguf, gemmaLikeGguf } from "./gguf-writer.js";
+
+const dir = mkdtempSync(join(tmpdir(), "gemma-models-dir-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function headerError(path: string): Promise<GgufHeaderError> {
+  const error = await readGgufHeader(path).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(GgufHeaderError);
+  return error as GgufHeaderError;
+}
+
+describe("the test GGUF writer", () => {
+  it("writes files that node-llama-cpp's own parser reads", async () => {
+    const path = join(dir, "cross-check.gguf");
+    writeFileSync(path, gemmaLikeGguf({ name: "Cross Check", fileType: 7, contextLength: 8192 }));
+    const info = await readGgufFileInfo(path, { readTensorInfo: false });
+    expect(info.metadata.general.architecture).toBe("gemma3");
+    expect(info.metadata.general.name).toBe("Cross Check");
+    expect(info.metadata.general.file_type).toBe(7);
+    expect((info.metadata as unknown as { gemma3: { context_length: number } }).gemma3.context_length).toBe(8192);
+  });
+});
+
+describe("readGgufHeader", () => {
+  it("reads architecture, name, quantization and context length", async () => {
+    const path = join(dir, "plain.gguf");
+    writeFileSync(path, gemmaLikeGguf({ name: "Plain", fileType: 15, contextLength: 32768, vocabulary: 300 }));
+    const header = await readGgufHeader(path);
+    expect(header).toMatchObject({ version: 3, architecture: "gemma3", name: "Plain", fileType: 15, quantization: "Q4_K_M", contextLength: 32768 });
+    expect(header.metadata["tokenizer.ggml.tokens"]).toEqual({ array: "string", length: 300 });
+    expect(header.metadata["tokenizer.ggml.add_bos_token"]).toBe(true);
+  });
+
+  it("walks a real-size vocabulary (262,144 tokens) without keeping it", async () => {
+    const path = join(dir, "big-vocab.gguf");
+    writeFileSync(path, gemmaLikeGguf({ vocabulary: 262_144 }));
+    const started = performance.now();
+    const header = await readGgufHeader(path);
+    const ms = performance.now() - started;
+    expect(header.metadata["tokenizer.ggml.tokens"]).toEqual({ array: "string", length: 262_144 });
+    expect(header.metadata["tokenizer.ggml.scores"]).toEqual({ array: "f32", length: 262_144 });
+    console.log(`readGgufHeader, 262,144-token vocabulary: ${ms.toFixed(0)} ms`);
+  });
+
+  it("reads big-endian files", async () => {
+    const path = join(dir, "big-endian.gguf");
+    writeFileSync(path, buildGguf({ bigEndian: true, metadata: [["general.architecture", { type: "string", value: "gemma3" }], ["general.file_type", { type: "u32", value: 7 }]] }));
+    expect(await readGgufHeader(path)).toMatchObject({ littleEndian: false, architecture: "gemma3", quantization: "Q8_0" });
+  });
+
+  it("refuses what is not a GGUF", async () => {
+    writeFileSync(join(dir, "text.bin"), "just some text that is long enough");
+    writeFileSync(join(dir, "empty.bin"), "");
+    expect((await headerError(join(dir, "text.bin"))).code).toBe("not_gguf");
+    expect((await headerError(join(dir, "empty.bin"))).code).toBe("not_gguf");
+  });
+
+  it("refuses version 1 and unknown versions", async () => {
+    writeFileSync(join(dir, "v1.gguf"), buildGguf({ version: 1, metadata: [] }));
+    writeFileSync(join(dir, "v9.gguf"), buildGguf({ version: 9, metadata: [] }));
+    expect((await headerError(join(dir, "v1.gguf"))).code).toBe("unsupported_version");
+    expect((await headerError(join(dir, "v9.gguf"))).message).toContain("version 9");
+  });
+
+  it("reports a header cut short as truncated", async () => {
+    const whole = gemmaLikeGguf();
+    writeFileSync(join(dir, "cut.gguf"), whole.subarray(0, Math.floor(whole.length / 2)));
+    writeFileSync(join(dir, "cut-early.gguf"), whole.subarray(0, 10));
+    expect((await headerError(join(dir, "cut.gguf"))).code).toBe("truncated");
+    expect((await headerError(join(dir, "cut-early.gguf"))).code).toBe("truncated");
+  });
+
+  it("refuses absurd counts and lengths without allocating or looping on them", async () => {
+    const manyEntries = buildGguf({ metadataCount: 1n << 40n, metadata: [] });
+    writeFileSync(join(dir, "many.gguf"), manyEntries);
+    expect((await headerError(join(dir, "many.gguf"))).code).toBe("corrupt");
+
+    const hugeString = Buffer.from(buildGguf({ metadata: [["k", { type: "string", value: "abc" }]] }));
+    const lengthOffset = 4 + 4 + 8 + 8 + 8 + 1 + 4; // magic, version, tensors, entries, key length, "k", type
+    hugeString.writeBigUInt64LE(1n << 62n, lengthOffset);
+    writeFileSync(join(dir, "huge-string.gguf"), hugeString);
+    expect((await headerError(join(dir, "huge-string.gguf"))).code).toBe("corrupt");
+
+    const hugeArray = buildGguf({ metadata: [["tokens", { type: "array", itemType: "string", items: ["a"] }]] });
+    hugeArray.writeBigUInt64LE(1n << 30n, 4 + 4 + 8 + 8 + 8 + 6 + 4 + 4); // array length
+    writeFileSync(join(dir, "huge-array.gguf"), hugeArray);
+    expect(["corrupt", "truncated"]).toContain((await headerError(join(dir, "huge-array.gguf"))).code);
+
+    const badType = buildGguf({ metadata: [["k", { type: "u32", value: 1 }]] });
+    badType.writeUInt32LE(99, 4 + 4 + 8 + 8 + 8 + 1);
+    writeFileSync(join(dir, "bad-type.gguf"), badType);
+    expect((await headerError(join(dir, "bad-type.gguf"))).message).toContain("unknown value type 99");
+  });
+
+  const fixture = resolve(import.meta.dirname, "../../models/fixtures/tiny-gemma3.gguf");
+  it.skipIf(!existsSync(fixture))("reads the fixture model when it has been built", async () => {
+    const header = await readGgufHeader(fixture);
+    expect(header.architecture).toBe("gemma3");
+    expect(header.metadata["tokenizer.ggml.tokens"]).toEqual({ array: "string", length: 262_144 });
+  });
+});
+
+describe("listLocalModels", () => {
+  const models = join(dir, "models");
+  beforeAll(() => {
+    mkdirSync(models);
+    writeFileSync(join(models, "gemma-3-1b-it-Q4_K_M.gguf"), gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }));
+    writeFileSync(join(models, "my-finetune.gguf"), gemmaLikeGguf({ name: "Mine", fileType: 1, contextLength: 4096 }));
+    const whole = gemmaLikeGguf();
+    writeFileSync(join(models, "corrupt.gguf"), whole.subarray(0, whole.length - 40));
+    writeFileSync(join(models, "notes.gguf"), "this was never a model\n");
+    writeFileSync(join(models, "gemma-3-4b-it-Q4_K_M.gguf.part"), whole.subarray(0, 100));
+    writeFileSync(join(models, "README.txt"), "not listed");
+    mkdirSync(join(models, "folder.gguf"));
+  });
+
+  it("describes every .gguf file, with an error for the unusable ones, never throwing", async () => {
+    const listed = await listLocalModels(models);
+    expect(listed.map((model) => model.fileName)).toEqual(["corrupt.gguf", "gemma-3-1b-it-Q4_K_M.gguf", "my-finetune.gguf", "notes.gguf"]);
+    const [corrupt, catalogued, mine, notes] = listed;
+    expect(catalogued).toMatchObject({
+      architecture: "gemma3",
+      name: "Gemma 3 1B It",
+      quantization: "Q4_K_M",
+      contextLength: 32768,
+      catalog: { alias: "gemma-3-1b", quantization: "Q4_K_M" },
+    });
+    expect(catalogued.error).toBeUndefined();
+    expect(catalogued.sizeBytes).toBe(gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }).length);
+    expect(mine).toMatchObject({ name: "Mine", quantization: "F16", contextLength: 4096 });
+    expect(mine.catalog).toBeUndefined();
+    expect(corrupt.error).toMatch(/truncated/);
+    expect(notes.error).toMatch(/not a GGUF/);
+  });
+
+  it("gives an empty list for a directory that does not exist", async () => {
+    expect(await listLocalModels(join(dir, "nowhere"))).toEqual([]);
+  });
+
+  it("tells which catalog files are downloaded, partial or missing", () => {
+    const status = catalogDownloadStatus(models);
+    const find = (alias: string, quantization: string) => status.find((s) => s.alias === alias && s.quantization === quantization);
+    expect(find("gemma-3-1b", "Q4_K_M")).toMatchObject({ state: "downloaded", path: join(models, "gemma-3-1b-it-Q4_K_M.gguf") });
+    expect(find("gemma-3-4b", "Q4_K_M")).toMatchObject({ state: "partial", localBytes: 100 });
+    expect(find("gemma-4-e2b", "Q4_K_M")).toMatchObject({ state: "missing", localBytes: 0 });
+  });
+});
