@@ -1,0 +1,325 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadCatalog, type Catalog } from "../../src/model/catalog.js";
+import { pullModel, type PullProgress } from "../../src/model/download.js";
+import { DownloadError } from "../../src/model/errors.js";
+import { hfUriToUrl, parseHfUri } from "../../src/model/hf-uri.js";
+import { startFileServer, type FileServer } from "./file-server.js";
+import { gemmaLikeGguf } from "./gguf-writer.js";
+
+const PAYLOAD = gemmaLikeGguf({ name: "Served Model", payloadBytes: 3 * 1024 * 1024 + 123 });
+const PAYLOAD_SHA = createHash("sha256").update(PAYLOAD).digest("hex");
+const CUT_AFTER = 1024 * 1024 + 7;
+
+let server: FileServer;
+let root: string;
+let dirCount = 0;
+const freshDir = () => join(root, `models-${++dirCount}`);
+const sha256Of = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+beforeAll(async () => {
+  server = await startFileServer(PAYLOAD, CUT_AFTER);
+  root = mkdtempSync(join(tmpdir(), "gemma-pull-"));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+afterEach(() => {
+  server.requests.length = 0;
+});
+
+async function pullError(promise: Promise<unknown>): Promise<DownloadError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DownloadError);
+  return error as DownloadError;
+}
+
+describe("pullModel over HTTP on 127.0.0.1", () => {
+  it("downloads a GGUF with progress events and leaves no .part", async () => {
+    const dir = freshDir();
+    const events: PullProgress[] = [];
+    const result = await pullModel(`${server.origin}/ok/tiny-Q4_K_M.gguf`, { modelsDir: dir, onProgress: (p) => events.push(p) });
+
+    expect(result).toMatchObject({ path: join(dir, "tiny-Q4_K_M.gguf"), bytes: PAYLOAD.length, resumed: false, alreadyPresent: false });
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+    expect(result.sha256).toBe(PAYLOAD_SHA);
+    expect(existsSync(result.path + ".part")).toBe(false);
+
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    const last = events[events.length - 1];
+    expect(last).toMatchObject({ receivedBytes: PAYLOAD.length, totalBytes: PAYLOAD.length, etaSeconds: 0 });
+    expect(last.bytesPerSecond).toBeGreaterThan(0);
+    for (let i = 1; i < events.length; i++) expect(events[i].receivedBytes).toBeGreaterThanOrEqual(events[i - 1].receivedBytes);
+    expect(events[0].receivedBytes).toBeLessThan(PAYLOAD.length);
+  });
+
+  it("resumes a transfer cut in the middle with a Range request, ending with identical bytes", async () => {
+    const dir = freshDir();
+    const url = `${server.origin}/cut/resumable.gguf`;
+    const cut = await pullError(pullModel(url, { modelsDir: dir }));
+    expect(cut.code).toBe("network");
+    expect(cut.message).toMatch(/pull again to resume/);
+    const partPath = join(dir, "resumable.gguf.part");
+    const kept = statSync(partPath).size;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(CUT_AFTER);
+    expect(existsSync(join(dir, "resumable.gguf"))).toBe(false);
+
+    const events: PullProgress[] = [];
+    const result = await pullModel(url, { modelsDir: dir, onProgress: (p) => events.push(p) });
+    expect(server.requests.map((r) => r.range)).toEqual([undefined, `bytes=${kept}-`]);
+    expect(result.resumed).toBe(true);
+    expect(result.bytes).toBe(PAYLOAD.length);
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+    expect(result.sha256).toBe(PAYLOAD_SHA);
+    expect(existsSync(partPath)).toBe(false);
+    expect(events[0].receivedBytes).toBeGreaterThanOrEqual(kept);
+  });
+
+  it("starts over when the server ignores Range (200 instead of 206)", async () => {
+    const dir = freshDir();
+    const partPath = join(dir, "whole.gguf.part");
+    await pullError(pullModel(`${server.origin}/cut/whole.gguf`, { modelsDir: dir }));
+    expect(existsSync(partPath)).toBe(true);
+
+    const result = await pullModel(`${server.origin}/norange/whole.gguf`, { modelsDir: dir });
+    expect(server.requests[server.requests.length - 1].range).toMatch(/^bytes=\d+-$/);
+    expect(result.resumed).toBe(false);
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+  });
+
+  it("finishes a .part that already holds every byte (416 answer)", async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "done.gguf.part"), PAYLOAD);
+    const result = await pullModel(`${server.origin}/ok/done.gguf`, { modelsDir: dir });
+    expect(server.requests).toEqual([{ path: "/ok/done.gguf", range: `bytes=${PAYLOAD.length}-` }]);
+    expect(result).toMatchObject({ resumed: true, bytes: PAYLOAD.length, sha256: PAYLOAD_SHA });
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+  });
+
+  it("returns a file that is already there without any request, unless forced", async () => {
+    const dir = freshDir();
+    await pullModel(`${server.origin}/ok/present.gguf`, { modelsDir: dir });
+    server.requests.length = 0;
+    const again = await pullModel(`${server.origin}/ok/present.gguf`, { modelsDir: dir });
+    expect(again).toMatchObject({ alreadyPresent: true, bytes: PAYLOAD.length });
+    expect(server.requests).toHaveLength(0);
+    const forced = await pullModel(`${server.origin}/ok/present.gguf`, { modelsDir: dir, force: true });
+    expect(forced.alreadyPresent).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("downloads a response of unknown length (chunked), reporting no total", async () => {
+    const events: PullProgress[] = [];
+    const result = await pullModel(`${server.origin}/chunked/streamed.gguf`, { modelsDir: freshDir(), onProgress: (p) => events.push(p) });
+    expect(result.bytes).toBe(PAYLOAD.length);
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+    expect(events.every((event) => event.totalBytes === undefined && event.etaSeconds === undefined)).toBe(true);
+  });
+
+  it("follows redirects", async () => {
+    const result = await pullModel(`${server.origin}/redirect/moved.gguf`, { modelsDir: freshDir() });
+    expect(server.requests.map((r) => r.path)).toEqual(["/redirect/moved.gguf", "/ok/moved.gguf"]);
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+  });
+});
+
+describe("pullModel refusals", () => {
+  it("refuses a size other than the exact one expected, keeping nothing", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/ok/sized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length + 1 }));
+    expect(error.code).toBe("size_mismatch");
+    expect(error.message).toContain(String(PAYLOAD.length + 1));
+    expect(existsSync(join(dir, "sized.gguf"))).toBe(false);
+    expect(existsSync(join(dir, "sized.gguf.part"))).toBe(false);
+  });
+
+  it("checks the size of a response of unknown length once it is complete", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/chunked/unsized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length - 1 }));
+    expect(error.code).toBe("size_mismatch");
+    expect(error.message).toContain(`has ${PAYLOAD.length} bytes`);
+    expect(existsSync(join(dir, "unsized.gguf"))).toBe(false);
+    expect(existsSync(join(dir, "unsized.gguf.part"))).toBe(false);
+  });
+
+  it("refuses a file far from the catalog's approximate size", async () => {
+    const dir = freshDir();
+    const catalog = testCatalog(PAYLOAD.length * 10);
+    const previous = process.env.GEMMA_AGENT_HF_ENDPOINT;
+    process.env.GEMMA_AGENT_HF_ENDPOINT = server.origin;
+    try {
+      const error = await pullError(pullModel("test-model", { modelsDir: dir, catalog }));
+      expect(error.code).toBe("size_mismatch");
+      expect(error.message).toMatch(/catalog expects about/);
+      expect(existsSync(join(dir, "test-model-Q4_K_M.gguf"))).toBe(false);
+    } finally {
+      restoreEnv("GEMMA_AGENT_HF_ENDPOINT", previous);
+    }
+  });
+
+  it("accepts a file near the catalog's approximate size and checks its sha256", async () => {
+    const catalog = testCatalog(Math.round(PAYLOAD.length * 1.05), "0".repeat(64));
+    const previous = process.env.GEMMA_AGENT_HF_ENDPOINT;
+    process.env.GEMMA_AGENT_HF_ENDPOINT = server.origin;
+    try {
+      const dir = freshDir();
+      const error = await pullError(pullModel("test-model", { modelsDir: dir, catalog }));
+      expect(error.code).toBe("hash_mismatch");
+      expect(error.message).toContain(PAYLOAD_SHA);
+      expect(existsSync(join(dir, "test-model-Q4_K_M.gguf"))).toBe(false);
+      expect(existsSync(join(dir, "test-model-Q4_K_M.gguf.part"))).toBe(false);
+
+      const ok = await pullModel("test-model", { modelsDir: freshDir(), catalog, sha256: PAYLOAD_SHA.toUpperCase() });
+      expect(ok.sha256).toBe(PAYLOAD_SHA);
+    } finally {
+      restoreEnv("GEMMA_AGENT_HF_ENDPOINT", previous);
+    }
+  });
+
+  it("reports 404 as http_error, creating no file", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/missing/nothing.gguf`, { modelsDir: dir }));
+    expect(error.code).toBe("http_error");
+    expect(error.message).toMatch(/HTTP 404.*no such file/);
+    expect(existsSync(join(dir, "nothing.gguf"))).toBe(false);
+    expect(existsSync(join(dir, "nothing.gguf.part"))).toBe(false);
+  });
+
+  it("rejects a payload that is not a GGUF (an HTML page) and deletes it", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/html/page.gguf`, { modelsDir: dir }));
+    expect(error.code).toBe("bad_source");
+    expect(error.message).toContain('starts with "<!DO"');
+    expect(existsSync(join(dir, "page.gguf"))).toBe(false);
+    expect(existsSync(join(dir, "page.gguf.part"))).toBe(false);
+  });
+
+  it("aborts on the signal, keeping the .part, which a later pull resumes", async () => {
+    const dir = freshDir();
+    const controller = new AbortController();
+    const started = Date.now();
+    const error = await pullError(
+      pullModel(`${server.origin}/slow/stoppable.gguf`, {
+        modelsDir: dir,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.receivedBytes >= CUT_AFTER) controller.abort();
+        },
+      }),
+    );
+    expect(error.code).toBe("aborted");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(existsSync(join(dir, "stoppable.gguf"))).toBe(false);
+    expect(statSync(join(dir, "stoppable.gguf.part")).size).toBe(CUT_AFTER);
+
+    const resumed = await pullModel(`${server.origin}/ok/stoppable.gguf`, { modelsDir: dir });
+    expect(resumed.resumed).toBe(true);
+    expect(sha256Of(resumed.path)).toBe(PAYLOAD_SHA);
+  });
+
+  it("refuses to start with an already aborted signal", async () => {
+    const error = await pullError(pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), signal: AbortSignal.abort() }));
+    expect(error.code).toBe("aborted");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("gives up on a stalled transfer as a network error, keeping the .part", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/slow/stalled.gguf`, { modelsDir: dir, stallTimeoutMs: 300 }));
+    expect(error.code).toBe("network");
+    expect(error.message).toMatch(/No data .* for 0.3 s/);
+    expect(statSync(join(dir, "stalled.gguf.part")).size).toBe(CUT_AFTER);
+  });
+
+  it("reports a models directory it cannot create as a disk error", async () => {
+    const blocker = join(root, "a-file");
+    writeFileSync(blocker, "");
+    const error = await pullError(pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: join(blocker, "models") }));
+    expect(error.code).toBe("disk");
+    expect(error.message).toMatch(/ENOTDIR|EEXIST/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("reports a refused connection as a network error", async () => {
+    const closed = await startFileServer(PAYLOAD, CUT_AFTER);
+    await closed.close();
+    const error = await pullError(pullModel(`${closed.origin}/ok/refused.gguf`, { modelsDir: freshDir() }));
+    expect(error.code).toBe("network");
+    expect(error.message).toMatch(/Could not reach .*ECONNREFUSED/);
+  });
+
+  it("refuses sources it cannot use before any request", async () => {
+    const cases = ["no-such-alias", "hf:only/two", "hf:owner/repo/../etc/passwd.gguf", "hf:owner/repo/model.bin", `${server.origin}/ok/model.bin`, "ftp://host/x.gguf", "gemma-4-e2b:Q3_K_XL"];
+    for (const source of cases) {
+      const error = await pullError(pullModel(source, { modelsDir: freshDir() }));
+      expect(error.code, source).toBe("bad_source");
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("hf: URIs", () => {
+  it("map to <endpoint>/<owner>/<repo>/resolve/main/<file>", () => {
+    const uri = parseHfUri("hf:unsloth/gemma-4-E2B-it-GGUF/gemma-4-E2B-it-Q4_K_M.gguf")!;
+    expect(hfUriToUrl(uri, { endpoint: "https://huggingface.co" })).toBe(
+      "https://huggingface.co/unsloth/gemma-4-E2B-it-GGUF/resolve/main/gemma-4-E2B-it-Q4_K_M.gguf",
+    );
+    expect(hfUriToUrl(parseHfUri("hf:o/r/sub/f.gguf")!, { endpoint: "http://mirror", revision: "abc123" })).toBe(
+      "http://mirror/o/r/resolve/abc123/sub/f.gguf",
+    );
+  });
+
+  it("download through GEMMA_AGENT_HF_ENDPOINT", async () => {
+    const previous = process.env.GEMMA_AGENT_HF_ENDPOINT;
+    process.env.GEMMA_AGENT_HF_ENDPOINT = `${server.origin}/`;
+    try {
+      const dir = freshDir();
+      const result = await pullModel("hf:someone/some-model-GGUF/quants/some-model-Q8_0.gguf", { modelsDir: dir });
+      expect(server.requests.map((r) => r.path)).toEqual(["/someone/some-model-GGUF/resolve/main/quants/some-model-Q8_0.gguf"]);
+      expect(result.path).toBe(join(dir, "some-model-Q8_0.gguf"));
+      expect(result.url).toBe(`${server.origin}/someone/some-model-GGUF/resolve/main/quants/some-model-Q8_0.gguf`);
+      expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+    } finally {
+      restoreEnv("GEMMA_AGENT_HF_ENDPOINT", previous);
+    }
+  });
+
+  it("take the endpoint from the env option when given", async () => {
+    const dir = freshDir();
+    const result = await pullModel("hf:o/r/env-option.gguf", { modelsDir: dir, env: { GEMMA_AGENT_HF_ENDPOINT: server.origin } });
+    expect(server.requests.map((r) => r.path)).toEqual(["/o/r/resolve/main/env-option.gguf"]);
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+  });
+
+  it("refuse an endpoint that is not an http(s) URL", async () => {
+    const previous = process.env.GEMMA_AGENT_HF_ENDPOINT;
+    process.env.GEMMA_AGENT_HF_ENDPOINT = "file:///etc";
+    try {
+      expect((await pullError(pullModel("hf:o/r/f.gguf", { modelsDir: freshDir() }))).code).toBe("bad_source");
+    } finally {
+      restoreEnv("GEMMA_AGENT_HF_ENDPOINT", previous);
+    }
+  });
+});
+
+/** The shipped catalog plus one model served by the test server, with the given approximate size and hash. */
+function testCatalog(sizeBytes: number, sha256?: string): Catalog {
+  const base = loadCatalog();
+  const file = { quantization: "Q4_K_M", uri: "hf:test/test-model-GGUF/test-model-Q4_K_M.gguf", sizeBytes, fileName: "test-model-Q4_K_M.gguf", sha256 };
+  const entry = { ...base.models[0], alias: "test-model", aliases: [], name: "Test Model", defaultQuantization: "Q4_K_M", files: [file] };
+  return { ...base, models: [...base.models, entry] };
+}
+
+function restoreEnv(name: string, previous: string | undefined): void {
+  if (previous === undefined) delete process.env[name];
+  else process.env[name] = previous;
+}

@@ -1,0 +1,99 @@
+/**
+ * Test helper: a real node:http server on 127.0.0.1 that serves one payload in the ways downloads meet in the wild.
+ * Routes (the last path segment is the file name and does not matter):
+ *   /ok/…        honours `Range: bytes=N-` (206, or 416 when N is past the end)
+ *   /norange/…   ignores Range: always 200 with the whole payload
+ *   /cut/…       first request: 200, `cutAfter` bytes, then the socket is destroyed; later requests as /ok/
+ *   /slow/…      200 announcing the whole payload, sends `cutAfter` bytes, then nothing (until closed)
+ *   /chunked/…   200 without Content-Length (chunked encoding), the whole payload in two writes
+ *   /html/…      200 with an HTML page
+ *   /missing/…   404
+ *   /redirect/…  302 to /ok/…
+ *   /<owner>/<repo>/resolve/<revision>/<file…>   as /ok/ (the Hugging Face layout)
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RecordedRequest {
+  path: string;
+  range?: string;
+}
+
+export interface FileServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startFileServer(payload: Buffer, cutAfter: number): Promise<FileServer> {
+  const requests: RecordedRequest[] = [];
+  const cutDone = new Set<string>();
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    requests.push({ path, range: req.headers.range });
+    const route = path.split("/")[1];
+    if (route === "ok" || /^\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return serveRange(req, res, payload);
+    if (route === "norange") return serveWhole(res, payload);
+    if (route === "cut") {
+      if (cutDone.has(path)) return serveRange(req, res, payload);
+      cutDone.add(path);
+      res.writeHead(200, { "content-length": payload.length, "content-type": "application/octet-stream" });
+      res.write(payload.subarray(0, cutAfter), () => setTimeout(() => res.socket?.destroy(), 50));
+      return;
+    }
+    if (route === "slow") {
+      res.writeHead(200, { "content-length": payload.length, "content-type": "application/octet-stream" });
+      res.write(payload.subarray(0, cutAfter));
+      return;
+    }
+    if (route === "chunked") {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.write(payload.subarray(0, cutAfter));
+      return void setTimeout(() => res.end(payload.subarray(cutAfter)), 20);
+    }
+    if (route === "html") {
+      const page = Buffer.from("<!DOCTYPE html><html><body>Sign in to continue</body></html>");
+      res.writeHead(200, { "content-length": page.length, "content-type": "text/html" });
+      return res.end(page);
+    }
+    if (route === "redirect") {
+      res.writeHead(302, { location: path.replace(/^\/redirect\//, "/ok/") });
+      return res.end();
+    }
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("Entry not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function serveWhole(res: ServerResponse, payload: Buffer): void {
+  res.writeHead(200, { "content-length": payload.length, "content-type": "application/octet-stream" });
+  res.end(payload);
+}
+
+function serveRange(req: IncomingMessage, res: ServerResponse, payload: Buffer): void {
+  const match = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
+  if (!match) return serveWhole(res, payload);
+  const start = Number(match[1]);
+  if (start >= payload.length) {
+    res.writeHead(416, { "content-range": `bytes */${payload.length}` });
+    return void res.end();
+  }
+  res.writeHead(206, {
+    "content-length": payload.length - start,
+    "content-range": `bytes ${start}-${payload.length - 1}/${payload.length}`,
+    "content-type": "application/octet-stream",
+  });
+  res.end(payload.subarray(start));
+}
