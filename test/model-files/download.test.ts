@@ -125,9 +125,17 @@ describe("pullModel over HTTP on 127.0.0.1", () => {
     expect(events.every((event) => event.totalBytes === undefined && event.etaSeconds === undefined)).toBe(true);
   });
 
-  it("follows redirects", async () => {
-    const result = await pullModel(`${server.origin}/redirect/moved.gguf`, { modelsDir: freshDir() });
-    expect(server.requests.map((r) => r.path)).toEqual(["/redirect/moved.gguf", "/ok/moved.gguf"]);
+  it("follows redirects, keeping the Range header (Hugging Face redirects to its CDN)", async () => {
+    const dir = freshDir();
+    await pullError(pullModel(`${server.origin}/cut/moved.gguf`, { modelsDir: dir }));
+    const kept = statSync(join(dir, "moved.gguf.part")).size;
+    server.requests.length = 0;
+    const result = await pullModel(`${server.origin}/redirect/moved.gguf`, { modelsDir: dir });
+    expect(server.requests).toEqual([
+      { path: "/redirect/moved.gguf", range: `bytes=${kept}-` },
+      { path: "/ok/moved.gguf", range: `bytes=${kept}-` },
+    ]);
+    expect(result.resumed).toBe(true);
     expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
   });
 });
