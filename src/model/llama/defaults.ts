@@ -1,0 +1,43 @@
+/**
+ * Runtime defaults of the node-llama-cpp loader, each with its reason. Options of `loadModel` and `generate` override
+ * them per handle or per call.
+ */
+
+/**
+ * Context window (tokens) when `contextSize` is not given, capped at what the model was trained for. An agent run's
+ * prompt (system text, skill list, 8-12 steps of history) fits in 8,192 tokens; its KV cache stays well under 1 GB for
+ * Gemma E2B/E4B, where the trained 32k-128k would cost several GB on a laptop.
+ */
+export const DEFAULT_CONTEXT_SIZE = 8192;
+
+/** Tokens a generate call may produce when `maxTokens` is not given (the ModelHandle contract says 512). */
+export const DEFAULT_MAX_TOKENS = 512;
+
+/**
+ * Sampling temperature when neither the handle nor the call sets one: 0 (greedy). A small model's tool calls are most
+ * reliable at its most likely tokens, and greedy runs are reproducible.
+ */
+export const DEFAULT_TEMPERATURE = 0;
+
+/** Top-k and top-p when sampling with a temperature: Gemma's recommended settings (64, 0.95). */
+export const DEFAULT_TOP_K = 64;
+export const DEFAULT_TOP_P = 0.95;
+
+/**
+ * Under a JSON-schema grammar, tokens allowed past `maxTokens` to close the JSON value in progress. When `maxTokens`
+ * is reached the loader favours tokens made only of `"`, `}` and `]`, so the grammar's shortest ending is written and
+ * the reply always parses (a cut-off action would cost the agent a retry). A value is closed in a few tokens.
+ */
+export const GRAMMAR_WRAP_UP_TOKENS = 128;
+
+/** Logit bias of closing tokens during the wrap-up: large enough to beat any logit a model produces. */
+export const WRAP_UP_LOGIT_BIAS = 100;
+
+/** Compiled grammars kept per handle (least recently used dropped first). An agent uses one schema per registry. */
+export const GRAMMAR_CACHE_SIZE = 32;
+
+/**
+ * Prompt tokens evaluated per batch before the abort signal is checked again: node-llama-cpp's batch size. A long
+ * prompt is evaluated in these slices so that an abort lands between two of them.
+ */
+export const PROMPT_EVALUATION_SLICE = 512;

@@ -1,0 +1,44 @@
+import type { Llama, LlamaGrammar } from "node-llama-cpp";
+import type { JsonSchema } from "../model-handle.js";
+import { canonicalSchemaKey } from "./canonical-json.js";
+import { GRAMMAR_CACHE_SIZE } from "./defaults.js";
+import { jsonSchemaToGbnf } from "./json-schema-to-gbnf.js";
+
+/**
+ * Compiled grammars by schema (least recently used dropped past `capacity`): an agent sends the same action schema
+ * on every step, and compiling it (GBNF text, then llama.cpp's parser) each time would cost milliseconds per step.
+ */
+export class GrammarCache {
+  readonly #entries = new Map<string, Promise<LlamaGrammar>>();
+  readonly #llama: Llama;
+  readonly #capacity: number;
+  #compiled = 0;
+
+  constructor(llama: Llama, capacity: number = GRAMMAR_CACHE_SIZE) {
+    this.#llama = llama;
+    this.#capacity = capacity;
+  }
+
+  /** How many grammars were compiled so far (cache misses). */
+  get compiled(): number {
+    return this.#compiled;
+  }
+
+  /** The grammar for `schema`, compiled on first use. Throws JsonSchemaGrammarError for a schema it cannot compile. */
+  get(schema: JsonSchema): Promise<LlamaGrammar> {
+    const key = canonicalSchemaKey(schema);
+    let entry = this.#entries.get(key);
+    if (entry) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      return entry;
+    }
+    const gbnf = jsonSchemaToGbnf(schema);
+    this.#compiled++;
+    entry = this.#llama.createGrammar({ grammar: gbnf });
+    entry.catch(() => this.#entries.delete(key));
+    this.#entries.set(key, entry);
+    while (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
+    return entry;
+  }
+}

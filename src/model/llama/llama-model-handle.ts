@@ -1,0 +1,322 @@
+import { LlamaGrammarEvaluationState, TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
+import { abortError, raceAbort } from "../../abort.js";
+import type { ChatFormat } from "../../prompt/chat-format.js";
+import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
+import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
+import type { GrammarCache } from "./grammar-cache.js";
+import type { LlamaBackend } from "./llama-runtime.js";
+import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
+import type { TokenClasses } from "./token-classes.js";
+
+/** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
+export interface LlamaModelInfo extends ModelInfo {
+  /** The context the model was trained for (`contextLength` is the window of this handle's context). */
+  trainContextLength: number;
+}
+
+/** Sampling defaults of a handle (from `loadModel`). */
+export interface LlamaSamplingDefaults {
+  temperature: number;
+  seed?: number;
+}
+
+/** Everything a handle is built from; see `loadModel`. */
+export interface LlamaModelHandleParts {
+  model: LlamaModel;
+  context: LlamaContext;
+  info: LlamaModelInfo;
+  chatFormat: ChatFormat;
+  grammars: GrammarCache;
+  tokenClasses: TokenClasses;
+  threads: number;
+  backend: LlamaBackend;
+  sampling: LlamaSamplingDefaults;
+}
+
+function emptyStats(): GenerationStats {
+  return {
+    promptTokens: 0,
+    reusedPromptTokens: 0,
+    evaluatedPromptTokens: 0,
+    generatedTokens: 0,
+    timeToFirstTokenMs: 0,
+    tokensPerSecond: 0,
+    totals: { calls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, generationMs: 0 },
+  };
+}
+
+/** Turns generated tokens into text pieces, holding back an incomplete UTF-8 character and a possible stop string. */
+class TextAssembler {
+  #pending: Token[] = [];
+  #text = "";
+  #emitted = 0;
+  constructor(
+    private readonly model: LlamaModel,
+    private readonly stopText: string | undefined,
+  ) {}
+
+  /** All text so far (complete characters). */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Add a token; returns whether the stop text has appeared (the text is then cut before it). */
+  push(token: Token): boolean {
+    this.#pending.push(token);
+    const piece = this.model.detokenize(this.#pending, false);
+    if (piece.endsWith("\uFFFD") && this.#pending.length < 4) return false;
+    this.#pending = [];
+    this.#text += piece;
+    if (this.stopText) {
+      const at = this.#text.indexOf(this.stopText);
+      if (at >= 0) {
+        this.#text = this.#text.slice(0, at);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Text not yet handed to `onToken`, minus a tail that could still become the stop text. */
+  takeEmittable(final: boolean): string {
+    let end = this.#text.length;
+    if (!final && this.stopText) {
+      for (let keep = Math.min(this.stopText.length - 1, end - this.#emitted); keep > 0; keep--) {
+        if (this.stopText.startsWith(this.#text.slice(end - keep))) {
+          end -= keep;
+          break;
+        }
+      }
+    }
+    const out = this.#text.slice(this.#emitted, end);
+    this.#emitted = Math.max(this.#emitted, end);
+    return out;
+  }
+
+  /** Flush a trailing partial character (at the end of generation). */
+  finish(): void {
+    if (this.#pending.length > 0) this.#text += this.model.detokenize(this.#pending, false);
+    this.#pending = [];
+  }
+}
+
+/**
+ * A loaded GGUF model behind the {@link ModelHandle} interface: one llama.cpp context with one sequence, used by
+ * one `generate` at a time (calls queue).
+ *
+ * - Prompts are tokenized with special tokens on: the chat markup the agent rendered (`<start_of_turn>`, ...) becomes
+ *   control tokens; a prompt that begins with `<bos>` gets no second BOS. Untrusted text must already be neutralized
+ *   (the chat formats do it).
+ * - KV-cache reuse: a prompt that extends what the sequence holds (the previous prompt, the reply, new turns) only
+ *   evaluates the new tokens, and the sequence is never erased for it (Gemma's sliding-window attention would lose
+ *   its window). Any other prompt keeps the longest common token prefix that is still valid and evaluates the rest.
+ * - `jsonSchema` compiles to a compact GBNF grammar (cached per schema). When `maxTokens` is reached mid-value, up to
+ *   GRAMMAR_WRAP_UP_TOKENS more tokens close the value, favouring `"`, `}` and `]`: a constrained reply always parses.
+ * - Tokens with empty text (`<pad>`, `<unusedN>`, turn markers) are never sampled; generation stops at end of turn /
+ *   end of sequence, which the returned text excludes.
+ * - `signal` stops generation between two tokens (or two prompt slices) and rejects with an AbortError at once; the
+ *   handle stays usable.
+ */
+export class LlamaModelHandle implements ModelHandle {
+  readonly info: LlamaModelInfo;
+  readonly chatFormat: ChatFormat;
+  /** Threads llama.cpp evaluates with (shown by `doctor` and the benchmark). */
+  readonly threads: number;
+  /** `cpu`, or the GPU API the model's layers run on. */
+  readonly backend: LlamaBackend;
+
+  readonly #model: LlamaModel;
+  readonly #context: LlamaContext;
+  readonly #sequence: LlamaContextSequence;
+  readonly #grammars: GrammarCache;
+  readonly #sampling: LlamaSamplingDefaults;
+  readonly #baseBias: TokenBias;
+  readonly #wrapUpBias: TokenBias;
+  /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
+  readonly #stopTokens: ReadonlySet<Token>;
+  readonly #stopText: string | undefined;
+  #held: HeldContent = { text: "", tokens: [] };
+  #stats: GenerationStats = emptyStats();
+  #queue: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+
+  constructor(parts: LlamaModelHandleParts) {
+    this.info = Object.freeze({ ...parts.info });
+    this.chatFormat = parts.chatFormat;
+    this.threads = parts.threads;
+    this.backend = parts.backend;
+    this.#model = parts.model;
+    this.#context = parts.context;
+    this.#sequence = parts.context.getSequence();
+    this.#grammars = parts.grammars;
+    this.#sampling = parts.sampling;
+    this.#baseBias = new TokenBias(parts.model.tokenizer);
+    this.#wrapUpBias = new TokenBias(parts.model.tokenizer);
+    for (const token of parts.tokenClasses.banned) {
+      this.#baseBias.set(token, "never");
+      this.#wrapUpBias.set(token, "never");
+    }
+    for (const token of parts.tokenClasses.closers) this.#wrapUpBias.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
+    const endIsOneToken = endTokens.length === 1;
+    this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
+    this.#stopText = endIsOneToken || parts.chatFormat.endOfTurn === "" ? undefined : parts.chatFormat.endOfTurn;
+  }
+
+  /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
+  get stats(): GenerationStats {
+    return structuredClone(this.#stats);
+  }
+
+  /** The sequence's context window in tokens. */
+  get contextSize(): number {
+    return this.#sequence.contextSize;
+  }
+
+  /** The underlying node-llama-cpp objects, for benchmarks and diagnostics. Do not evaluate on them while generating. */
+  get llamaObjects(): { model: LlamaModel; context: LlamaContext; sequence: LlamaContextSequence } {
+    return { model: this.#model, context: this.#context, sequence: this.#sequence };
+  }
+
+  /** Tokenize a prompt the way `generate` does (special tokens on, no BOS added). */
+  tokenize(text: string): Token[] {
+    return this.#model.tokenize(text, true);
+  }
+
+  /** Generate a reply to `prompt` (already rendered in the model's chat markup). Calls run one at a time. */
+  generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
+    if (typeof prompt !== "string") return Promise.reject(new TypeError("generate: prompt must be a string"));
+    const signal = options.signal;
+    const run = this.#queue.then(() => {
+      if (signal?.aborted) throw abortError(signal.reason);
+      return this.#generate(prompt, options);
+    });
+    this.#queue = run.catch(() => undefined);
+    return raceAbort(run, signal);
+  }
+
+  /** Free the context and the model. Calls already queued fail; the handle cannot be used afterwards. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await this.#queue;
+    await this.#context.dispose();
+    await this.#model.dispose();
+  }
+
+  async #generate(prompt: string, options: GenerateOptions): Promise<string> {
+    if (this.#disposed) throw new Error("LlamaModelHandle: generate after dispose()");
+    const signal = options.signal;
+    const started = performance.now();
+    const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    if (!(maxTokens >= 1)) throw new TypeError(`generate: maxTokens must be at least 1 (got ${maxTokens})`);
+    const temperature = options.temperature ?? this.#sampling.temperature;
+    const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
+
+    const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true));
+    if (tokens.length === 0) throw new TypeError("generate: the prompt is empty");
+    if (tokens.length >= this.#sequence.contextSize) {
+      throw new RangeError(`generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`);
+    }
+    const reused = await this.#alignSequence(tokens);
+    // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
+    this.#held = { text: "", tokens: tokens.slice(0, reused) };
+    const stats = this.#stats;
+    stats.promptTokens = tokens.length;
+    stats.reusedPromptTokens = reused;
+    stats.evaluatedPromptTokens = tokens.length - reused;
+    stats.generatedTokens = 0;
+    stats.timeToFirstTokenMs = 0;
+    stats.tokensPerSecond = 0;
+    stats.totals.calls++;
+    stats.totals.promptTokens += tokens.length;
+    stats.totals.evaluatedPromptTokens += tokens.length - reused;
+
+    // Evaluate the prompt in slices (an abort lands between two), all but its last token, which starts generation.
+    let next = reused;
+    while (tokens.length - 1 - next > 0) {
+      if (signal?.aborted) throw abortError(signal.reason);
+      const end = Math.min(tokens.length - 1, next + PROMPT_EVALUATION_SLICE);
+      await this.#sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(next, end));
+      next = end;
+    }
+    this.#held = { text: prompt, tokens };
+
+    const generated: Token[] = [];
+    const assembler = new TextAssembler(this.#model, this.#stopText);
+    const budget = Math.min(maxTokens, this.#sequence.contextSize - tokens.length);
+    const hardLimit = grammar ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, this.#sequence.contextSize - tokens.length) : budget;
+    let bias = this.#baseBias;
+    const generationStarted = performance.now();
+    let aborted = false;
+    try {
+      if (signal?.aborted) throw abortError(signal.reason);
+      const iterator = this.#sequence.evaluate(tokens.slice(next), {
+        temperature,
+        topK: DEFAULT_TOP_K,
+        topP: DEFAULT_TOP_P,
+        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+        ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
+        tokenBias: () => bias,
+      });
+      for await (const token of iterator) {
+        if (generated.length === 0) stats.timeToFirstTokenMs = performance.now() - started;
+        if (this.#stopTokens.has(token)) break;
+        generated.push(token);
+        const stop = assembler.push(token);
+        if (options.onToken) {
+          const piece = assembler.takeEmittable(stop);
+          if (piece !== "") options.onToken(piece);
+        }
+        if (stop) break;
+        if (signal?.aborted) {
+          aborted = true;
+          break;
+        }
+        if (generated.length >= hardLimit) break;
+        if (generated.length >= budget) {
+          if (!grammar) break;
+          bias = this.#wrapUpBias;
+        }
+      }
+    } finally {
+      assembler.finish();
+      const elapsed = performance.now() - generationStarted;
+      // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
+      this.#held = { text: prompt + this.#model.detokenize(generated, false), tokens: [...tokens, ...generated] };
+      stats.generatedTokens = generated.length;
+      stats.tokensPerSecond = generated.length > 0 && elapsed > 0 ? (generated.length * 1000) / elapsed : 0;
+      stats.totals.generatedTokens += generated.length;
+      stats.totals.generationMs += elapsed;
+    }
+    if (aborted) throw abortError(signal?.reason);
+    if (options.onToken) {
+      const rest = assembler.takeEmittable(true);
+      if (rest !== "") options.onToken(rest);
+    }
+    return assembler.text;
+  }
+
+  /**
+   * Make the sequence hold a prefix of `tokens` and return its length. Tokens the sequence holds beyond the common
+   * prefix are erased, unless that would leave a sliding window with holes (SWA caches drop old cells): then the
+   * sequence starts over. At least one token is always left to evaluate, since generation needs fresh logits.
+   */
+  async #alignSequence(tokens: readonly Token[]): Promise<number> {
+    const sequence = this.#sequence;
+    const held = sequence.contextTokens;
+    let keep = Math.min(commonPrefixLength(held, tokens), tokens.length - 1);
+    if (keep < held.length) {
+      const window = this.#model.fileInsights.swaSize;
+      const firstCell = sequence.stateCellsStartIndex;
+      const windowIntact = !window || firstCell <= Math.max(0, keep - window);
+      if (keep === 0 || !windowIntact) {
+        await sequence.clearHistory();
+        keep = 0;
+      } else {
+        await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+      }
+    }
+    return Math.min(keep, sequence.nextTokenIndex);
+  }
+}

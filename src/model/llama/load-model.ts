@@ -1,0 +1,113 @@
+import { basename } from "node:path";
+import type { LlamaContext, LlamaModel } from "node-llama-cpp";
+import { chatFormatForArchitecture } from "../../prompt/chat-format.js";
+import { ModelLoadError } from "../errors.js";
+import { checkGgufFile, checkGgufRunnable } from "../gguf-check.js";
+import { quantizationName } from "../gguf-file-type.js";
+import { resolveModelFile } from "../resolve-model.js";
+import { DEFAULT_CONTEXT_SIZE, DEFAULT_TEMPERATURE } from "./defaults.js";
+import { GrammarCache } from "./grammar-cache.js";
+import { LlamaModelHandle } from "./llama-model-handle.js";
+import { backendOf, getLlamaRuntime } from "./llama-runtime.js";
+import { toModelLoadError } from "./load-errors.js";
+import { modelChatFormat } from "./model-chat-format.js";
+import { defaultThreadCount } from "./threads.js";
+import { classifyTokens } from "./token-classes.js";
+
+/** Options of {@link loadModel}. */
+export interface LoadModelOptions {
+  /** A path to a `.gguf` file, or a catalog alias (`gemma-4-e2b`, `gemma-3-1b:Q8_0`) of a downloaded model. */
+  model: string;
+  /**
+   * `"auto"` (default): offload layers to a GPU when node-llama-cpp's prebuilt binaries find one (CUDA, Vulkan,
+   * Metal), else run on the CPU. `false`: CPU only.
+   */
+  gpu?: "auto" | false;
+  /** Context window in tokens. Default: DEFAULT_CONTEXT_SIZE (8,192), capped at the model's trained context. */
+  contextSize?: number;
+  /**
+   * Threads for token evaluation. Default: the CPUs this process may use (affinity, container quota), at most
+   * llama.cpp's math-core count; node-llama-cpp's own default oversubscribes small machines (20-40x slower).
+   */
+  threads?: number;
+  /** Seed for sampling with a temperature. Default: none (node-llama-cpp draws one per call). */
+  seed?: number;
+  /** Default sampling temperature of `generate`. Default: 0 (greedy). */
+  temperature?: number;
+  /** Called with the load progress, 0 to 1. */
+  onProgress?: (fraction: number) => void;
+  /** Where catalog aliases are looked up. Default: the models directory (env `GEMMA_AGENT_MODELS`). */
+  modelsDir?: string;
+}
+
+function checkOptions(options: LoadModelOptions): void {
+  if (typeof options?.model !== "string" || options.model.trim() === "") throw new TypeError("loadModel: `model` must be a path or a catalog alias");
+  if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new TypeError('loadModel: `gpu` must be "auto" or false');
+  for (const key of ["contextSize", "threads"] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new TypeError(`loadModel: \`${key}\` must be a positive integer`);
+  }
+  if (options.temperature !== undefined && !(options.temperature >= 0)) throw new TypeError("loadModel: `temperature` must be >= 0");
+  if (options.seed !== undefined && !Number.isInteger(options.seed)) throw new TypeError("loadModel: `seed` must be an integer");
+}
+
+/**
+ * Load a GGUF model with node-llama-cpp and return a {@link LlamaModelHandle}: one context with one sequence, the
+ * chat format of its architecture (Gemma 3 / 3n / 4 turns; the model's own template otherwise), grammar-constrained
+ * generation and KV-cache reuse.
+ *
+ * The file is checked before llama.cpp sees it. Every failure about the model is a ModelLoadError whose `code` is
+ * `not_found`, `not_gguf`, `corrupt`, `out_of_memory` or `unsupported_architecture` and whose message says what to
+ * do. Bad options throw a TypeError.
+ */
+export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHandle> {
+  checkOptions(options);
+  const gpu = options.gpu ?? "auto";
+  const { path } = resolveModelFile(options.model, { ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) });
+  const checked = await checkGgufFile(path);
+  const runtime = await getLlamaRuntime(gpu);
+  const { llama } = runtime;
+  await checkGgufRunnable(checked, llama);
+
+  let model: LlamaModel | undefined;
+  let context: LlamaContext | undefined;
+  try {
+    model = await llama.loadModel({
+      modelPath: path,
+      gpuLayers: gpu === false ? 0 : "auto",
+      ...(options.onProgress && { onLoadProgress: options.onProgress }),
+    });
+    const trainContextLength = model.trainContextSize;
+    const contextSize = options.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextLength || DEFAULT_CONTEXT_SIZE);
+    const threads = options.threads ?? defaultThreadCount(llama.cpuMathCores);
+    context = await model.createContext({ contextSize, threads, sequences: 1, failedCreationRemedy: false });
+
+    const architecture = checked.architecture;
+    const metadata = model.fileInfo.metadata;
+    const tokenClasses = classifyTokens(model);
+    return new LlamaModelHandle({
+      model,
+      context,
+      info: {
+        architecture,
+        name: typeof metadata?.general?.name === "string" && metadata.general.name !== "" ? metadata.general.name : basename(path),
+        contextLength: context.contextSize,
+        trainContextLength,
+        vocabularySize: tokenClasses.vocabularySize,
+        quantization: quantizationName(metadata?.general?.file_type as number | undefined),
+        path,
+      },
+      chatFormat: chatFormatForArchitecture(architecture) ?? modelChatFormat(model),
+      grammars: new GrammarCache(llama),
+      tokenClasses,
+      threads,
+      backend: backendOf(llama, model.gpuLayers),
+      sampling: { temperature: options.temperature ?? DEFAULT_TEMPERATURE, ...(options.seed !== undefined && { seed: options.seed }) },
+    });
+  } catch (error) {
+    await context?.dispose().catch(() => undefined);
+    await model?.dispose().catch(() => undefined);
+    const mapped = toModelLoadError(error, path, runtime.recentLogs());
+    throw mapped instanceof ModelLoadError || mapped !== error ? mapped : error;
+  }
+}

@@ -1,0 +1,46 @@
+import { SpecialToken, SpecialTokensText, resolveChatWrapper, type ChatHistoryItem, type LlamaModel } from "node-llama-cpp";
+import { neutralizeControlText, type ChatFormat, type ChatMessage } from "../../prompt/chat-format.js";
+
+/** LlamaText as plain text, special tokens written as their token text (so tokenizing with specials restores them). */
+function llamaTextToString(model: LlamaModel, text: { values: readonly unknown[] }): string {
+  let out = "";
+  for (const value of text.values) {
+    if (value instanceof SpecialToken) out += model.detokenize(model.tokenize(value.value, "builtin"), true);
+    else if (value instanceof SpecialTokensText) out += value.value;
+    else out += value;
+  }
+  return out;
+}
+
+/**
+ * A {@link ChatFormat} for an architecture this package has no format of its own for: the model's own chat template
+ * (its Jinja template, or node-llama-cpp's matching chat wrapper) renders the turns. Contents are neutralized like
+ * the built-in formats do. Whether the rendering is append-only depends on the template (most are); when it is not,
+ * the loader still answers correctly, it only re-evaluates more of the prompt.
+ */
+export function modelChatFormat(model: LlamaModel): ChatFormat {
+  const wrapper = resolveChatWrapper(model, { warningLogs: false });
+  const render = (messages: readonly ChatMessage[], addGenerationPrompt: boolean) => {
+    const history: ChatHistoryItem[] = messages.map((m) => {
+      const text = neutralizeControlText(m.content);
+      if (m.role === "system") return { type: "system", text };
+      if (m.role === "user") return { type: "user", text };
+      return { type: "model", response: [text] };
+    });
+    if (addGenerationPrompt) history.push({ type: "model", response: [] });
+    return wrapper.generateContextState({ chatHistory: history });
+  };
+  const probe = render([{ role: "user", content: "" }], true);
+  const stops = probe.stopGenerationTriggers.map((trigger) => llamaTextToString(model, trigger)).filter((s) => s !== "");
+  const eot = model.tokens.eotString ?? model.tokens.eosString ?? "";
+  const endOfTurn = stops[0] ?? eot;
+  const controlStrings = [...new Set([model.tokens.bosString, model.tokens.eosString, model.tokens.eotString, ...stops].filter((s): s is string => !!s))];
+  return {
+    name: `template:${wrapper.wrapperName}`,
+    controlStrings,
+    endOfTurn,
+    render(messages, { addGenerationPrompt = true } = {}) {
+      return llamaTextToString(model, render(messages, addGenerationPrompt).contextText);
+    },
+  };
+}
