@@ -1,0 +1,129 @@
+import { Command, Option } from "commander";
+import { EvalSetupError } from "../eval/errors.js";
+import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../eval/evaluate.js";
+import { failureProfileNames } from "../eval/models/failure-profiles.js";
+import { writeReport } from "../eval/report/build-report.js";
+import type { EvalReport } from "../eval/report/eval-report.js";
+import { progressBar } from "../eval/report/progress-bar.js";
+import { renderSummaryTable } from "../eval/report/render-summary-table.js";
+import { CliUsageError, type CliIO } from "./cli-io.js";
+import { gpuOption } from "./model-options.js";
+import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
+import type { CommandFactory } from "./program.js";
+
+interface EvalCommandOptions {
+  model: string[];
+  budgets?: number[];
+  seeds?: number;
+  out?: string;
+  bfcl?: string;
+  category?: string;
+  parallelCalls?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  gpu: string;
+  threads?: number;
+  contextSize?: number;
+  temperature?: number;
+}
+
+/** `--budgets 4,8,12`: whole numbers >= 1. */
+function parseBudgets(value: string): number[] {
+  const items = parseListOption(value);
+  if (items.length === 0) throw new CliUsageError("--budgets: give at least one budget, e.g. 4,8,12,16");
+  return items.map((item) => parseIntegerOption(1)(item));
+}
+
+/** `--model a --model b` and `--model a,b` both give [a, b]. */
+function collectModels(value: string, previous: string[] = []): string[] {
+  return [...previous, ...parseListOption(value)];
+}
+
+function checkTarget(suite: string | undefined, options: EvalCommandOptions): void {
+  if (suite !== undefined && options.bfcl !== undefined) throw new CliUsageError("eval: give a SUITE file or --bfcl DIR, not both");
+  if (suite === undefined && options.bfcl === undefined) throw new CliUsageError("eval: give a SUITE file, or --bfcl DIR --category NAME");
+  if (options.bfcl !== undefined && !options.category) throw new CliUsageError("eval --bfcl: --category NAME is needed (e.g. simple_python)");
+  if (options.bfcl === undefined && options.category !== undefined) throw new CliUsageError("eval: --category goes with --bfcl DIR");
+  if (options.bfcl === undefined && options.parallelCalls !== undefined) throw new CliUsageError("eval: --parallel-calls goes with --bfcl DIR");
+  if (!options.model?.length) throw new CliUsageError("eval: --model is needed (oracle, heuristic, profile:<name>, replay:<trace>, or a GGUF path or alias)");
+}
+
+/** One line for a setup error: the suite's field list joined with "; ". */
+function usageError(error: EvalSetupError): CliUsageError {
+  return new CliUsageError(error.message.replace(/:?\n\s*/g, (m) => (m.startsWith(":") ? ": " : "; ")));
+}
+
+async function runEvalCommand(io: CliIO, suite: string | undefined, options: EvalCommandOptions): Promise<EvalReport> {
+  const bar = options.quiet ? undefined : progressBar(io.stderr);
+  const common: EvaluateOptions = {
+    models: options.model,
+    ...(options.budgets && { budgets: options.budgets }),
+    ...(options.seeds !== undefined && { seeds: options.seeds }),
+    signal: io.signal,
+    ...(bar && { onProgress: (p) => bar.update(p) }),
+    gguf: {
+      loadOptions: {
+        gpu: options.gpu === "off" ? false : "auto",
+        ...(options.threads !== undefined && { threads: options.threads }),
+        ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
+        ...(options.temperature !== undefined && { temperature: options.temperature }),
+      },
+    },
+  };
+  try {
+    if (options.bfcl !== undefined) {
+      return await evaluateBfcl(options.bfcl, options.category!, { ...common, ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }) });
+    }
+    return await evaluateSuite(suite!, common);
+  } catch (error) {
+    if (error instanceof EvalSetupError) throw usageError(error);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+}
+
+/**
+ * `gemma-agent eval SUITE --model M [--budgets 4,8,12,16] [--seeds N] [--out DIR]` and
+ * `gemma-agent eval --bfcl DIR --category NAME --model M`: run the suite or BFCL category under each model × budget ×
+ * seed; print the summary table (or, with --json, the report) on stdout; with --out, write report.json, report.md and
+ * convergence.svg there. Exit 0 when the eval ran (whatever the scores), 2 for bad input, 130 when interrupted.
+ */
+const evalCommand: CommandFactory = (io: CliIO) =>
+  new Command("eval")
+    .description("Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.")
+    .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
+    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectModels)
+    .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
+    .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
+    .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
+    .option("--bfcl <dir>", "a folder holding BFCL_v4_<category>.json and possible_answer/")
+    .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance")
+    .option("--parallel-calls", "BFCL: let the model make several calls in one step (default: on for parallel categories)")
+    .option("--no-parallel-calls", "BFCL: one call per step, even for parallel categories")
+    .option("--json", "print report.json on stdout instead of the summary table")
+    .option("--quiet", "no progress bar")
+    .addOption(gpuOption())
+    .option("--threads <n>", "GGUF models: CPU threads (default: the cores available)", parseIntegerOption(1))
+    .option("--context-size <n>", "GGUF models: context window in tokens", parseIntegerOption(256))
+    .addOption(new Option("--temperature <t>", "GGUF models: sampling temperature (default: 0, greedy)").argParser(parseNumberOption(0, 2)))
+    .addHelpText("after", [
+      "",
+      "Examples:",
+      "  gemma-agent eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like",
+      "  gemma-agent eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b",
+      "  gemma-agent eval --bfcl ./bfcl --category simple_python --model oracle",
+      "",
+    ].join("\n"))
+    .action(async (suite: string | undefined, options: EvalCommandOptions) => {
+      checkTarget(suite, options);
+      const report = await runEvalCommand(io, suite, options);
+      const paths = options.out !== undefined ? writeReport(report, options.out) : undefined;
+      if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        io.stdout.write(renderSummaryTable(report));
+        io.stdout.write(paths ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n` : "\n(--out DIR writes report.json, report.md and convergence.svg)\n");
+      }
+    });
+
+export default evalCommand;

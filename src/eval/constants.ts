@@ -1,0 +1,31 @@
+/**
+ * Every default of the eval harness that changes what a benchmark measures, in one place, with its reason.
+ * The CLI flags override them per run.
+ */
+
+/** Iteration budgets of the convergence curve. 4 to 16 brackets what a 2-4-call task needs, with and without retries. */
+export const DEFAULT_EVAL_BUDGETS: readonly number[] = [4, 8, 12, 16];
+/** Seeds per (task, model, budget). 1: scripted models without a failure profile are deterministic anyway. */
+export const DEFAULT_EVAL_SEEDS = 1;
+/** The first seed; seeds run from here upwards, so `--seeds 3` means seeds 1, 2, 3. */
+export const FIRST_SEED = 1;
+/**
+ * Runs of scripted models in flight at once. They cost microseconds of CPU each; 8 overlaps their awaits without
+ * making the report order depend on timing (results are sorted before reporting).
+ */
+export const SCRIPTED_CONCURRENCY = 8;
+/** GGUF runs go one at a time: one model per process, and the machine's cores belong to that one decode. */
+export const GGUF_CONCURRENCY = 1;
+/**
+ * The clock the built-in `datetime` skill sees during an eval, unless the suite sets `now`: a fixed instant, so that
+ * the same seed gives the same report on any day.
+ */
+export const DEFAULT_EVAL_NOW = "2025-06-15T12:00:00Z";
+/** Iteration budget of a BFCL question when none is given: room for a few sequential calls and the answer. */
+export const DEFAULT_BFCL_BUDGETS: readonly number[] = [8];
+/** A child-process model that has not answered a generate call in 10 minutes is treated as hung and killed. */
+export const WORKER_GENERATE_TIMEOUT_MS = 600_000;
+/** A child process gets 5 s to exit after `dispose` before it is killed. */
+export const WORKER_EXIT_GRACE_MS = 5_000;
+/** Width of the stderr progress bar, in characters. */
+export const PROGRESS_BAR_WIDTH = 28;

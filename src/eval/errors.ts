@@ -1,0 +1,24 @@
+/** Why an eval could not start. Stable: the CLI and tests switch on it. */
+export type EvalSetupErrorCode =
+  | "suite_not_found"
+  | "suite_invalid"
+  | "bfcl_not_found"
+  | "bfcl_invalid"
+  | "trace_invalid"
+  | "model_spec"
+  | "unsupported";
+
+/**
+ * A setup problem of an eval (a suite file that does not validate, a missing BFCL category, an unknown model spec):
+ * thrown before anything runs, with a message that names the file and, for validation errors, the bad field's path.
+ */
+export class EvalSetupError extends Error {
+  override readonly name = "EvalSetupError";
+  constructor(
+    readonly code: EvalSetupErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

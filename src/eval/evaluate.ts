@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import { bfclTasks } from "./bfcl/bfcl-tasks.js";
+import { loadBfclCategory } from "./bfcl/bfcl-files.js";
+import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, DEFAULT_EVAL_SEEDS, FIRST_SEED } from "./constants.js";
+import { EvalSetupError } from "./errors.js";
+import { parseModelSpec, type ModelSpec } from "./models/model-spec.js";
+import { buildReport } from "./report/build-report.js";
+import type { EvalReport } from "./report/eval-report.js";
+import type { EvalTask } from "./runner/eval-task.js";
+import { createModelProvider, type ModelProvider, type ProviderOptions } from "./runner/model-providers.js";
+import { runEval, type EvalProgress } from "./runner/run-eval.js";
+import { loadSuite } from "./suite/load-suite.js";
+import type { Suite } from "./suite/suite-schema.js";
+import { suiteTasks } from "./suite/suite-tasks.js";
+
+/** Options shared by suite and BFCL evals. */
+export interface EvaluateOptions extends ProviderOptions {
+  /** `--model` values, or parsed specs. */
+  models: readonly (string | ModelSpec)[];
+  /** Default {@link DEFAULT_EVAL_BUDGETS} for suites, {@link DEFAULT_BFCL_BUDGETS} for BFCL. */
+  budgets?: readonly number[];
+  /** How many seeds (1..N from FIRST_SEED). Default {@link DEFAULT_EVAL_SEEDS}. */
+  seeds?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: EvalProgress) => void;
+  /** Providers to use instead of the ones the specs name (tests; custom models). */
+  providers?: readonly ModelProvider[];
+}
+
+function checkBudgets(budgets: readonly number[]): number[] {
+  if (budgets.length === 0) throw new EvalSetupError("unsupported", "at least one budget is needed");
+  for (const b of budgets) if (!Number.isInteger(b) || b < 1) throw new EvalSetupError("unsupported", `a budget must be a whole number >= 1 (got ${b})`);
+  return [...new Set(budgets)].sort((a, b) => a - b);
+}
+
+function seedList(count: number | undefined): number[] {
+  const n = count ?? DEFAULT_EVAL_SEEDS;
+  if (!Number.isInteger(n) || n < 1) throw new EvalSetupError("unsupported", `seeds must be a whole number >= 1 (got ${n})`);
+  return Array.from({ length: n }, (_, i) => FIRST_SEED + i);
+}
+
+function providersFor(options: EvaluateOptions, bfcl: boolean): ModelProvider[] {
+  if (options.providers) return [...options.providers];
+  if (options.models.length === 0) throw new EvalSetupError("model_spec", "no model given (--model)");
+  return options.models.map((m) => {
+    const spec = typeof m === "string" ? parseModelSpec(m) : m;
+    if (bfcl && spec.kind === "heuristic") throw new EvalSetupError("unsupported", "the heuristic planner knows the built-in skills only; it cannot run BFCL (use oracle, profile:<name>, replay:<dir> or a GGUF)");
+    return createModelProvider(spec, options);
+  });
+}
+
+async function evaluate(kind: EvalReport["kind"], title: string, source: string, tasks: EvalTask[], options: EvaluateOptions, budgets: number[], extra: Pick<Parameters<typeof buildReport>[0], "bfcl">): Promise<EvalReport> {
+  const providers = providersFor(options, kind === "bfcl");
+  const names = providers.map((p) => p.name);
+  if (new Set(names).size !== names.length) throw new EvalSetupError("model_spec", `a model is named twice: ${names.join(", ")}`);
+  const seeds = seedList(options.seeds);
+  const startedAt = new Date();
+  const started = performance.now();
+  const { records, interrupted } = await runEval({ tasks, providers, budgets, seeds, signal: options.signal, onProgress: options.onProgress });
+  return buildReport({ kind, title, source, models: names, budgets, seeds, tasks: tasks.length, runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started });
+}
+
+/** Run a suite (a path, or a suite already loaded) under each model × budget × seed and build the report. */
+export async function evaluateSuite(suite: string | Suite, options: EvaluateOptions): Promise<EvalReport> {
+  const loaded = typeof suite === "string" ? loadSuite(suite) : suite;
+  const budgets = checkBudgets(options.budgets ?? DEFAULT_EVAL_BUDGETS);
+  return evaluate("suite", loaded.name, typeof suite === "string" ? resolve(suite) : loaded.name, suiteTasks(loaded), options, budgets, {});
+}
+
+/** Options of {@link evaluateBfcl}. */
+export interface EvaluateBfclOptions extends EvaluateOptions {
+  /** Allow `{"calls": [...]}`. Default: on for categories whose name says parallel. */
+  parallelCalls?: boolean;
+}
+
+/**
+ * Run a BFCL category (`DIR/BFCL_v4_<category>.json`, ground truth from `DIR/possible_answer/`) as agent tasks and
+ * score the calls with BFCL's rule. Dataset inconsistencies and unconvertible questions are listed, not scored.
+ */
+export async function evaluateBfcl(dir: string, category: string, options: EvaluateBfclOptions): Promise<EvalReport> {
+  const loaded = loadBfclCategory(dir, category);
+  const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(loaded, { ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }) });
+  const budgets = checkBudgets(options.budgets ?? DEFAULT_BFCL_BUDGETS);
+  return evaluate("bfcl", `BFCL ${loaded.name}`, resolve(loaded.questionsPath), tasks, options, budgets, {
+    bfcl: { category: loaded.name, checkKind, questions: loaded.questions.length, scored: tasks.length, inconsistencies, unconvertible },
+  });
+}

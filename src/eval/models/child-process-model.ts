@@ -1,0 +1,171 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { abortError } from "../../abort.js";
+import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
+import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
+import { chatFormatForArchitecture, gemma3ChatFormat, gemma4ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../constants.js";
+import type { FromWorker, ToWorker } from "./worker-protocol.js";
+
+/** The model process died or stopped answering; the task that was running fails, the next one gets a fresh process. */
+export class ModelProcessError extends Error {
+  override readonly name = "ModelProcessError";
+}
+
+/** Options of {@link ChildProcessModel.start}. */
+export interface ChildProcessModelOptions {
+  /** Path or URL of the factory module the worker imports (default: the GGUF factory next to this file). */
+  factory?: string;
+  /** Passed to the factory's `createModel`; must survive structured cloning. */
+  factoryOptions?: unknown;
+  /** Default {@link WORKER_GENERATE_TIMEOUT_MS}. */
+  generateTimeoutMs?: number;
+  /** Extra environment for the process. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const LOAD_ERROR_CODES: readonly ModelLoadErrorCode[] = ["not_found", "not_gguf", "corrupt", "out_of_memory", "unsupported_architecture"];
+
+/** This file's sibling with the same extension (`.ts` under tsx and vitest, `.js` once built). */
+function sibling(name: string): string {
+  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  return fileURLToPath(new URL(`./${name}${ext}`, import.meta.url));
+}
+
+interface Pending {
+  resolve: (text: string) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A ModelHandle whose model lives in a child process (the worker), so a native crash in llama.cpp kills that process,
+ * not the benchmark. Each generate call is a message round trip; `stats` mirror the child model's after each call.
+ * When the process exits unexpectedly, the call in flight rejects with {@link ModelProcessError} and `alive` turns
+ * false.
+ */
+export class ChildProcessModel implements ModelHandle {
+  readonly info: ModelInfo | undefined;
+  readonly chatFormat: ChatFormat | undefined;
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<number, Pending>();
+  readonly #timeoutMs: number;
+  #stats: GenerationStats | undefined;
+  #nextId = 1;
+  #exit: string | undefined;
+
+  private constructor(child: ChildProcess, ready: Extract<FromWorker, { type: "ready" }>, timeoutMs: number) {
+    this.#child = child;
+    this.#timeoutMs = timeoutMs;
+    this.info = ready.info;
+    this.chatFormat =
+      ready.chatFormat === "gemma4" ? gemma4ChatFormat
+      : ready.chatFormat === "gemma3" ? gemma3ChatFormat
+      : ready.info ? chatFormatForArchitecture(ready.info.architecture)
+      : undefined;
+    child.on("message", (message: FromWorker) => this.#onMessage(message));
+    child.on("exit", (code, signal) => this.#onExit(code, signal));
+  }
+
+  /**
+   * Fork the worker and load the model in it. Resolves once it is ready; rejects with ModelLoadError when the
+   * factory threw one (its code is kept), and with ModelProcessError when the process died while loading.
+   */
+  static async start(options: ChildProcessModelOptions = {}): Promise<ChildProcessModel> {
+    const worker = sibling("model-worker");
+    const execArgv = worker.endsWith(".ts") ? ["--import", "tsx"] : [];
+    const child = fork(worker, [], { execArgv, env: { ...process.env, ...options.env }, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    const ready = await new Promise<Extract<FromWorker, { type: "ready" }>>((resolve, reject) => {
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        reject(new ModelProcessError(`the model process exited while loading (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").at(-1)}` : ""}`));
+      child.once("exit", onExit);
+      child.once("message", (message: FromWorker) => {
+        child.off("exit", onExit);
+        if (message.type === "ready") return resolve(message);
+        child.kill();
+        if (message.type === "load-error" && message.name === "ModelLoadError" && LOAD_ERROR_CODES.includes(message.code as ModelLoadErrorCode)) {
+          return reject(new ModelLoadError(message.code as ModelLoadErrorCode, message.message, message.path));
+        }
+        reject(new ModelProcessError(`the model process could not load the model: ${message.type === "load-error" ? message.message : message.type}`));
+      });
+      const load: ToWorker = { type: "load", factory: options.factory ?? sibling("gguf-model-factory"), options: options.factoryOptions ?? {} };
+      child.send(load);
+    });
+    return new ChildProcessModel(child, ready, options.generateTimeoutMs ?? WORKER_GENERATE_TIMEOUT_MS);
+  }
+
+  /** False once the process has exited. */
+  get alive(): boolean {
+    return this.#exit === undefined;
+  }
+
+  /** The child model's stats after the last call. */
+  get stats(): GenerationStats | undefined {
+    return this.#stats;
+  }
+
+  generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
+    if (options.signal?.aborted) return Promise.reject(abortError(options.signal.reason));
+    if (this.#exit !== undefined) return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
+    const id = this.#nextId++;
+    const { jsonSchema, maxTokens, temperature } = options;
+    return new Promise<string>((resolve, reject) => {
+      const cleanup = () => options.signal?.removeEventListener("abort", onAbort);
+      const onAbort = () => {
+        this.#settle(id)?.reject(abortError(options.signal?.reason));
+        this.#send({ type: "abort", id });
+      };
+      const timer = setTimeout(() => {
+        this.#settle(id)?.reject(new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`));
+        this.#child.kill("SIGKILL");
+      }, this.#timeoutMs);
+      this.#pending.set(id, {
+        resolve: (text) => (cleanup(), resolve(text)),
+        reject: (error) => (cleanup(), reject(error)),
+        timer,
+      });
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.#send({ type: "generate", id, prompt, options: { ...(jsonSchema && { jsonSchema }), ...(maxTokens !== undefined && { maxTokens }), ...(temperature !== undefined && { temperature }) } });
+    });
+  }
+
+  /** Ask the process to free the model and exit; kill it when it has not exited after a grace period. */
+  async dispose(): Promise<void> {
+    if (this.#exit !== undefined) return;
+    const exited = new Promise<void>((resolve) => this.#child.once("exit", () => resolve()));
+    this.#send({ type: "dispose" });
+    const timer = setTimeout(() => this.#child.kill("SIGKILL"), WORKER_EXIT_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #send(message: ToWorker): void {
+    if (this.#exit === undefined && this.#child.connected) this.#child.send(message);
+  }
+
+  #settle(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    return pending;
+  }
+
+  #onMessage(message: FromWorker): void {
+    if (message.type === "result") {
+      if (message.stats) this.#stats = message.stats;
+      this.#settle(message.id)?.resolve(message.text);
+    } else if (message.type === "error") {
+      this.#settle(message.id)?.reject(new Error(message.message));
+    }
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = signal ?? `code ${code}`;
+    for (const id of [...this.#pending.keys()]) {
+      this.#settle(id)?.reject(new ModelProcessError(`the model process exited during a generate call (${this.#exit})`));
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { basename } from "node:path";
+import { isModelPath } from "../../model/resolve-model.js";
+import { EvalSetupError } from "../errors.js";
+import { failureProfile, failureProfileNames, type FailureRates } from "./failure-profiles.js";
+
+/** What `--model` names. */
+export type ModelSpec =
+  | { kind: "oracle"; name: string }
+  | { kind: "heuristic"; name: string }
+  | { kind: "profile"; name: string; profile: string; rates: FailureRates }
+  | { kind: "replay"; name: string; path: string }
+  | { kind: "gguf"; name: string; model: string };
+
+/**
+ * Read a `--model` value: `oracle` (the correct trajectory, or BFCL's ground truth), `heuristic` (keyword planner),
+ * `profile:<name>` (the correct trajectory with a named failure profile), `replay:<trace.jsonl or dir>` (recorded
+ * runs), or anything else: a GGUF path or catalog alias, run in a child process. Throws
+ * `EvalSetupError("model_spec")` for an unknown profile or an empty replay path.
+ */
+export function parseModelSpec(text: string): ModelSpec {
+  const spec = text.trim();
+  if (spec === "") throw new EvalSetupError("model_spec", "empty --model value");
+  if (spec === "oracle") return { kind: "oracle", name: "oracle" };
+  if (spec === "heuristic") return { kind: "heuristic", name: "heuristic" };
+  if (spec.startsWith("profile:")) {
+    const profile = spec.slice("profile:".length);
+    const rates = failureProfile(profile);
+    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")})`);
+    return { kind: "profile", name: spec, profile, rates };
+  }
+  if (spec.startsWith("replay:")) {
+    const path = spec.slice("replay:".length);
+    if (path === "") throw new EvalSetupError("model_spec", "replay: needs a trace file or a directory of <task-id>.jsonl traces");
+    return { kind: "replay", name: spec, path };
+  }
+  // A path is named by its file in reports and legends; an alias by itself.
+  return { kind: "gguf", name: isModelPath(spec) ? basename(spec) : spec, model: spec };
+}

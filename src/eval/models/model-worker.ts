@@ -1,0 +1,71 @@
+/**
+ * The model process: the parent forks this file, sends `load` (a factory module and its options), then `generate`
+ * calls one at a time. A native crash here ends this process only; the parent sees the exit and fails the task that
+ * was running.
+ */
+import { pathToFileURL } from "node:url";
+import type { FromWorker, ModelFactoryModule, ToWorker, WorkerServedModel } from "./worker-protocol.js";
+
+let model: WorkerServedModel | undefined;
+const running = new Map<number, AbortController>();
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+function describe(error: unknown): { name: string; message: string; code?: string; path?: string } {
+  if (error instanceof Error) {
+    const extra = error as Error & { code?: unknown; path?: unknown };
+    return {
+      name: error.name,
+      message: error.message,
+      ...(typeof extra.code === "string" && { code: extra.code }),
+      ...(typeof extra.path === "string" && { path: extra.path }),
+    };
+  }
+  return { name: "Error", message: String(error) };
+}
+
+async function load(factory: string, options: unknown): Promise<void> {
+  try {
+    const url = /^[a-z]+:/i.test(factory) ? factory : pathToFileURL(factory).href;
+    const module = (await import(url)) as ModelFactoryModule;
+    model = await module.createModel(options);
+    send({ type: "ready", ...(model.info && { info: model.info }), ...(model.chatFormat && { chatFormat: model.chatFormat.name }) });
+  } catch (error) {
+    send({ type: "load-error", ...describe(error) });
+  }
+}
+
+async function generate(message: Extract<ToWorker, { type: "generate" }>): Promise<void> {
+  const controller = new AbortController();
+  running.set(message.id, controller);
+  try {
+    if (!model) throw new Error("no model loaded");
+    const text = await model.generate(message.prompt, { ...message.options, signal: controller.signal });
+    send({ type: "result", id: message.id, text, ...(model.stats && { stats: structuredClone(model.stats) }) });
+  } catch (error) {
+    send({ type: "error", id: message.id, message: describe(error).message });
+  } finally {
+    running.delete(message.id);
+  }
+}
+
+async function dispose(): Promise<void> {
+  for (const controller of running.values()) controller.abort(new Error("disposed"));
+  try {
+    await model?.dispose?.();
+  } finally {
+    process.disconnect?.();
+    process.exit(0);
+  }
+}
+
+process.on("message", (message: ToWorker) => {
+  if (message.type === "load") void load(message.factory, message.options);
+  else if (message.type === "generate") void generate(message);
+  else if (message.type === "abort") running.get(message.id)?.abort(new Error("aborted by the parent"));
+  else if (message.type === "dispose") void dispose();
+});
+// The parent went away: nothing is left to serve.
+process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,39 @@
+import type { GenerationStats, JsonSchema, ModelInfo } from "../../model/model-handle.js";
+
+/** Generate options that cross the process boundary (signals and callbacks stay in the parent). */
+export interface WorkerGenerateOptions {
+  jsonSchema?: JsonSchema;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** Messages from the parent to the model process. */
+export type ToWorker =
+  | { type: "load"; factory: string; options: unknown }
+  | { type: "generate"; id: number; prompt: string; options: WorkerGenerateOptions }
+  | { type: "abort"; id: number }
+  | { type: "dispose" };
+
+/** Messages from the model process to the parent. */
+export type FromWorker =
+  | { type: "ready"; info?: ModelInfo; chatFormat?: string }
+  | { type: "load-error"; name: string; message: string; code?: string; path?: string }
+  | { type: "result"; id: number; text: string; stats?: GenerationStats }
+  | { type: "error"; id: number; message: string };
+
+/**
+ * What a factory module (the `factory` of a load message) exports: `createModel(options)`, returning the model the
+ * worker serves. The default factory loads a GGUF with the node-llama-cpp loader; tests pass their own.
+ */
+export interface ModelFactoryModule {
+  createModel(options: unknown): Promise<WorkerServedModel> | WorkerServedModel;
+}
+
+/** A model the worker serves: a ModelHandle that may need disposing. */
+export interface WorkerServedModel {
+  generate(prompt: string, options?: WorkerGenerateOptions & { signal?: AbortSignal }): Promise<string>;
+  readonly info?: ModelInfo;
+  readonly stats?: GenerationStats;
+  readonly chatFormat?: { readonly name: string };
+  dispose?(): unknown;
+}

@@ -1,0 +1,55 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunRecord } from "../runner/run-record.js";
+import { aggregateAll, categoryRates, convergence } from "./aggregate.js";
+import type { BfclSection, EvalReport } from "./eval-report.js";
+import { renderConvergenceSvg } from "./render-convergence-svg.js";
+import { renderMarkdown } from "./render-markdown.js";
+
+/** What {@link buildReport} needs. */
+export interface ReportInput {
+  kind: EvalReport["kind"];
+  title: string;
+  source: string;
+  models: string[];
+  budgets: number[];
+  seeds: number[];
+  tasks: number;
+  runs: RunRecord[];
+  interrupted: boolean;
+  bfcl?: BfclSection;
+  startedAt: Date;
+  wallMs: number;
+}
+
+/** Assemble report.json's content: aggregates per model × budget, the convergence series, categories, and every run. */
+export function buildReport(input: ReportInput): EvalReport {
+  const aggregates = aggregateAll(input.runs, input.models, input.budgets);
+  return {
+    schemaVersion: 1,
+    kind: input.kind,
+    title: input.title,
+    source: input.source,
+    models: input.models,
+    budgets: input.budgets,
+    seeds: input.seeds,
+    tasks: input.tasks,
+    interrupted: input.interrupted,
+    aggregates,
+    convergence: convergence(aggregates, input.models),
+    categories: categoryRates(input.runs, input.models, input.budgets),
+    ...(input.bfcl && { bfcl: input.bfcl }),
+    runs: input.runs,
+    timing: { startedAt: input.startedAt.toISOString(), wallMs: Math.round(input.wallMs) },
+  };
+}
+
+/** Write report.json, report.md and convergence.svg into `dir` (created if needed); returns the three paths. */
+export function writeReport(report: EvalReport, dir: string): { json: string; markdown: string; svg: string } {
+  mkdirSync(dir, { recursive: true });
+  const paths = { json: join(dir, "report.json"), markdown: join(dir, "report.md"), svg: join(dir, "convergence.svg") };
+  writeFileSync(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(paths.markdown, renderMarkdown(report));
+  writeFileSync(paths.svg, renderConvergenceSvg(report.convergence, { title: `${report.title}: success rate by iteration budget` }));
+  return paths;
+}

@@ -1,0 +1,82 @@
+import type { RunRecord } from "../runner/run-record.js";
+
+/** The five failure kinds of the profiles, measured per model call, so a real model's run calibrates a profile. */
+export interface FailureRatesMeasured {
+  empty_answer: number;
+  malformed_json: number;
+  unknown_skill: number;
+  invalid_arguments: number;
+  repeated_call: number;
+}
+
+/** Totals over the runs of one model under one budget. */
+export interface Aggregate {
+  model: string;
+  budget: number;
+  runs: number;
+  successes: number;
+  successRate: number;
+  /** Mean model calls per run. */
+  meanIterations: number;
+  /** Mean model calls of the successful runs (null when none succeeded). */
+  meanIterationsToSuccess: number | null;
+  stopReasons: Record<string, number>;
+  modelCalls: number;
+  skillCalls: number;
+  validationErrors: number;
+  validationErrorsByType: Record<string, number>;
+  toolErrors: number;
+  emptyAnswers: number;
+  repeatedCalls: number;
+  ratesPerModelCall: FailureRatesMeasured;
+  /** Sums over the runs; null when the model reports no token counts. */
+  promptTokens: number | null;
+  generatedTokens: number | null;
+  wallMs: number;
+}
+
+/** One line of the convergence chart: a model's success rate at each budget. */
+export interface ConvergenceSeries {
+  model: string;
+  points: { budget: number; successRate: number }[];
+}
+
+/** A question left out of a BFCL score, and why. */
+export interface ExcludedQuestion {
+  id: string;
+  reason: string;
+}
+
+/** What a BFCL eval adds to the report. */
+export interface BfclSection {
+  category: string;
+  checkKind: string;
+  questions: number;
+  /** Questions scored: all but the dataset inconsistencies and the functions that do not convert. */
+  scored: number;
+  /** Ground truth that does not fit its own function schema: listed, not scored, never made to pass. */
+  inconsistencies: ExcludedQuestion[];
+  /** Questions whose functions do not convert to skills. */
+  unconvertible: ExcludedQuestion[];
+}
+
+/** report.json. */
+export interface EvalReport {
+  schemaVersion: 1;
+  kind: "suite" | "bfcl";
+  title: string;
+  source: string;
+  models: string[];
+  budgets: number[];
+  seeds: number[];
+  tasks: number;
+  interrupted: boolean;
+  aggregates: Aggregate[];
+  convergence: ConvergenceSeries[];
+  /** Success rate per category, model and budget (suites whose tasks have categories). */
+  categories: { category: string; model: string; budget: number; runs: number; successRate: number }[];
+  bfcl?: BfclSection;
+  runs: RunRecord[];
+  /** When and how long: the only part (with each run's wallMs) that differs between two runs of the same eval. */
+  timing: { startedAt: string; wallMs: number };
+}

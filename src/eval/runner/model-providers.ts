@@ -1,0 +1,113 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentEvent } from "../../agent/events.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import { EvalSetupError } from "../errors.js";
+import { ChildProcessModel, type ChildProcessModelOptions } from "../models/child-process-model.js";
+import { FAILURE_PROFILES, type FailureRates } from "../models/failure-profiles.js";
+import { HeuristicModel } from "../models/heuristic-model.js";
+import type { ModelSpec } from "../models/model-spec.js";
+import { readTrace, ReplayModel } from "../models/replay-model.js";
+import { TrajectoryModel } from "../models/trajectory-model.js";
+import { hashSeed, seededRandom } from "../random.js";
+import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY } from "../constants.js";
+import type { EvalTask } from "./eval-task.js";
+
+/** A model source for the runner: a fresh or shared model per run, and how many runs may overlap. */
+export interface ModelProvider {
+  /** How the model is named in reports. */
+  readonly name: string;
+  /** Runs in flight at once: many for scripted models, one for a real model. */
+  readonly concurrency: number;
+  /** Set up before the first run; a failure here is a setup error (the eval does not start). */
+  prepare?(): Promise<void>;
+  /** The model for one run of `task` with `seed`. Throwing fails that run only. */
+  acquire(task: EvalTask, seed: number): Promise<ModelHandle>;
+  /** Failures the provider sees after a run (a replay whose recording went on longer). */
+  review?(model: ModelHandle): string[];
+  dispose(): Promise<void>;
+}
+
+/** Options for the providers that need them. */
+export interface ProviderOptions {
+  /** How the GGUF child process loads its model (factory module and options). */
+  gguf?: Omit<ChildProcessModelOptions, "factoryOptions"> & { loadOptions?: Record<string, unknown> };
+}
+
+function trajectoryProvider(name: string, rates: FailureRates = FAILURE_PROFILES.perfect): ModelProvider {
+  return {
+    name,
+    concurrency: SCRIPTED_CONCURRENCY,
+    async acquire(task, seed) {
+      if (!task.trajectory) throw new Error(`task ${task.id} has no trajectory for ${name} to follow`);
+      return new TrajectoryModel(task.trajectory, { rates, random: seededRandom(hashSeed(seed, name, task.id)), skillNames: task.registry.names(), name });
+    },
+    async dispose() {},
+  };
+}
+
+function replayProvider(name: string, path: string): ModelProvider {
+  if (!existsSync(path)) throw new EvalSetupError("trace_invalid", `no trace file or directory ${path}`);
+  const perTask = statSync(path).isDirectory();
+  const shared: AgentEvent[] | undefined = perTask ? undefined : readTrace(path);
+  return {
+    name,
+    concurrency: SCRIPTED_CONCURRENCY,
+    async acquire(task) {
+      const file = join(path, `${task.id}.jsonl`);
+      if (perTask && !existsSync(file)) throw new Error(`replay: no trace ${file} for task ${task.id}`);
+      return new ReplayModel(shared ?? readTrace(file), { name });
+    },
+    review(model) {
+      const unused = (model as ReplayModel).unusedSteps;
+      return unused > 0 ? [`replay: the run ended with ${unused} recorded model call(s) not replayed`] : [];
+    },
+    async dispose() {},
+  };
+}
+
+function ggufProvider(name: string, model: string, options: ProviderOptions["gguf"] = {}): ModelProvider {
+  let current: ChildProcessModel | undefined;
+  const start = async () => {
+    const { loadOptions, ...processOptions } = options;
+    current = await ChildProcessModel.start({ ...processOptions, factoryOptions: { ...loadOptions, model } });
+    return current;
+  };
+  return {
+    name,
+    concurrency: GGUF_CONCURRENCY,
+    async prepare() {
+      await start();
+    },
+    async acquire() {
+      // After a native crash the process is gone: the next task gets a fresh one.
+      return current?.alive ? current : start();
+    },
+    async dispose() {
+      await current?.dispose();
+    },
+  };
+}
+
+/** The provider for a parsed `--model`. Replay files are read here, so a bad trace is a setup error. */
+export function createModelProvider(spec: ModelSpec, options: ProviderOptions = {}): ModelProvider {
+  switch (spec.kind) {
+    case "oracle":
+      return trajectoryProvider(spec.name);
+    case "profile":
+      return trajectoryProvider(spec.name, spec.rates);
+    case "heuristic":
+      return {
+        name: spec.name,
+        concurrency: SCRIPTED_CONCURRENCY,
+        async acquire(task) {
+          return new HeuristicModel({ query: task.query, skillNames: task.registry.names(), lookups: task.lookups ?? [] });
+        },
+        async dispose() {},
+      };
+    case "replay":
+      return replayProvider(spec.name, spec.path);
+    case "gguf":
+      return ggufProvider(spec.name, spec.model, options.gguf);
+  }
+}

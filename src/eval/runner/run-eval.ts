@@ -1,0 +1,148 @@
+import { setMaxListeners } from "node:events";
+import { Agent } from "../../agent/agent.js";
+import type { AgentState } from "../../agent/agent-state.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import { describeThrown } from "../../skills/render-result.js";
+import { collectCalls } from "./collect-calls.js";
+import type { EvalTask } from "./eval-task.js";
+import type { ModelProvider } from "./model-providers.js";
+import { promisePool } from "./promise-pool.js";
+import type { RunRecord } from "./run-record.js";
+
+/** Progress of an eval, after each run. */
+export interface EvalProgress {
+  done: number;
+  total: number;
+  model: string;
+}
+
+/** Options of {@link runEval}. */
+export interface RunEvalOptions {
+  tasks: readonly EvalTask[];
+  providers: readonly ModelProvider[];
+  /** Iteration budgets, each >= 1. */
+  budgets: readonly number[];
+  /** Seed values (not a count). */
+  seeds: readonly number[];
+  /** Aborting stops starting runs; finished runs are returned and `interrupted` is set. */
+  signal?: AbortSignal;
+  onProgress?: (progress: EvalProgress) => void;
+}
+
+/** The records of an eval, in a fixed order: model, budget, seed, then task order. */
+export interface EvalRuns {
+  records: RunRecord[];
+  interrupted: boolean;
+}
+
+function harnessError(base: Omit<RunRecord, "success" | "failures" | "stopReason" | "iterations" | "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls" | "promptTokens" | "evaluatedPromptTokens" | "generatedTokens" | "wallMs">, message: string, wallMs: number): RunRecord {
+  return {
+    ...base, success: false, failures: [message], stopReason: "harness_error", iterations: 0, skillCalls: 0, validationErrors: 0,
+    validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0, repeatedCalls: 0, promptTokens: null, evaluatedPromptTokens: null, generatedTokens: null, wallMs,
+  };
+}
+
+/** Sorted copy of a count record, so two reports of the same runs serialize identically. */
+function sortedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
+ * iterations, judged by the task. Never throws: a model that cannot be had or a run that throws is a failed record.
+ */
+export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal): Promise<RunRecord> {
+  const started = performance.now();
+  const base = { model: provider.name, taskId: task.id, ...(task.category && { category: task.category }), budget, seed };
+  let model: ModelHandle;
+  let state: AgentState;
+  try {
+    model = await provider.acquire(task, seed);
+    const agent = new Agent({ model, registry: task.registry, ...(task.parallelCalls && { parallelCalls: true }) });
+    state = await agent.run(task.query, { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) });
+  } catch (error) {
+    return harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started);
+  }
+  const wallMs = performance.now() - started;
+  const calls = collectCalls(state.stream);
+  const verdict = task.judge({ answer: state.answer, calls, state });
+  const failures = [...verdict.failures];
+  for (const event of state.stream.ofType("model-error")) failures.push(`model error: ${event.message}`);
+  failures.push(...(provider.review?.(model) ?? []));
+  const stats = state.stats;
+  const tokens = model.stats !== undefined;
+  return {
+    ...base,
+    success: verdict.success && failures.length === verdict.failures.length,
+    failures,
+    ...(verdict.errorType && { errorType: verdict.errorType }),
+    stopReason: state.stopReason ?? "harness_error",
+    iterations: state.iterations,
+    skillCalls: calls.length,
+    validationErrors: stats.validationErrors,
+    validationErrorsByType: sortedCounts(stats.validationErrorsByType),
+    toolErrors: stats.toolErrors,
+    emptyAnswers: stats.emptyAnswers,
+    repeatedCalls: stats.repeatedCalls,
+    promptTokens: tokens ? stats.promptTokens : null,
+    evaluatedPromptTokens: tokens ? stats.evaluatedPromptTokens : null,
+    generatedTokens: tokens ? stats.generatedTokens : null,
+    ...(state.answer !== undefined && { answer: state.answer }),
+    wallMs,
+  };
+}
+
+/**
+ * Run every task under every provider × budget × seed. Providers run one after another (one real model in memory
+ * at a time); within a provider, runs overlap up to its concurrency. Each provider is prepared first (a model
+ * that cannot load stops the eval with its setup error) and disposed at the end.
+ */
+export async function runEval(options: RunEvalOptions): Promise<EvalRuns> {
+  const { tasks, providers, budgets, seeds } = options;
+  // Every run in flight listens on the signal: a signal of our own, following the caller's, takes them all without
+  // Node's "possible memory leak" warning, and leaves the caller's signal untouched.
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const follow = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) follow();
+  else options.signal?.addEventListener("abort", follow, { once: true });
+  const signal = controller.signal;
+  try {
+    return await runAll(options, jobsOf(tasks, budgets, seeds), providers, signal);
+  } finally {
+    options.signal?.removeEventListener("abort", follow);
+  }
+}
+
+function jobsOf(tasks: readonly EvalTask[], budgets: readonly number[], seeds: readonly number[]) {
+  return budgets.flatMap((budget) => seeds.flatMap((seed) => tasks.map((task) => ({ task, budget, seed }))));
+}
+
+async function runAll(options: RunEvalOptions, jobs: ReturnType<typeof jobsOf>, providers: readonly ModelProvider[], signal: AbortSignal): Promise<EvalRuns> {
+  const total = jobs.length * providers.length;
+  const records: RunRecord[] = [];
+  let done = 0;
+  let interrupted = false;
+  for (const provider of providers) {
+    if (signal.aborted) break;
+    await provider.prepare?.();
+    try {
+      const results = await promisePool(
+        jobs,
+        provider.concurrency,
+        async ({ task, budget, seed }) => {
+          const record = await runTask(task, provider, budget, seed, signal);
+          options.onProgress?.({ done: ++done, total, model: provider.name });
+          return record;
+        },
+        signal,
+      );
+      for (const record of results) if (record) records.push(record);
+    } finally {
+      await provider.dispose();
+    }
+  }
+  if (signal.aborted) interrupted = true;
+  // Runs interrupted mid-way end as "aborted": they measure nothing and are dropped.
+  return { records: interrupted ? records.filter((r) => r.stopReason !== "aborted") : records, interrupted };
+}

@@ -1,0 +1,36 @@
+import type { StopReason } from "../../agent/events.js";
+
+/** Why a run ended: the agent's stop reason, or `harness_error` when the run could not be made at all. */
+export type RunStopReason = StopReason | "harness_error";
+
+/** Everything measured about one run of one task (one model, budget and seed). */
+export interface RunRecord {
+  model: string;
+  taskId: string;
+  category?: string;
+  budget: number;
+  seed: number;
+  success: boolean;
+  /** Why the run did not succeed, one line each (empty on success). */
+  failures: string[];
+  /** A machine-readable failure kind when the judge has one (BFCL's error types). */
+  errorType?: string;
+  stopReason: RunStopReason;
+  /** Model calls made. */
+  iterations: number;
+  /** Skill calls made (parallel calls counted one by one). */
+  skillCalls: number;
+  validationErrors: number;
+  validationErrorsByType: Record<string, number>;
+  toolErrors: number;
+  emptyAnswers: number;
+  /** Calls identical to an earlier call of the run. */
+  repeatedCalls: number;
+  /** Token counts, when the model reports them (real models); null for scripted models. */
+  promptTokens: number | null;
+  evaluatedPromptTokens: number | null;
+  generatedTokens: number | null;
+  answer?: string;
+  /** Wall time of the run, ms (the only field that differs between two runs with the same seed). */
+  wallMs: number;
+}
