@@ -9,6 +9,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { GGML_TYPE, encodeF16, encodeF32, gguf, type GgufFile, type GgufTensor, type GgufValue } from "./gguf-writer.js";
 
+/** Bump when the generator's output changes: test/helpers/fixture-model.ts rebuilds a cached file of another version. */
+export const FIXTURE_VERSION = "tiny-gemma3/1";
+
 /** Shape of the fixture: small enough to build in seconds and decode in milliseconds, big enough to be a transformer. */
 export const FIXTURE_SHAPE = Object.freeze({
   layers: 2,

@@ -93,6 +93,11 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   if (typeof architecture !== "string" || architecture === "") throw corrupt(path, "the header names no general.architecture");
   const tensors = fileInfo.tensorInfo ?? [];
   if (tensors.length === 0) throw corrupt(path, "the file holds no tensors");
+  // node-llama-cpp's reader reads zeros past the end of a file: a cut-off header shows as nameless tensors or data
+  // that would start past the end.
+  if (tensors.some((t) => t.name === "" || t.dimensions.length === 0)) throw corrupt(path, "its header is cut off or garbled");
+  const dataStart = tensors.reduce((min, t) => Math.min(min, Number(t.fileOffset)), Number.POSITIVE_INFINITY);
+  if (!(dataStart <= size)) throw corrupt(path, `its header ends at byte ${dataStart}, past the end of the ${size}-byte file: a truncated download?`);
 
   return { path, sizeBytes: size, version, architecture, fileInfo };
 }

@@ -47,7 +47,7 @@ export function toModelLoadError(error: unknown, path: string, logs: readonly st
     );
   }
   if (error instanceof TypeError || error instanceof RangeError || DAMAGED.test(message)) {
-    const detail = logLine(/error loading model|llama_model_load|gguf|tensor/i) ?? message;
+    const detail = logLine(/error loading model/i) ?? logLine(/gguf|tensor/i) ?? message;
     return new ModelLoadError(
       "corrupt",
       `${path} is damaged or incomplete (${detail}): delete it and download it again (gemma-agent pull <model>), or pick another file.`,

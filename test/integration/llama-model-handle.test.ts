@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
+import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { loadFixtureModel } from "../helpers/fixture-model.js";
+
+let model: LlamaModelHandle;
+beforeAll(async () => {
+  model = await loadFixtureModel({ seed: 7 });
+});
+afterAll(() => model?.dispose());
+
+const prompt = (query: string) => gemma3ChatFormat.render([{ role: "system", content: "You answer briefly." }, { role: "user", content: query }]);
+
+describe("LlamaModelHandle on the fixture model", () => {
+  it("describes the model: info from the GGUF, Gemma 3 chat format, threads and backend", () => {
+    expect(model.info).toMatchObject({ architecture: "gemma3", name: "tiny-gemma3-fixture", vocabularySize: 262_144, quantization: "F16", contextLength: 4096, trainContextLength: 8192 });
+    expect(model.info.path).toMatch(/tiny-gemma3\.gguf$/);
+    expect(model.chatFormat).toBe(gemma3ChatFormat);
+    expect(model.backend).toBe("cpu");
+    expect(Number.isInteger(model.threads) && model.threads >= 1).toBe(true);
+  });
+
+  it("generates text, at most maxTokens tokens, and counts them", async () => {
+    const pieces: string[] = [];
+    const text = await model.generate(prompt("Say something."), { maxTokens: 12, temperature: 0.8, onToken: (piece) => pieces.push(piece) });
+    expect(text.length).toBeGreaterThan(0);
+    expect(pieces.join("")).toBe(text);
+    const stats = model.stats;
+    expect(stats.generatedTokens).toBeGreaterThan(0);
+    expect(stats.generatedTokens).toBeLessThanOrEqual(12);
+    expect(stats.promptTokens).toBe(model.tokenize(prompt("Say something.")).length);
+    expect(stats.tokensPerSecond).toBeGreaterThan(0);
+    expect(stats.timeToFirstTokenMs).toBeGreaterThan(0);
+  });
+
+  it("tokenizes the rendered prompt with special tokens: one BOS, turn markers as control tokens", () => {
+    const tokens = model.tokenize(prompt("hello"));
+    const { model: llamaModel } = model.llamaObjects;
+    expect(tokens[0]).toBe(llamaModel.tokens.bos);
+    expect(tokens.filter((t) => t === llamaModel.tokens.bos)).toHaveLength(1);
+    const control = tokens.filter((t) => llamaModel.getTokenAttributes(t).control).map((t) => llamaModel.detokenize([t], true));
+    expect(control).toEqual(["<bos>", "<start_of_turn>", "<end_of_turn>", "<start_of_turn>"]);
+  });
+
+  it("is greedy by default: the same prompt gives the same text", async () => {
+    const a = await model.generate(prompt("Repeat after me."), { maxTokens: 8 });
+    await model.generate(prompt("Something else entirely, to move the cache."), { maxTokens: 4 });
+    const b = await model.generate(prompt("Repeat after me."), { maxTokens: 8 });
+    expect(b).toBe(a);
+  });
+
+  it("stops at the end of a grammar-constrained value: the text is the JSON and nothing after it", async () => {
+    const text = await model.generate(prompt("Pick one."), { jsonSchema: { enum: ["yes", "no"] }, maxTokens: 8 });
+    expect(["\"yes\"", "\"no\""]).toContain(text);
+    // Every counted token carried text: no end-of-turn, EOS or empty token was generated into the reply.
+    expect(model.stats.generatedTokens).toBeGreaterThan(0);
+    expect(model.stats.generatedTokens).toBeLessThanOrEqual(text.length);
+  });
+
+  it("runs concurrent calls one after another, each with its own correct result", async () => {
+    const p = prompt("Count.");
+    const expected = await model.generate(p, { maxTokens: 6 });
+    const results = await Promise.all([model.generate(p, { maxTokens: 6 }), model.generate(prompt("Other."), { maxTokens: 6 }), model.generate(p, { maxTokens: 6 })]);
+    expect(results[0]).toBe(expected);
+    expect(results[2]).toBe(expected);
+    expect(model.stats.totals.calls).toBeGreaterThanOrEqual(4);
+  });
+
+  it("rejects an empty prompt and a prompt longer than the context", async () => {
+    await expect(model.generate("")).rejects.toThrow(/empty/);
+    await expect(model.generate("<bos>" + "word ".repeat(5000))).rejects.toThrow(/context holds 4096/);
+    // still usable
+    expect(await model.generate(prompt("ok?"), { maxTokens: 2 })).toBeTypeOf("string");
+  });
+});
