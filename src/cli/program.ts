@@ -1,12 +1,18 @@
 import { Command, CommanderError } from "commander";
 import { ModelLoadError, DownloadError } from "../model/errors.js";
 import { CliUsageError, EXIT, type CliIO } from "./cli-io.js";
+import askCommand from "./ask.js";
+import modelsCommand from "./models.js";
+import pullCommand from "./pull.js";
+import inspectCommand from "./inspect.js";
+import doctorCommand from "./doctor.js";
+import evalCommand from "./eval.js";
 
 /** What each command file exports: a function that adds its command to the program. */
 export type CommandFactory = (io: CliIO, setExitCode: (code: number) => void) => Command;
 
 /** The commands, in help order. Each lives in its own file under src/cli/. */
-const COMMANDS: CommandFactory[] = [];
+const COMMANDS: CommandFactory[] = [askCommand, modelsCommand, pullCommand, inspectCommand, doctorCommand, evalCommand];
 
 /** The commander program, writing to `io` and never calling process.exit itself. */
 export async function createProgram(io: CliIO, setExitCode: (code: number) => void): Promise<Command> {
@@ -48,12 +54,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       // help and version exit 0; commander has already printed its message
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    if (io.signal.aborted) return EXIT.interrupted;
     const line = setupErrorLine(error);
     if (line) {
       io.stderr.write(`${line}\n`);
       return error instanceof CliUsageError ? error.exitCode : EXIT.usage;
     }
-    if (io.signal.aborted) return EXIT.interrupted;
     io.stderr.write(`gemma-agent: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
     if (io.env.GEMMA_AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return 1;

@@ -1,0 +1,123 @@
+import { appendFileSync, writeFileSync } from "node:fs";
+import { Command } from "commander";
+import { Agent } from "../agent/agent.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { AgentState } from "../agent/agent-state.js";
+import { EXIT, CliUsageError, type CliIO } from "./cli-io.js";
+import type { CommandFactory } from "./program.js";
+import { budgetsForModel, loadModelForCli, resolveModelForCli, type CliModel } from "./model-setup.js";
+import { parseIntegerOption, parseListOption } from "./parse-options.js";
+import { Progress } from "./progress.js";
+import { renderEvent } from "./render-event.js";
+import { selectSkills } from "./skill-selection.js";
+import { terminalApprover } from "./approve-prompt.js";
+import { isInteractive } from "./terminal-question.js";
+import { gpuOption, modelFlags, modelOptions, type ModelCommandOptions } from "./model-options.js";
+
+interface AskOptions extends ModelCommandOptions {
+  maxIterations?: number;
+  maxRetries?: number;
+  maxTokens?: number;
+  skills?: string[];
+  allowDir?: string;
+  json?: boolean;
+  trace?: string;
+  grammar: boolean;
+  quiet?: boolean;
+  approve?: boolean;
+}
+
+/** Open the trace file now (a bad path fails before the model loads) and return a writer that appends each event. */
+function openTrace(path: string | undefined): ((event: AgentEvent) => void) | undefined {
+  if (!path) return undefined;
+  try {
+    writeFileSync(path, "");
+  } catch (error) {
+    throw new CliUsageError(`--trace: cannot write ${path}: ${(error as Error).message}`);
+  }
+  // one synchronous append per event: the trace is complete up to the last event even when the run is interrupted
+  return (event) => appendFileSync(path, `${JSON.stringify(event)}\n`);
+}
+
+/** The `--json` document. */
+function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
+  return {
+    answer: state.answer ?? null,
+    stopReason: state.stopReason,
+    iterations: state.iterations,
+    events: state.stream.toArray(),
+    stats: { ...state.stats, wallMs: Math.round(wallMs), ...(model.stats && { lastGeneration: model.stats }) },
+    model: { ...model.info, backend: model.backend, threads: model.threads },
+  };
+}
+
+function exitCodeFor(state: AgentState): number {
+  if (state.stopReason === "answer") return EXIT.ok;
+  if (state.stopReason === "aborted") return EXIT.interrupted;
+  return EXIT.noAnswer;
+}
+
+const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
+  modelOptions(new Command("ask"))
+    .description("Ask a question; the model answers, calling skills as it needs them.")
+    .argument("<question>", "the question, in quotes")
+    .option("--max-iterations <n>", "model calls at most (default: the model's catalog budget, else 8)", parseIntegerOption(1))
+    .option("--max-retries <n>", "invalid replies tolerated (default: the model's catalog budget, else 3)", parseIntegerOption(0))
+    .option("--max-tokens <n>", "tokens one step may generate (default: 512)", parseIntegerOption(1))
+    .option("--skills <names>", "only these skills, comma-separated (default: all built-in)", parseListOption)
+    .option("--allow-dir <dir>", "let list_files and read_file read this folder (read-only)")
+    .option("--json", "print one JSON document (answer, stopReason, iterations, events, stats) on stdout")
+    .option("--trace <file>", "write the run's events to this file as JSON Lines, as they happen")
+    .option("--no-grammar", "do not constrain replies with the action grammar")
+    .option("--approve", "ask before each skill call: y / n / e(dit) (needs a terminal)")
+    .option("--quiet", "no progress on stderr")
+    .addOption(gpuOption())
+    .addHelpText("after", '\nExample:\n  gemma-agent ask "What is 17% of 2,340?" --skills calculator\n')
+    .action(async (question: string, options: AskOptions) => {
+      if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
+      if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+      const registry = selectSkills(options);
+      const writeTrace = openTrace(options.trace);
+      const progress = new Progress(io, { quiet: options.quiet });
+      const resolved = await resolveModelForCli(io, options.model, progress);
+      const model = await loadModelForCli(resolved, modelFlags(options), progress);
+      try {
+        const budgets = budgetsForModel(resolved, model.info.architecture);
+        const agent = new Agent({
+          model,
+          registry,
+          grammar: options.grammar,
+          ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
+          ...(options.temperature !== undefined && { temperature: options.temperature }),
+          ...(options.approve && { approve: terminalApprover(io, () => progress.stop()) }),
+        });
+        const started = performance.now();
+        progress.start("thinking");
+        const run = agent.runStream(question, {
+          maxIterations: options.maxIterations ?? budgets.maxIterations,
+          maxRetries: options.maxRetries ?? budgets.maxRetries,
+          signal: io.signal,
+        });
+        let next = await run.next();
+        while (!next.done) {
+          const event = next.value;
+          writeTrace?.(event);
+          const line = renderEvent(event);
+          if (line) progress.note(line);
+          const s = model.stats;
+          progress.update(`thinking (step ${event.step}${s ? `, ${s.tokensPerSecond.toFixed(1)} tokens/s` : ""})`);
+          next = await run.next();
+        }
+        const state = next.value;
+        if (state.stopReason === "answer") progress.succeed(`answered in ${state.iterations} steps, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        else progress.fail(`no answer: ${state.stopReason}`);
+        if (options.json) io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
+        else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);
+        setExitCode(exitCodeFor(state));
+      } finally {
+        progress.stop();
+        await model.dispose();
+      }
+    });
+
+export default askCommand;

@@ -1,0 +1,33 @@
+import type { AgentEvent } from "../agent/events.js";
+import { safeStringify } from "../skills/render-result.js";
+
+function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** The progress line for an event on stderr (undefined: nothing worth a line). Nested events are indented. */
+export function renderEvent(event: AgentEvent): string | undefined {
+  const indent = "  ".repeat(1 + (event.depth ?? 0));
+  const step = `${indent}[${event.step}]`;
+  switch (event.type) {
+    case "call-skill":
+      return `${step} → ${event.skillName} ${oneLine(safeStringify(event.arguments))}${event.originalArguments ? ` (corrected from ${oneLine(safeStringify(event.originalArguments))})` : ""}`;
+    case "call-skills":
+      return `${step} → ${event.calls.length} calls: ${event.calls.map((c) => c.skillName).join(", ")}`;
+    case "observation":
+      return `${step}   = ${oneLine(event.result)}${event.truncated ? " (cut)" : ""}${event.warning ? " (repeated call)" : ""}`;
+    case "tool-error":
+      return `${step}   ✗ ${event.skillName}${event.guard ? ` [${event.guard}]` : ""}: ${oneLine(event.message)}`;
+    case "validation-error":
+      return `${step} ✗ invalid reply (${event.errorType ?? event.validatorName}): ${oneLine(event.feedback)}`;
+    case "final-answer":
+      return `${step} ✓ answered`;
+    case "max-iterations":
+      return `${indent}stopped: no answer after ${event.iterations} iterations`;
+    case "model-error":
+      return `${indent}model error: ${oneLine(event.message)}`;
+    case "aborted":
+      return `${indent}aborted: ${oneLine(event.reason)}`;
+  }
+}
