@@ -40,6 +40,11 @@ function typeMatches(value: unknown, type: string): boolean {
   return Object.hasOwn(EXPECTED_CLASS, type) && classOf(value) === EXPECTED_CLASS[type];
 }
 
+/** Python's type of a JSON value: a whole number reads as int, any other number as float. */
+function pythonType(value: unknown): string {
+  return typeof value === "number" ? (Number.isInteger(value) ? "int" : "float") : classOf(value);
+}
+
 /** The class of the first allowed value that is not `""` (the "may be omitted" marker), as BFCL reads a variable's type. */
 function allowedClass(allowed: readonly unknown[]): ValueClass | undefined {
   const first = allowed.find((a) => a !== "");
@@ -107,7 +112,9 @@ function checkValue(param: string, value: unknown, allowed: readonly unknown[], 
   let typeOk = typeMatches(value, type);
   if (typeOk && itemType !== undefined && !nestedTypesMatch(value as unknown[], itemType, allowed)) typeOk = false;
   if (!typeOk) {
-    if (gtClass === undefined || classOf(value) !== gtClass) return fail("type_error:simple", `${param}: expected type ${type}, got ${JSON.stringify(value)}`);
+    // A value of the wrong type still passes when it has the type of the allowed values (BFCL's "variable" case).
+    const first = allowed.find((a) => a !== "");
+    if (first === undefined || pythonType(value) !== pythonType(first)) return fail("type_error:simple", `${param}: expected type ${type}, got ${JSON.stringify(value)}`);
     isVariable = true;
   }
   let ok: boolean;

@@ -1,0 +1,104 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { EvalSetupError } from "../../src/eval/errors.js";
+import { evaluateSuite } from "../../src/eval/evaluate.js";
+import { readTrace, recordedSteps, ReplayMismatchError, ReplayModel } from "../../src/eval/models/replay-model.js";
+import { parseSuite } from "../../src/eval/suite/load-suite.js";
+import { defineSkill, Registry } from "../../src/skills/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+
+const call = (skill_name: string, args: Record<string, unknown>) => JSON.stringify({ skill_name, arguments: args });
+const answer = (text: string) => JSON.stringify({ final_answer: text });
+
+function registry(capitalOfFrance = "Paris"): Registry {
+  return new Registry([
+    defineSkill({ name: "capital", description: "capital of a country", parameters: z.object({ country: z.string() }), run: ({ country }) => (country === "France" ? capitalOfFrance : "unknown") }),
+  ]);
+}
+
+/** Record a run the way `ask --trace` does: every event as one JSON line. */
+async function record(replies: string[], query = "Capital of France?"): Promise<string> {
+  const state = await new Agent({ model: new ScriptedModel(replies), registry: registry() }).run(query);
+  return state.stream.toJSONL();
+}
+
+describe("ReplayModel", () => {
+  it("plays a recorded run back: the same replies, the same events", async () => {
+    const replies = ['{"skill_name": "capital"}', call("capital", { country: "France" }), answer("Paris")];
+    const trace = await record(replies);
+    const events = readTraceText(trace);
+    expect(recordedSteps(events).map((s) => s.raw)).toEqual(replies);
+    const model = new ReplayModel(events);
+    const state = await new Agent({ model, registry: registry() }).run("Capital of France?");
+    expect(state.answer).toBe("Paris");
+    expect(state.stream.toArray().map((e) => e.type)).toEqual(events.map((e) => e.type));
+    expect(model.unusedSteps).toBe(0);
+  });
+
+  it("reports a run whose prompt differs from the recording (a skill now returns something else)", async () => {
+    const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
+    const state = await new Agent({ model: new ReplayModel(events), registry: registry("Lyon") }).run("Capital of France?");
+    expect(state.stopReason).toBe("model_error");
+    const error = state.stream.ofType("model-error")[0];
+    expect(error.message).toMatch(/replay diverged at step 2: the prompt lacks the recorded "Result of capital:\\nParis"/);
+  });
+
+  it("throws when asked for more steps than were recorded, and counts the ones left unused", async () => {
+    const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
+    const short = new ReplayModel(events);
+    const state = await new Agent({ model: short, registry: registry() }).run("Capital of France?", { maxIterations: 1 });
+    expect(state.stopReason).toBe("max_iterations");
+    expect(short.unusedSteps).toBe(1);
+    const model = new ReplayModel(events);
+    await model.generate("p");
+    await expect(model.generate("Result of capital:\nParis")).resolves.toBe(answer("Paris"));
+    await expect(model.generate("p")).rejects.toBeInstanceOf(ReplayMismatchError);
+  });
+
+  it("in an eval: a directory of <task-id>.jsonl traces, divergence and leftovers as failures", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "replay-"));
+    const traces = join(dir, "traces");
+    mkdirSync(traces);
+    writeFileSync(join(traces, "ok.jsonl"), await record(["{}", call("capital", { country: "France" }), answer("Paris")]));
+    // recorded when the skill did not know Spain ("unknown"); the suite's table now says "Madrid": the replayed
+    // conversation differs from the recorded one at step 2
+    writeFileSync(join(traces, "stale.jsonl"), await record([call("capital", { country: "Spain" }), answer("Madrid")], "Capital of Spain?"));
+    const suite = parseSuite({
+      name: "replayed",
+      skills: [{ type: "lookup", name: "capital", description: "capital of a country", parameter: "country", table: { France: "Paris", Spain: "Madrid" } }],
+      tasks: [
+        { id: "ok", query: "Capital of France?", skills: ["capital"], expected: { includes: "Paris" } },
+        { id: "stale", query: "Capital of Spain?", skills: ["capital"], expected: { includes: "Madrid" } },
+        { id: "missing", query: "Capital of Peru?", skills: ["capital"], expected: { includes: "Lima" } },
+      ],
+    });
+    const report = await evaluateSuite(suite, { models: [`replay:${traces}`], budgets: [1, 8] });
+    const at = (budget: number, id: string) => report.runs.find((r) => r.budget === budget && r.taskId === id)!;
+    expect(at(8, "ok")).toMatchObject({ success: true, validationErrors: 1, answer: "Paris" });
+    expect(at(8, "stale")).toMatchObject({ success: false, stopReason: "model_error" });
+    expect(at(8, "stale").failures.join(" ")).toMatch(/replay diverged at step 2/);
+    expect(at(8, "missing")).toMatchObject({ success: false, stopReason: "harness_error" });
+    expect(at(8, "missing").failures[0]).toMatch(/no trace .*missing\.jsonl/);
+    // a budget smaller than the recording leaves recorded replies unplayed: reported, not silently accepted
+    expect(at(1, "ok").failures).toContain("replay: the run ended with 2 recorded model call(s) not replayed");
+  });
+
+  it("rejects unreadable traces as setup errors", () => {
+    const dir = mkdtempSync(join(tmpdir(), "replay-"));
+    writeFileSync(join(dir, "bad.jsonl"), '{"type": "final-answer"}\n');
+    expect(() => readTrace(join(dir, "bad.jsonl"))).toThrow(EvalSetupError);
+    expect(() => readTrace(join(dir, "bad.jsonl"))).toThrow(/line 1: not an event/);
+    writeFileSync(join(dir, "empty.jsonl"), '{"type": "observation", "step": 1, "at": 0, "skillName": "x", "result": "y"}\n');
+    expect(() => readTrace(join(dir, "empty.jsonl"))).toThrow(/records no model reply/);
+  });
+});
+
+function readTraceText(text: string) {
+  const dir = mkdtempSync(join(tmpdir(), "trace-"));
+  writeFileSync(join(dir, "t.jsonl"), text);
+  return readTrace(join(dir, "t.jsonl"));
+}
