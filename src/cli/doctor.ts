@@ -2,8 +2,6 @@ import { existsSync, statfsSync } from "node:fs";
 import { freemem, totalmem } from "node:os";
 import { Command } from "commander";
 import { catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec } from "../model/catalog.js";
-import { getLlamaRuntime } from "../model/llama/llama-runtime.js";
-import { defaultThreadCount } from "../model/llama/threads.js";
 import { catalogDownloadStatus, modelsDir } from "../model/models-dir.js";
 import { EXIT, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
@@ -27,6 +25,7 @@ function nodeCheck(): Check {
 
 async function backendChecks(): Promise<Check[]> {
   try {
+    const { getLlamaRuntime, defaultThreadCount } = await import("../model/llama/index.js");
     const { llama } = await getLlamaRuntime("auto");
     const threads = defaultThreadCount(llama.cpuMathCores);
     const backend = llama.gpu === false ? "cpu" : llama.gpu;

@@ -6,6 +6,17 @@ import { runCli } from "./program.js";
  * The `gemma-agent` executable. The first Ctrl-C aborts the running command cleanly (exit 130, traces flushed);
  * a second one exits at once.
  */
+// node-llama-cpp refuses to load when CI is set to anything but a boolean; an empty CI means "not CI"
+if (process.env.CI === "") delete process.env.CI;
+
+// `gemma-agent models | head`: the reader went away; stop quietly, as Unix tools do
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const controller = new AbortController();
 let interrupts = 0;
 process.on("SIGINT", () => {

@@ -1,7 +1,6 @@
 import { budgetsFor, defaultModelAlias, findCatalogEntry, catalogFileFor, splitModelSpec, type ModelBudgets } from "../model/catalog.js";
 import { pullModel } from "../model/download.js";
 import { ModelLoadError } from "../model/errors.js";
-import { loadModel } from "../model/llama/index.js";
 import { modelsDir } from "../model/models-dir.js";
 import { resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
 import { CliUsageError, type CliIO } from "./cli-io.js";
@@ -87,6 +86,8 @@ export async function loadModelForCli(resolved: ResolvedModel, flags: ModelFlags
   const label = resolved.alias ?? resolved.path;
   progress.start(`loading ${label}`);
   try {
+    // node-llama-cpp loads only when a model does: `--help`, `models` and `pull` start fast without it
+    const { loadModel } = await import("../model/llama/index.js");
     const handle = await loadModel({
       model: resolved.path,
       gpu: flags.gpu ?? "auto",

@@ -14,7 +14,9 @@ export class Progress {
   constructor(io: CliIO, options: { quiet?: boolean } = {}) {
     this.#io = io;
     this.#quiet = options.quiet ?? false;
-    const interactive = Boolean(io.stderr.isTTY) && !this.#quiet && !io.env.CI;
+    // A terminal that reports no width (a bare pty) would make the spinner's redraw arithmetic run away: no spinner.
+    const columns = (io.stderr as { columns?: number }).columns ?? 0;
+    const interactive = Boolean(io.stderr.isTTY) && columns > 0 && !this.#quiet && !io.env.CI;
     this.#spinner = interactive ? ora({ stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean }, discardStdin: false }) : undefined;
   }
 
