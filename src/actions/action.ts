@@ -1,4 +1,8 @@
-/** The model asked for a skill to run. `arguments` are what the model wrote (validated against the skill's schema). */
+/**
+ * The model asked for a skill to run. `arguments` are as the model wrote them (they passed the skill's schema; the
+ * skill itself gets the schema's parsed values, defaults filled in). On a `call-skill` event whose arguments the
+ * approval hook corrected, `arguments` are the corrected ones and `originalArguments` the model's.
+ */
 export interface CallSkillAction {
   type: "call-skill";
   skillName: string;

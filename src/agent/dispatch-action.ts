@@ -32,8 +32,12 @@ export interface DispatchContext {
   options: DispatchOptions;
 }
 
-/** A call that passed the guard chain: the arguments it runs with, and the model's own when they were corrected. */
-type Cleared = { ok: true; arguments: Record<string, unknown>; originalArguments?: Record<string, unknown> };
+/**
+ * A call that passed the guard chain: `arguments` as written (by the model, or by the approver when it corrected
+ * them), `validated` as parsed by the skill's schema (defaults filled in: what the skill gets), and the model's own
+ * arguments when the approver corrected them.
+ */
+type Cleared = { ok: true; arguments: Record<string, unknown>; validated: Record<string, unknown>; originalArguments?: Record<string, unknown> };
 type Refused = { ok: false; guard: string; message: string };
 
 function runState(state: AgentState): SkillRunState {
@@ -50,11 +54,12 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
   const validate = (args: unknown): z.ZodSafeParseResult<unknown> => skill.parameters.safeParse(args);
   let parsed = validate(call.arguments);
   if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
-  let args = parsed.data as Record<string, unknown>;
+  let validated = parsed.data as Record<string, unknown>;
+  let written = call.arguments;
   let originalArguments: Record<string, unknown> | undefined;
   try {
     if (ctx.options.approve) {
-      const decision = await ctx.options.approve({ skillName: call.skillName, arguments: args }, runState(state));
+      const decision = await ctx.options.approve({ skillName: call.skillName, arguments: validated }, runState(state));
       if (decision === "deny" || (typeof decision === "object" && decision.decision === "deny")) {
         const reason = typeof decision === "object" && decision.decision === "deny" && decision.reason ? decision.reason : "not approved";
         return { ok: false, guard: "approval", message: `denied: ${reason}` };
@@ -63,17 +68,18 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
         parsed = validate(decision.arguments);
         if (!parsed.success) return { ok: false, guard: "approval", message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}` };
         originalArguments = call.arguments;
-        args = parsed.data as Record<string, unknown>;
+        written = decision.arguments;
+        validated = parsed.data as Record<string, unknown>;
       }
     }
     for (const guard of ctx.options.guards ?? []) {
-      const verdict = await guard.check({ skillName: call.skillName, arguments: args }, runState(state));
+      const verdict = await guard.check({ skillName: call.skillName, arguments: validated }, runState(state));
       if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason };
     }
   } catch (error) {
     return { ok: false, guard: "approval", message: `the approval check failed: ${describeThrown(error)}` };
   }
-  return { ok: true, arguments: args, ...(originalArguments && { originalArguments }) };
+  return { ok: true, arguments: written, validated, ...(originalArguments && { originalArguments }) };
 }
 
 /** What one call produced: events to emit in call order, and its value for references. */
@@ -104,12 +110,12 @@ async function runOneCall(
     return toolError(cleared.message, cleared.guard);
   }
   announce(cleared.arguments, cleared.originalArguments);
-  const effective: SkillCall = { skillName: call.skillName, arguments: cleared.arguments };
+  const effective: SkillCall = { skillName: call.skillName, arguments: cleared.validated };
   if (state.repetition.isRepeat(effective)) state.stats.repeatedCalls++;
   const blocked = state.repetition.blockedCount(effective);
   if (blocked !== undefined) return toolError(renderPrompt("repeat-blocked", { count: blocked }), "repetition");
   state.stats.skillCalls++;
-  const outcome: CallOutcome = await runSkill(ctx.registry.get(call.skillName)!, cleared.arguments, {
+  const outcome: CallOutcome = await runSkill(ctx.registry.get(call.skillName)!, cleared.validated, {
     registry: ctx.registry,
     signal: ctx.signal,
     state: runState(state),

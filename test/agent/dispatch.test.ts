@@ -162,6 +162,18 @@ describe("guard chain", () => {
   });
 });
 
+describe("call-skill events", () => {
+  it("keep the arguments as the model wrote them, while the skill gets the schema's parsed values", async () => {
+    let got: unknown;
+    const registry = new Registry([
+      defineSkill({ name: "greet", description: "greet", parameters: z.object({ name: z.string(), polite: z.boolean().default(true) }), run: (args) => ((got = args), "hi") }),
+    ]);
+    const state = await new Agent({ model: new ScriptedModel([call("greet", { name: "Ada" }), answer("ok")]), registry }).run("q");
+    expect(state.stream.ofType("call-skill")[0].arguments).toEqual({ name: "Ada" });
+    expect(got).toEqual({ name: "Ada", polite: true });
+  });
+});
+
 describe("time and size", () => {
   it("a skill that outlives its timeout is a tool-error and sees its signal abort", async () => {
     let signal: AbortSignal | undefined;
