@@ -1,21 +1,9 @@
 import type { SkillCall } from "../../actions/action.js";
-import { extractJsonObject } from "../../actions/extract-json.js";
 import type { AgentEvent, CallSkillEvent } from "../../agent/events.js";
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * The arguments as the model wrote them. A `call-skill` event carries the arguments the skill ran with (validated:
- * schema defaults filled in, unknown keys of nested objects dropped), and `originalArguments` only when an approval
- * hook changed them; what the model wrote is in `raw`, read back with the parser's own JSON extraction.
- */
+/** The arguments as the model wrote them: an approval hook's correction keeps the model's in `originalArguments`. */
 function modelArguments(event: CallSkillEvent): Record<string, unknown> {
-  if (event.originalArguments) return event.originalArguments;
-  const extracted = event.raw ? extractJsonObject(event.raw) : undefined;
-  if (extracted?.ok && isPlainObject(extracted.value.arguments)) return extracted.value.arguments;
-  return event.arguments;
+  return event.originalArguments ?? event.arguments;
 }
 
 /**
