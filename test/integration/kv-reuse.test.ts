@@ -9,8 +9,8 @@ let fresh: LlamaModelHandle;
 const erasures: string[] = [];
 
 beforeAll(async () => {
-  model = await loadFixtureModel();
-  fresh = await loadFixtureModel();
+  model = await loadFixtureModel({ seed: 5 });
+  fresh = await loadFixtureModel({ seed: 5 });
   const { sequence } = model.llamaObjects;
   const erase = sequence.eraseContextTokenRanges.bind(sequence);
   sequence.eraseContextTokenRanges = (ranges) => (erasures.push(JSON.stringify(ranges)), erase(ranges));
@@ -44,6 +44,7 @@ describe("KV-cache prefix reuse", () => {
       expect(stats.reusedPromptTokens + stats.evaluatedPromptTokens).toBe(stats.promptTokens);
       if (step === 0) expect(stats.reusedPromptTokens).toBe(0);
       else {
+        expect(prompt.startsWith(previousPrompt + previousReply)).toBe(true); // the conversation is append-only
         // New text = everything after the previous prompt and reply; the reply's last token was sampled but not yet
         // evaluated when generation stopped at maxTokens, so it is evaluated now.
         const newTokens = model.tokenize(prompt.slice(previousPrompt.length + previousReply.length)).length;

@@ -1,5 +1,5 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +127,10 @@ describe("loadModel failures", () => {
   it("left no unhandled rejection behind, and the fixture still loads", async () => {
     const handle = await loadModel({ model: fixture, gpu: false, contextSize: 1024 });
     expect(handle.info.architecture).toBe("gemma3");
+    // Default threads: never more than the CPUs this process may use (node-llama-cpp's default would be more here).
+    expect(handle.threads).toBeGreaterThanOrEqual(1);
+    expect(handle.threads).toBeLessThanOrEqual(availableParallelism());
+    expect(handle.llamaObjects.context.idealThreads).toBe(handle.threads);
     await handle.dispose();
     expect(unhandled).toEqual([]);
   });

@@ -25,8 +25,9 @@ export const DEFAULT_TOP_P = 0.95;
 
 /**
  * Under a JSON-schema grammar, tokens allowed past `maxTokens` to close the JSON value in progress. When `maxTokens`
- * is reached the loader favours tokens made only of `"`, `}` and `]`, so the grammar's shortest ending is written and
- * the reply always parses (a cut-off action would cost the agent a retry). A value is closed in a few tokens.
+ * is reached the loader favours closing tokens among those the grammar allows (`"` inside a string, `}` / `]` between
+ * values, then `,` to reach a required property), so the reply ends along a short path and always parses (a cut-off
+ * action would cost the agent a retry). A value is usually closed in a handful of tokens.
  */
 export const GRAMMAR_WRAP_UP_TOKENS = 128;
 

@@ -113,10 +113,22 @@ class GbnfBuilder {
     this.#root = root;
   }
 
-  /** The grammar text, `root` first, one rule per line. */
+  /** The grammar text, `root` first, one rule per line, rules that `root` cannot reach left out. */
   render(rootExpression: string): string {
+    const reachable = new Set<string>();
+    const pending = [rootExpression];
+    while (pending.length > 0) {
+      // Rule references are the bare words of a body once string literals and character classes are removed.
+      const body = pending.pop()!.replace(/"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|\{[0-9,]*\}/g, " ");
+      for (const name of body.match(/[A-Za-z0-9-]+/g) ?? []) {
+        if (!reachable.has(name) && this.#rules.has(name)) {
+          reachable.add(name);
+          pending.push(this.#rules.get(name)!);
+        }
+      }
+    }
     const lines = [`root ::= ${rootExpression}`];
-    for (const [name, body] of this.#rules) lines.push(`${name} ::= ${body}`);
+    for (const [name, body] of this.#rules) if (reachable.has(name)) lines.push(`${name} ::= ${body}`);
     return `${lines.join("\n")}\n`;
   }
 
@@ -295,8 +307,8 @@ class GbnfBuilder {
     const keys = Object.keys(properties);
     for (const name of required) if (!keys.includes(name)) keys.push(name);
 
-    if (keys.length === 0) {
-      // No declared properties: a free-form map, values per additionalProperties (any value when absent or true).
+    if (keys.length === 0 && !Object.hasOwn(schema, "properties")) {
+      // No `properties` at all: a free-form map, values per additionalProperties (any value when absent or true).
       const additional = own<Schema>(schema, "additionalProperties");
       if (additional === false) return this.rule(hint, `"{" "}"`);
       const value = additional === undefined || additional === true ? this.primitive("value") : this.compile(additional, `${hint}-value`);
@@ -304,6 +316,7 @@ class GbnfBuilder {
       return this.rule(hint, `"{" (${key} ":" ${value} ("," ${key} ":" ${value})*)? "}"`);
     }
 
+    if (keys.length === 0) return this.rule(hint, `"{" "}"`);
     // Declared properties only, in declared order; optional ones may be left out. rest[i]: properties i.. after at
     // least one was written (each present one preceded by a comma); first[i]: properties i.. with none written yet.
     const pairs = keys.map((key) => {
@@ -385,8 +398,8 @@ function mergeSchemas(a: JsonSchema, b: Schema, hint: string): JsonSchema {
  * Every text the grammar accepts is valid JSON that satisfies the schema, for this subset: `type` (also arrays of
  * types, and `nullable`), `const`, `enum`, `anyOf` / `oneOf` (oneOf's exclusivity is not enforced), `allOf` of object
  * schemas, `$ref` to `#`, `#/$defs/*` or `#/definitions/*`, objects (`properties` in declared order, `required`;
- * undeclared keys are never written; with no `properties`, a free-form map valued by `additionalProperties`), arrays
- * (`items`, `prefixItems`, `minItems`, `maxItems`), strings (`minLength`, `maxLength`, and the non-blank pattern `\S`,
+ * undeclared keys are never written, so `properties: {}` means `{}`; without `properties`, a free-form map valued
+ * by `additionalProperties`), arrays (`items`, `prefixItems`, `minItems`, `maxItems`), strings (`minLength`, `maxLength`, and the non-blank pattern `\S`,
  * met by starting with a non-blank character), integers and numbers with `minimum` / `maximum` / exclusive bounds
  * (exact; bounded numbers have no exponent), booleans, null, and `{}` / `true` (any JSON value).
  * Not enforced (the grammar then accepts more than the schema): other `pattern`s, `format`, `multipleOf`,

@@ -2,11 +2,12 @@ import { LlamaGrammarEvaluationState, TokenBias, type LlamaContext, type LlamaCo
 import { abortError, raceAbort } from "../../abort.js";
 import type { ChatFormat } from "../../prompt/chat-format.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
-import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
+import { DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
 import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
+import { JsonStringState } from "./json-string-state.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {
@@ -111,7 +112,7 @@ class TextAssembler {
  *   evaluates the new tokens, and the sequence is never erased for it (Gemma's sliding-window attention would lose
  *   its window). Any other prompt keeps the longest common token prefix that is still valid and evaluates the rest.
  * - `jsonSchema` compiles to a compact GBNF grammar (cached per schema). When `maxTokens` is reached mid-value, up to
- *   GRAMMAR_WRAP_UP_TOKENS more tokens close the value, favouring `"`, `}` and `]`: a constrained reply always parses.
+ *   GRAMMAR_WRAP_UP_TOKENS more tokens close the value (closing tokens favoured): a constrained reply always parses.
  * - Tokens with empty text (`<pad>`, `<unusedN>`, turn markers) are never sampled; generation stops at end of turn /
  *   end of sequence, which the returned text excludes.
  * - `signal` stops generation between two tokens (or two prompt slices) and rejects with an AbortError at once; the
@@ -131,7 +132,9 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #grammars: GrammarCache;
   readonly #sampling: LlamaSamplingDefaults;
   readonly #baseBias: TokenBias;
-  readonly #wrapUpBias: TokenBias;
+  /** Wrap-up biases: inside a JSON string favour closing it, between values favour closing containers. */
+  readonly #wrapUpInString: TokenBias;
+  readonly #wrapUpBetweenValues: TokenBias;
   /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
   readonly #stopTokens: ReadonlySet<Token>;
   readonly #stopText: string | undefined;
@@ -151,12 +154,14 @@ export class LlamaModelHandle implements ModelHandle {
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
     this.#baseBias = new TokenBias(parts.model.tokenizer);
-    this.#wrapUpBias = new TokenBias(parts.model.tokenizer);
+    this.#wrapUpInString = new TokenBias(parts.model.tokenizer);
+    this.#wrapUpBetweenValues = new TokenBias(parts.model.tokenizer);
     for (const token of parts.tokenClasses.banned) {
-      this.#baseBias.set(token, "never");
-      this.#wrapUpBias.set(token, "never");
+      for (const bias of [this.#baseBias, this.#wrapUpInString, this.#wrapUpBetweenValues]) bias.set(token, "never");
     }
-    for (const token of parts.tokenClasses.closers) this.#wrapUpBias.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    for (const token of parts.tokenClasses.stringClosers) this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    for (const token of parts.tokenClasses.containerClosers) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    for (const token of parts.tokenClasses.separators) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
     const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
     const endIsOneToken = endTokens.length === 1;
     this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
@@ -244,6 +249,7 @@ export class LlamaModelHandle implements ModelHandle {
 
     const generated: Token[] = [];
     const assembler = new TextAssembler(this.#model, this.#stopText);
+    const jsonState = new JsonStringState();
     const budget = Math.min(maxTokens, this.#sequence.contextSize - tokens.length);
     const hardLimit = grammar ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, this.#sequence.contextSize - tokens.length) : budget;
     let bias = this.#baseBias;
@@ -276,7 +282,7 @@ export class LlamaModelHandle implements ModelHandle {
         if (generated.length >= hardLimit) break;
         if (generated.length >= budget) {
           if (!grammar) break;
-          bias = this.#wrapUpBias;
+          bias = jsonState.update(assembler.text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
         }
       }
     } finally {

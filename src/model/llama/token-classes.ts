@@ -9,23 +9,32 @@ export interface TokenClasses {
    * it, so a model can spin on it; and a turn marker written by the model would forge a turn.
    */
   banned: Token[];
-  /** Tokens made only of `"`, `}` and `]`: favoured when a grammar-constrained reply must wrap up. */
-  closers: Token[];
+  /** Tokens that end a JSON string and maybe containers (`"`, `"}`, `"]}`): favoured to wrap up inside a string. */
+  stringClosers: Token[];
+  /** Tokens made only of `}` and `]`: favoured to wrap up between JSON values. */
+  containerClosers: Token[];
+  /** The `,` token(s): favoured less, to move on to the next required property when nothing can close yet. */
+  separators: Token[];
 }
 
-const CLOSING_TEXT = /^["}\]]+$/;
+const STRING_CLOSER = /^"[}\]]*$/;
+const CONTAINER_CLOSER = /^[}\]]+$/;
 
 /** Classify every token of `model`'s vocabulary (a few hundred ms for Gemma's 262,144 tokens). */
 export function classifyTokens(model: LlamaModel): TokenClasses {
   const banned: Token[] = [];
-  const closers: Token[] = [];
+  const stringClosers: Token[] = [];
+  const containerClosers: Token[] = [];
+  const separators: Token[] = [];
   let vocabularySize = 0;
   for (const token of model.iterateAllTokens()) {
     vocabularySize++;
     if (model.isEogToken(token)) continue;
     const text = model.detokenize([token], false);
     if (text === "" || model.getTokenAttributes(token).unknown) banned.push(token);
-    else if (CLOSING_TEXT.test(text)) closers.push(token);
+    else if (STRING_CLOSER.test(text)) stringClosers.push(token);
+    else if (CONTAINER_CLOSER.test(text)) containerClosers.push(token);
+    else if (text === ",") separators.push(token);
   }
-  return { vocabularySize, banned, closers };
+  return { vocabularySize, banned, stringClosers, containerClosers, separators };
 }
