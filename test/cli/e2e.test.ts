@@ -29,8 +29,12 @@ function run(args: string[], options: { onStderr?: (text: string, child: ReturnT
       stderr += d;
       options.onStderr?.(stderr, child);
     });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000); // a stuck CLI must not outlive its test
     child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
   });
 }
 

@@ -29,8 +29,13 @@ function inTerminal(args: string[], prompt: RegExp, answers: string[], env: Node
       const seen = screen.match(new RegExp(prompt.source, "g"))?.length ?? 0;
       while (answered < seen && answered < answers.length) child.stdin.write(`${answers[answered++]}\r`);
     });
+    // never leave a stuck terminal session behind a failed test
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     child.on("error", fail);
-    child.on("close", (code) => done({ code, screen }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, screen });
+    });
   });
 }
 
