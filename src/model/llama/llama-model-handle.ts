@@ -248,6 +248,9 @@ export class LlamaModelHandle implements ModelHandle {
     this.#held = { text: prompt, tokens };
 
     const generated: Token[] = [];
+    // Text is assembled token by token only when someone needs it as it comes (onToken, a text stop); otherwise the
+    // reply is detokenized once at the end, which keeps the per-token cost at raw-evaluate level.
+    const streamText = options.onToken !== undefined || this.#stopText !== undefined;
     const assembler = new TextAssembler(this.#model, this.#stopText);
     const jsonState = new JsonStringState();
     const budget = Math.min(maxTokens, this.#sequence.contextSize - tokens.length);
@@ -269,12 +272,14 @@ export class LlamaModelHandle implements ModelHandle {
         if (generated.length === 0) stats.timeToFirstTokenMs = performance.now() - started;
         if (this.#stopTokens.has(token)) break;
         generated.push(token);
-        const stop = assembler.push(token);
-        if (options.onToken) {
-          const piece = assembler.takeEmittable(stop);
-          if (piece !== "") options.onToken(piece);
+        if (streamText) {
+          const stop = assembler.push(token);
+          if (options.onToken) {
+            const piece = assembler.takeEmittable(stop);
+            if (piece !== "") options.onToken(piece);
+          }
+          if (stop) break;
         }
-        if (stop) break;
         if (signal?.aborted) {
           aborted = true;
           break;
@@ -282,7 +287,8 @@ export class LlamaModelHandle implements ModelHandle {
         if (generated.length >= hardLimit) break;
         if (generated.length >= budget) {
           if (!grammar) break;
-          bias = jsonState.update(assembler.text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
+          const text = streamText ? assembler.text : this.#model.detokenize(generated, false);
+          bias = jsonState.update(text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
         }
       }
     } finally {
@@ -296,6 +302,7 @@ export class LlamaModelHandle implements ModelHandle {
       stats.totals.generationMs += elapsed;
     }
     if (aborted) throw abortError(signal?.reason);
+    if (!streamText) return this.#model.detokenize(generated, false);
     if (options.onToken) {
       const rest = assembler.takeEmittable(true);
       if (rest !== "") options.onToken(rest);
