@@ -94,10 +94,15 @@ function prng(seed: number): () => number {
   };
 }
 
-/** The whole fixture file, in memory. */
+/**
+ * The whole fixture file, in memory. `architecture` writes the same model under another name (a test of an
+ * architecture llama.cpp does not know); `"llama"` also drops Gemma's extra norms, giving a runnable Llama-layout
+ * model with the Gemma vocabulary and template (a test of the fallback chat format).
+ */
 export function fixtureGgufFile(overrides: { architecture?: string } = {}): GgufFile {
   const s = FIXTURE_SHAPE;
   const arch = overrides.architecture ?? "gemma3";
+  const gemmaLayout = arch !== "llama";
   const vocab = gemma3Vocabulary();
   const random = prng(s.seed);
   const uniform = (count: number, amplitude: number) => {
@@ -124,14 +129,12 @@ export function fixtureGgufFile(overrides: { architecture?: string } = {}): Gguf
       matrix(`${p}attn_k.weight`, s.embedding, kvDim),
       matrix(`${p}attn_v.weight`, s.embedding, kvDim),
       matrix(`${p}attn_output.weight`, qDim, s.embedding),
-      ones(`${p}attn_q_norm.weight`, s.headDim),
-      ones(`${p}attn_k_norm.weight`, s.headDim),
-      ones(`${p}post_attention_norm.weight`, s.embedding),
+      ...(gemmaLayout ? [ones(`${p}attn_q_norm.weight`, s.headDim), ones(`${p}attn_k_norm.weight`, s.headDim), ones(`${p}post_attention_norm.weight`, s.embedding)] : []),
       ones(`${p}ffn_norm.weight`, s.embedding),
       matrix(`${p}ffn_gate.weight`, s.embedding, s.feedForward),
       matrix(`${p}ffn_up.weight`, s.embedding, s.feedForward),
       matrix(`${p}ffn_down.weight`, s.feedForward, s.embedding),
-      ones(`${p}post_ffw_norm.weight`, s.embedding),
+      ...(gemmaLayout ? [ones(`${p}post_ffw_norm.weight`, s.embedding)] : []),
     );
   }
   tensors.push(
@@ -156,6 +159,7 @@ export function fixtureGgufFile(overrides: { architecture?: string } = {}): Gguf
     [`${arch}.attention.layer_norm_rms_epsilon`, gguf.f32(1e-6)],
     [`${arch}.attention.sliding_window`, gguf.u32(s.slidingWindow)],
     [`${arch}.rope.freq_base`, gguf.f32(1_000_000)],
+    ...(gemmaLayout ? [] : [[`${arch}.rope.dimension_count`, gguf.u32(s.headDim)] as [string, GgufValue]]),
     ["tokenizer.ggml.model", gguf.str("llama")],
     ["tokenizer.ggml.pre", gguf.str("default")],
     ["tokenizer.ggml.tokens", gguf.arr("str", vocab.tokens)],

@@ -16,7 +16,8 @@ function llamaTextToString(model: LlamaModel, text: { values: readonly unknown[]
  * A {@link ChatFormat} for an architecture this package has no format of its own for: the model's own chat template
  * (its Jinja template, or node-llama-cpp's matching chat wrapper) renders the turns. Contents are neutralized like
  * the built-in formats do. Whether the rendering is append-only depends on the template (most are); when it is not,
- * the loader still answers correctly, it only re-evaluates more of the prompt.
+ * the loader still answers correctly, it only re-evaluates more of the prompt. It always renders up to the model's next
+ * turn: `addGenerationPrompt: false` throws.
  */
 export function modelChatFormat(model: LlamaModel): ChatFormat {
   const wrapper = resolveChatWrapper(model, { warningLogs: false });
@@ -32,15 +33,17 @@ export function modelChatFormat(model: LlamaModel): ChatFormat {
   };
   const probe = render([{ role: "user", content: "" }], true);
   const stops = probe.stopGenerationTriggers.map((trigger) => llamaTextToString(model, trigger)).filter((s) => s !== "");
-  const eot = model.tokens.eotString ?? model.tokens.eosString ?? "";
-  const endOfTurn = stops[0] ?? eot;
+  // The end of a model turn: the template's own marker (`<end_of_turn>`, `<|im_end|>`), else end of turn / sequence.
+  const endOfTurn = stops.find((s) => s !== model.tokens.eosString && s.trim() === s) ?? stops[0] ?? model.tokens.eotString ?? model.tokens.eosString ?? "";
   const controlStrings = [...new Set([model.tokens.bosString, model.tokens.eosString, model.tokens.eotString, ...stops].filter((s): s is string => !!s))];
   return {
     name: `template:${wrapper.wrapperName}`,
     controlStrings,
     endOfTurn,
     render(messages, { addGenerationPrompt = true } = {}) {
-      return llamaTextToString(model, render(messages, addGenerationPrompt).contextText);
+      // node-llama-cpp's chat wrappers always render up to the model's next turn.
+      if (!addGenerationPrompt) throw new TypeError(`chat format ${wrapper.wrapperName}: rendering without the generation prompt is not supported`);
+      return llamaTextToString(model, render(messages, true).contextText);
     },
   };
 }
