@@ -8,6 +8,7 @@ import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
 import { JsonStringState } from "./json-string-state.js";
+import { TextAssembler } from "./text-assembler.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {
@@ -44,61 +45,6 @@ function emptyStats(): GenerationStats {
     tokensPerSecond: 0,
     totals: { calls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, generationMs: 0 },
   };
-}
-
-/** Turns generated tokens into text pieces, holding back an incomplete UTF-8 character and a possible stop string. */
-class TextAssembler {
-  #pending: Token[] = [];
-  #text = "";
-  #emitted = 0;
-  constructor(
-    private readonly model: LlamaModel,
-    private readonly stopText: string | undefined,
-  ) {}
-
-  /** All text so far (complete characters). */
-  get text(): string {
-    return this.#text;
-  }
-
-  /** Add a token; returns whether the stop text has appeared (the text is then cut before it). */
-  push(token: Token): boolean {
-    this.#pending.push(token);
-    const piece = this.model.detokenize(this.#pending, false);
-    if (piece.endsWith("\uFFFD") && this.#pending.length < 4) return false;
-    this.#pending = [];
-    this.#text += piece;
-    if (this.stopText) {
-      const at = this.#text.indexOf(this.stopText);
-      if (at >= 0) {
-        this.#text = this.#text.slice(0, at);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Text not yet handed to `onToken`, minus a tail that could still become the stop text. */
-  takeEmittable(final: boolean): string {
-    let end = this.#text.length;
-    if (!final && this.stopText) {
-      for (let keep = Math.min(this.stopText.length - 1, end - this.#emitted); keep > 0; keep--) {
-        if (this.stopText.startsWith(this.#text.slice(end - keep))) {
-          end -= keep;
-          break;
-        }
-      }
-    }
-    const out = this.#text.slice(this.#emitted, end);
-    this.#emitted = Math.max(this.#emitted, end);
-    return out;
-  }
-
-  /** Flush a trailing partial character (at the end of generation). */
-  finish(): void {
-    if (this.#pending.length > 0) this.#text += this.model.detokenize(this.#pending, false);
-    this.#pending = [];
-  }
 }
 
 /**
@@ -153,19 +99,21 @@ export class LlamaModelHandle implements ModelHandle {
     this.#sequence = parts.context.getSequence();
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
+    const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
+    const endIsOneToken = endTokens.length === 1;
+    this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
+    this.#stopText = endIsOneToken || parts.chatFormat.endOfTurn === "" ? undefined : parts.chatFormat.endOfTurn;
+
     this.#baseBias = new TokenBias(parts.model.tokenizer);
     this.#wrapUpInString = new TokenBias(parts.model.tokenizer);
     this.#wrapUpBetweenValues = new TokenBias(parts.model.tokenizer);
     for (const token of parts.tokenClasses.banned) {
+      if (this.#stopTokens.has(token)) continue; // a template's end-of-turn marker must stay writable
       for (const bias of [this.#baseBias, this.#wrapUpInString, this.#wrapUpBetweenValues]) bias.set(token, "never");
     }
     for (const token of parts.tokenClasses.stringClosers) this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
     for (const token of parts.tokenClasses.containerClosers) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
     for (const token of parts.tokenClasses.separators) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
-    const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
-    const endIsOneToken = endTokens.length === 1;
-    this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
-    this.#stopText = endIsOneToken || parts.chatFormat.endOfTurn === "" ? undefined : parts.chatFormat.endOfTurn;
   }
 
   /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */

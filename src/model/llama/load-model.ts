@@ -1,7 +1,6 @@
 import { basename } from "node:path";
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { chatFormatForArchitecture } from "../../prompt/chat-format.js";
-import { ModelLoadError } from "../errors.js";
 import { checkGgufFile, checkGgufRunnable } from "../gguf-check.js";
 import { quantizationName } from "../gguf-file-type.js";
 import { resolveModelFile } from "../resolve-model.js";
@@ -107,7 +106,6 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
   } catch (error) {
     await context?.dispose().catch(() => undefined);
     await model?.dispose().catch(() => undefined);
-    const mapped = toModelLoadError(error, path, runtime.recentLogs());
-    throw mapped instanceof ModelLoadError || mapped !== error ? mapped : error;
+    throw toModelLoadError(error, path, runtime.recentLogs());
   }
 }
