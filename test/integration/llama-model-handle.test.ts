@@ -35,6 +35,20 @@ describe("LlamaModelHandle on the fixture model", () => {
     expect(stats.timeToFirstTokenMs).toBeGreaterThan(0);
   });
 
+  it("never samples a token with empty text (<pad>, <unusedN>, turn markers), with or without a grammar", async () => {
+    const { model: llamaModel, sequence } = model.llamaObjects;
+    const emptyTokens = (from: number) => sequence.contextTokens.slice(from).filter((t) => !llamaModel.isEogToken(t) && llamaModel.detokenize([t], false) === "");
+    // Random weights give the ~6,250 empty tokens (2.4% of the vocabulary) real odds: hundreds of hot samples meet some.
+    for (let i = 0; i < 3; i++) {
+      const p = prompt(`Ramble on, part ${i}.`);
+      await model.generate(p, { maxTokens: 150, temperature: 1.5 });
+      expect(emptyTokens(model.tokenize(p).length)).toEqual([]);
+    }
+    const p = prompt("JSON please.");
+    await model.generate(p, { maxTokens: 40, temperature: 1.5, jsonSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } });
+    expect(emptyTokens(model.tokenize(p).length)).toEqual([]);
+  });
+
   it("tokenizes the rendered prompt with special tokens: one BOS, turn markers as control tokens", () => {
     const tokens = model.tokenize(prompt("hello"));
     const { model: llamaModel } = model.llamaObjects;

@@ -81,6 +81,8 @@ export class LlamaModelHandle implements ModelHandle {
   /** Wrap-up biases: inside a JSON string favour closing it, between values favour closing containers. */
   readonly #wrapUpInString: TokenBias;
   readonly #wrapUpBetweenValues: TokenBias;
+  /** Tokens never to be sampled (see TokenClasses.banned), as a set for the lazy check of free-text generation. */
+  readonly #banned: ReadonlySet<Token>;
   /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
   readonly #stopTokens: ReadonlySet<Token>;
   readonly #stopText: string | undefined;
@@ -107,8 +109,9 @@ export class LlamaModelHandle implements ModelHandle {
     this.#baseBias = new TokenBias(parts.model.tokenizer);
     this.#wrapUpInString = new TokenBias(parts.model.tokenizer);
     this.#wrapUpBetweenValues = new TokenBias(parts.model.tokenizer);
-    for (const token of parts.tokenClasses.banned) {
-      if (this.#stopTokens.has(token)) continue; // a template's end-of-turn marker must stay writable
+    // A template's end-of-turn marker must stay writable even when its text is empty.
+    this.#banned = new Set(parts.tokenClasses.banned.filter((token) => !this.#stopTokens.has(token)));
+    for (const token of this.#banned) {
       for (const bias of [this.#baseBias, this.#wrapUpInString, this.#wrapUpBetweenValues]) bias.set(token, "never");
     }
     for (const token of parts.tokenClasses.stringClosers) this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
@@ -206,37 +209,55 @@ export class LlamaModelHandle implements ModelHandle {
     let bias = this.#baseBias;
     const generationStarted = performance.now();
     let aborted = false;
+    // Free text samples without the ban list (node-llama-cpp rebuilds a token-bias list on every token, a cost a
+    // tiny model notices) until a banned token comes up; that position is then sampled again with the list. Under a
+    // grammar the list is always on (the grammar pass costs far more, and its state has moved with the token).
+    let banLazily = !grammar;
+    let input = tokens.slice(next);
     try {
       if (signal?.aborted) throw abortError(signal.reason);
-      const iterator = this.#sequence.evaluate(tokens.slice(next), {
-        temperature,
-        topK: DEFAULT_TOP_K,
-        topP: DEFAULT_TOP_P,
-        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
-        ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
-        tokenBias: () => bias,
-      });
-      for await (const token of iterator) {
-        if (generated.length === 0) stats.timeToFirstTokenMs = performance.now() - started;
-        if (this.#stopTokens.has(token)) break;
-        generated.push(token);
-        if (streamText) {
-          const stop = assembler.push(token);
-          if (options.onToken) {
-            const piece = assembler.takeEmittable(stop);
-            if (piece !== "") options.onToken(piece);
+      for (let resample = true; resample; ) {
+        resample = false;
+        const iterator = this.#sequence.evaluate(input, {
+          temperature,
+          topK: DEFAULT_TOP_K,
+          topP: DEFAULT_TOP_P,
+          ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+          ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
+          ...(!banLazily && { tokenBias: () => bias }),
+        });
+        for await (const token of iterator) {
+          if (banLazily && this.#banned.has(token)) {
+            banLazily = false;
+            resample = true;
+            break;
           }
-          if (stop) break;
+          if (generated.length === 0) stats.timeToFirstTokenMs = performance.now() - started;
+          if (this.#stopTokens.has(token)) break;
+          generated.push(token);
+          if (streamText) {
+            const stop = assembler.push(token);
+            if (options.onToken) {
+              const piece = assembler.takeEmittable(stop);
+              if (piece !== "") options.onToken(piece);
+            }
+            if (stop) break;
+          }
+          if (signal?.aborted) {
+            aborted = true;
+            break;
+          }
+          if (generated.length >= hardLimit) break;
+          if (generated.length >= budget) {
+            if (!grammar) break;
+            const text = streamText ? assembler.text : this.#model.detokenize(generated, false);
+            bias = jsonState.update(text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
+          }
         }
-        if (signal?.aborted) {
-          aborted = true;
-          break;
-        }
-        if (generated.length >= hardLimit) break;
-        if (generated.length >= budget) {
-          if (!grammar) break;
-          const text = streamText ? assembler.text : this.#model.detokenize(generated, false);
-          bias = jsonState.update(text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
+        if (resample) {
+          // The banned token was sampled, not evaluated: step back one token and sample its successor again.
+          const held = this.#sequence.contextTokens;
+          input = held.slice(await this.#alignSequence(held));
         }
       }
     } finally {
