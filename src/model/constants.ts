@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES } from "../defaults.js";
+
 /**
  * Every default that changes how models are found, catalogued and downloaded, in one place, each with its reason.
  * (The node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`.)
@@ -25,7 +27,7 @@ export const DEFAULT_HF_REVISION = "main";
  * Agent budgets for a model the catalog gives none for: the agent loop's own defaults (see DESIGN.md), so that an
  * unknown model behaves exactly like `Agent.run` without options.
  */
-export const DEFAULT_BUDGETS = Object.freeze({ maxIterations: 8, maxRetries: 3 });
+export const DEFAULT_BUDGETS = Object.freeze({ maxIterations: DEFAULT_MAX_ITERATIONS, maxRetries: DEFAULT_MAX_RETRIES });
 
 /** Suffix of a download in progress; the final name appears only after every check passed (atomic rename). */
 export const PART_SUFFIX = ".part";
