@@ -1,3 +1,4 @@
+import { parseJsonLines } from "../json-lines.js";
 import type { AgentEvent, AgentEventType } from "./events.js";
 
 type Listener = (event: AgentEvent) => void;
@@ -58,20 +59,12 @@ export class EventStream {
 
   /** Read a trace written by {@link toJSONL}. A line that is not an event throws, naming the line. */
   static fromJSONL(text: string): EventStream {
-    const events: AgentEvent[] = [];
-    text.split("\n").forEach((line, i) => {
-      if (line.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (error) {
-        throw new Error(`trace line ${i + 1}: not JSON (${(error as Error).message})`);
-      }
+    const events = parseJsonLines(text, (value, line) => {
       if (typeof value !== "object" || value === null || typeof (value as { type?: unknown }).type !== "string" || typeof (value as { step?: unknown }).step !== "number") {
-        throw new Error(`trace line ${i + 1}: not an event (needs "type" and "step")`);
+        throw new Error(`trace line ${line}: not an event (needs "type" and "step")`);
       }
-      events.push(value as AgentEvent);
-    });
+      return value as AgentEvent;
+    }, (message) => new Error(`trace ${message}`));
     return new EventStream(events);
   }
 }

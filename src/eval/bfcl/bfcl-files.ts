@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { parseJsonLines } from "../../json-lines.js";
 import { join } from "node:path";
 import { z } from "zod";
 import { EvalSetupError } from "../errors.js";
@@ -45,24 +46,13 @@ export interface BfclCategory {
 }
 
 function readJsonLines<T>(path: string, schema: z.ZodType<T>): T[] {
-  const text = readFileSync(path, "utf8");
-  const out: T[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new EvalSetupError("bfcl_invalid", `${path} line ${i + 1}: not JSON (${(error as Error).message})`);
-    }
+  const fail = (message: string) => new EvalSetupError("bfcl_invalid", `${path} ${message}`);
+  return parseJsonLines(readFileSync(path, "utf8"), (value, line) => {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new EvalSetupError("bfcl_invalid", `${path} line ${i + 1}: ${formatIssuePath(issue.path)}: ${issue.message}`);
-    }
-    out.push(parsed.data);
-  });
-  return out;
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw fail(`line ${line}: ${formatIssuePath(issue.path)}: ${issue.message}`);
+  }, fail);
 }
 
 /** The file name of a category: `simple_python` → `BFCL_v4_simple_python.json` (a full file name is kept as is). */

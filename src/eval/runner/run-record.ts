@@ -1,10 +1,14 @@
-import type { StopReason } from "../../agent/events.js";
+import type { RunStats, StopReason } from "../../agent/events.js";
 
 /** Why a run ended: the agent's stop reason, or `harness_error` when the run could not be made at all. */
 export type RunStopReason = StopReason | "harness_error";
 
-/** Everything measured about one run of one task (one model, budget and seed). */
-export interface RunRecord {
+/**
+ * Everything measured about one run of one task (one model, budget and seed). The counters are the agent's own
+ * RunStats: skill calls (parallel calls one by one), validation errors (by type), tool errors, empty answers,
+ * repeated calls (identical to an earlier call of the run).
+ */
+export interface RunRecord extends Pick<RunStats, "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls"> {
   model: string;
   taskId: string;
   category?: string;
@@ -18,14 +22,6 @@ export interface RunRecord {
   stopReason: RunStopReason;
   /** Model calls made. */
   iterations: number;
-  /** Skill calls made (parallel calls counted one by one). */
-  skillCalls: number;
-  validationErrors: number;
-  validationErrorsByType: Record<string, number>;
-  toolErrors: number;
-  emptyAnswers: number;
-  /** Calls identical to an earlier call of the run. */
-  repeatedCalls: number;
   /** Token counts, when the model reports them (real models); null for scripted models. */
   promptTokens: number | null;
   evaluatedPromptTokens: number | null;
