@@ -1,3 +1,5 @@
+import { CodedError } from "../coded-error.js";
+
 /** Why an eval could not start. Stable: the CLI and tests switch on it. */
 export type EvalSetupErrorCode =
   | "suite_not_found"
@@ -12,13 +14,6 @@ export type EvalSetupErrorCode =
  * A setup problem of an eval (a suite file that does not validate, a missing BFCL category, an unknown model spec):
  * thrown before anything runs, with a message that names the file and, for validation errors, the bad field's path.
  */
-export class EvalSetupError extends Error {
+export class EvalSetupError extends CodedError<EvalSetupErrorCode> {
   override readonly name = "EvalSetupError";
-  constructor(
-    readonly code: EvalSetupErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

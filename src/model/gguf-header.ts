@@ -1,3 +1,4 @@
+import { CodedError } from "../coded-error.js";
 import { open, type FileHandle } from "node:fs/promises";
 import {
   GGUF_MAX_HEADER_BYTES,
@@ -19,14 +20,8 @@ export function isGgufMagic(bytes: Uint8Array): boolean {
 export type GgufHeaderErrorCode = "not_gguf" | "truncated" | "unsupported_version" | "corrupt";
 
 /** A file is not a readable GGUF; `message` says what is wrong and where. */
-export class GgufHeaderError extends Error {
+export class GgufHeaderError extends CodedError<GgufHeaderErrorCode> {
   override readonly name = "GgufHeaderError";
-  constructor(
-    readonly code: GgufHeaderErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A metadata value: scalars as JS values (64-bit integers beyond 2^53 as decimal strings), arrays summarized. */

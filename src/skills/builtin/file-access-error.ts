@@ -1,16 +1,18 @@
+import { CodedError } from "../../coded-error.js";
+
 /** Why `createFileSkills` could not use the allowed directory (a setup problem: the CLI exits 2 on it). */
 export type AllowDirErrorCode = "not_found" | "not_a_directory";
 
 /** `allowDir` does not exist or is not a directory; thrown when the file skills are created, before any run. */
-export class AllowDirError extends Error {
+export class AllowDirError extends CodedError<AllowDirErrorCode> {
   override readonly name = "AllowDirError";
   constructor(
-    readonly code: AllowDirErrorCode,
+    code: AllowDirErrorCode,
     message: string,
     readonly path: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 
@@ -26,13 +28,6 @@ export type FileAccessErrorCode =
   | "bad_path"; // empty, or holding a NUL byte
 
 /** A refused or failed file access. The message is written for the model (a tool-error it reads and acts on). */
-export class FileAccessError extends Error {
+export class FileAccessError extends CodedError<FileAccessErrorCode> {
   override readonly name = "FileAccessError";
-  constructor(
-    readonly code: FileAccessErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
