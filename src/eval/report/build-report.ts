@@ -1,26 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunRecord } from "../runner/run-record.js";
 import { aggregateAll, categoryRates, convergence } from "./aggregate.js";
-import type { BfclSection, EvalReport } from "./eval-report.js";
+import type { EvalReport } from "./eval-report.js";
 import { renderConvergenceSvg } from "./render-convergence-svg.js";
 import { renderMarkdown } from "./render-markdown.js";
 
 /** What {@link buildReport} needs. */
-export interface ReportInput {
-  kind: EvalReport["kind"];
-  title: string;
-  source: string;
-  models: string[];
-  budgets: number[];
-  seeds: number[];
-  tasks: number;
-  runs: RunRecord[];
-  interrupted: boolean;
-  bfcl?: BfclSection;
+export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "runs" | "interrupted" | "bfcl"> & {
   startedAt: Date;
   wallMs: number;
-}
+};
 
 /** Assemble report.json's content: aggregates per model × budget, the convergence series, categories, and every run. */
 export function buildReport(input: ReportInput): EvalReport {

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../runner/run-record.js";
+import type { RunCounters, RunRecord } from "../runner/run-record.js";
 
 /** The five failure kinds of the profiles, measured per model call, so a real model's run calibrates a profile. */
 export interface FailureRatesMeasured {
@@ -9,8 +9,8 @@ export interface FailureRatesMeasured {
   repeated_call: number;
 }
 
-/** Totals over the runs of one model under one budget. */
-export interface Aggregate {
+/** Totals over the runs of one model under one budget (the counters summed). */
+export interface Aggregate extends RunCounters {
   model: string;
   budget: number;
   runs: number;
@@ -22,12 +22,6 @@ export interface Aggregate {
   meanIterationsToSuccess: number | null;
   stopReasons: Record<string, number>;
   modelCalls: number;
-  skillCalls: number;
-  validationErrors: number;
-  validationErrorsByType: Record<string, number>;
-  toolErrors: number;
-  emptyAnswers: number;
-  repeatedCalls: number;
   ratesPerModelCall: FailureRatesMeasured;
   /** Sums over the runs; null when the model reports no token counts. */
   promptTokens: number | null;

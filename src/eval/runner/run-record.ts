@@ -8,7 +8,10 @@ export type RunStopReason = StopReason | "harness_error";
  * RunStats: skill calls (parallel calls one by one), validation errors (by type), tool errors, empty answers,
  * repeated calls (identical to an earlier call of the run).
  */
-export interface RunRecord extends Pick<RunStats, "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls"> {
+/** The agent's counters that every run record (and every aggregate of them) carries. */
+export type RunCounters = Pick<RunStats, "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls">;
+
+export interface RunRecord extends RunCounters {
   model: string;
   taskId: string;
   category?: string;
