@@ -25,6 +25,8 @@ interface EvalCommandOptions {
   threads?: number;
   contextSize?: number;
   temperature?: number;
+  grammar: boolean;
+  limit?: number;
 }
 
 /** `--budgets 4,8,12`: whole numbers >= 1. */
@@ -60,6 +62,8 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
     ...(options.budgets && { budgets: options.budgets }),
     ...(options.seeds !== undefined && { seeds: options.seeds }),
     signal: io.signal,
+    grammar: options.grammar,
+    ...(options.limit !== undefined && { limit: options.limit }),
     ...(bar && { onProgress: (p) => bar.update(p) }),
     gguf: {
       loadOptions: {
@@ -101,6 +105,8 @@ const evalCommand: CommandFactory = (io: CliIO) =>
     .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance")
     .option("--parallel-calls", "BFCL: let the model make several calls in one step (default: on for parallel categories)")
     .option("--no-parallel-calls", "BFCL: one call per step, even for parallel categories")
+    .option("--no-grammar", "do not constrain replies with the action grammar (measures the model writing JSON on its own)")
+    .option("--limit <n>", "run only the first N tasks of the suite or category (a fixed sample for slow real models)", parseIntegerOption(1))
     .option("--json", "print report.json on stdout instead of the summary table")
     .option("--quiet", "no progress bar")
     .addOption(gpuOption())
@@ -113,6 +119,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
       "  gemma-agent eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like",
       "  gemma-agent eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b",
       "  gemma-agent eval --bfcl ./bfcl --category simple_python --model oracle",
+      "  gemma-agent eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar",
       "",
     ].join("\n"))
     .action(async (suite: string | undefined, options: EvalCommandOptions) => {

@@ -25,6 +25,13 @@ export interface EvaluateOptions extends ProviderOptions {
   onProgress?: (progress: EvalProgress) => void;
   /** Providers to use instead of the ones the specs name (tests; custom models). */
   providers?: readonly ModelProvider[];
+  /** Constrain replies with the action grammar. Default true; false measures the model writing JSON on its own. */
+  grammar?: boolean;
+  /**
+   * Run only the first N tasks (in file order): a fixed sample when a whole suite or BFCL category would take hours
+   * on a real model. The report records it.
+   */
+  limit?: number;
 }
 
 function checkBudgets(budgets: readonly number[]): number[] {
@@ -56,8 +63,21 @@ async function evaluate(kind: EvalReport["kind"], title: string, source: string,
   const seeds = seedList(options.seeds);
   const startedAt = new Date();
   const started = performance.now();
-  const { records, interrupted } = await runEval({ tasks, providers, budgets, seeds, signal: options.signal, onProgress: options.onProgress });
-  return buildReport({ kind, title, source, models: names, budgets, seeds, tasks: tasks.length, runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started });
+  const grammar = options.grammar ?? true;
+  const sample = sampleTasks(tasks, options.limit);
+  const { records, interrupted } = await runEval({ tasks: sample, providers, budgets, seeds, grammar, signal: options.signal, onProgress: options.onProgress });
+  return buildReport({
+    kind, title, source, models: names, budgets, seeds, tasks: sample.length, grammar,
+    ...(sample.length < tasks.length && { sampledFrom: tasks.length }),
+    runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started,
+  });
+}
+
+/** The first `limit` tasks (all when no limit). */
+function sampleTasks(tasks: EvalTask[], limit: number | undefined): EvalTask[] {
+  if (limit === undefined) return tasks;
+  if (!Number.isInteger(limit) || limit < 1) throw new EvalSetupError("unsupported", `limit must be a whole number >= 1 (got ${limit})`);
+  return tasks.slice(0, limit);
 }
 
 /** Run a suite (a path, or a suite already loaded) under each model × budget × seed and build the report. */

@@ -6,7 +6,7 @@ import { renderConvergenceSvg } from "./render-convergence-svg.js";
 import { renderMarkdown } from "./render-markdown.js";
 
 /** What {@link buildReport} needs. */
-export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "runs" | "interrupted" | "bfcl"> & {
+export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "sampledFrom" | "grammar" | "runs" | "interrupted" | "bfcl"> & {
   startedAt: Date;
   wallMs: number;
 };
@@ -23,6 +23,8 @@ export function buildReport(input: ReportInput): EvalReport {
     budgets: input.budgets,
     seeds: input.seeds,
     tasks: input.tasks,
+    ...(input.sampledFrom !== undefined && { sampledFrom: input.sampledFrom }),
+    grammar: input.grammar,
     interrupted: input.interrupted,
     aggregates,
     convergence: convergence(aggregates, input.models),

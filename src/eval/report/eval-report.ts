@@ -63,7 +63,12 @@ export interface EvalReport {
   models: string[];
   budgets: number[];
   seeds: number[];
+  /** Tasks run (after `--limit`). */
   tasks: number;
+  /** With `--limit`: how many tasks the suite or category holds (the run took the first `tasks` of them). */
+  sampledFrom?: number;
+  /** Whether replies were constrained by the action grammar. */
+  grammar: boolean;
   interrupted: boolean;
   aggregates: Aggregate[];
   convergence: ConvergenceSeries[];

@@ -28,7 +28,7 @@ export function aggregateRows(aggregates: readonly Aggregate[]): { header: strin
 export function renderMarkdown(report: EvalReport): string {
   const out: string[] = [];
   out.push(`# ${report.title}`, "");
-  out.push(`Source: \`${report.source}\` · ${report.tasks} tasks · models: ${report.models.join(", ")} · budgets: ${report.budgets.join(", ")} · seeds: ${report.seeds.join(", ")}${report.interrupted ? " · **interrupted: partial results**" : ""}`, "");
+  out.push(`Source: \`${report.source}\` · ${report.tasks} tasks${report.sampledFrom !== undefined ? ` (the first ${report.tasks} of ${report.sampledFrom})` : ""} · grammar ${report.grammar === false ? "off" : "on"} · models: ${report.models.join(", ")} · budgets: ${report.budgets.join(", ")} · seeds: ${report.seeds.join(", ")}${report.interrupted ? " · **interrupted: partial results**" : ""}`, "");
   if (report.bfcl) {
     const b = report.bfcl;
     out.push(`BFCL category \`${b.category}\` (${b.checkKind} rule): ${b.questions} questions, ${b.scored} scored, ${b.inconsistencies.length} dataset inconsistencies, ${b.unconvertible.length} not convertible.`, "");

@@ -19,6 +19,11 @@ export interface ModelProvider {
   readonly name: string;
   /** Runs in flight at once: many for scripted models, one for a real model. */
   readonly concurrency: number;
+  /**
+   * The same prompt always gets the same reply (a GGUF at temperature 0): the runner then makes one run per task and
+   * seed under the largest budget and plays the smaller budgets back from it (see budget-prefix.ts).
+   */
+  readonly deterministic?: boolean;
   /** Set up before the first run; a failure here is a setup error (the eval does not start). */
   prepare?(): Promise<void>;
   /** The model for one run of `task` with `seed`. Throwing fails that run only. */
@@ -73,9 +78,11 @@ function ggufProvider(name: string, model: string, options: ProviderOptions["ggu
     current = await ChildProcessModel.start({ ...processOptions, factoryOptions: { ...loadOptions, model } });
     return current;
   };
+  const temperature = options.loadOptions?.temperature;
   return {
     name,
     concurrency: GGUF_CONCURRENCY,
+    deterministic: temperature === undefined || temperature === 0,
     async prepare() {
       await start();
     },

@@ -3,6 +3,7 @@ import { Agent } from "../../agent/agent.js";
 import type { AgentState } from "../../agent/agent-state.js";
 import type { ModelHandle } from "../../model/model-handle.js";
 import { describeThrown } from "../../skills/render-result.js";
+import { PrefixReplayModel, RecordingModel } from "./budget-prefix.js";
 import { collectCalls } from "./collect-calls.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ModelProvider } from "./model-providers.js";
@@ -27,6 +28,8 @@ export interface RunEvalOptions {
   /** Aborting stops starting runs; finished runs are returned and `interrupted` is set. */
   signal?: AbortSignal;
   onProgress?: (progress: EvalProgress) => void;
+  /** Constrain replies with the action grammar. Default true (the agent's default). */
+  grammar?: boolean;
 }
 
 /** The records of an eval, in a fixed order: model, budget, seed, then task order. */
@@ -47,21 +50,38 @@ function sortedCounts(counts: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** What one run needs besides the task: the model, how the record is named, and the run's settings. */
+interface RunSetup {
+  provider: ModelProvider;
+  budget: number;
+  seed: number;
+  grammar: boolean;
+  signal?: AbortSignal;
+  /** Wraps the acquired model (recording, for budget-prefix runs). */
+  wrap?: (model: ModelHandle) => ModelHandle;
+}
+
 /**
  * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
  * iterations, judged by the task. Never throws: a model that cannot be had or a run that throws is a failed record.
  */
-export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal): Promise<RunRecord> {
+export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal, grammar = true): Promise<RunRecord> {
+  return (await runTaskWithState(task, { provider, budget, seed, grammar, ...(signal && { signal }) })).record;
+}
+
+async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ record: RunRecord; state?: AgentState; model?: ModelHandle }> {
+  const { provider, budget, seed, signal } = setup;
   const started = performance.now();
   const base = { model: provider.name, taskId: task.id, ...(task.category && { category: task.category }), budget, seed };
   let model: ModelHandle;
   let state: AgentState;
   try {
-    model = await provider.acquire(task, seed);
-    const agent = new Agent({ model, registry: task.registry, ...(task.parallelCalls && { parallelCalls: true }) });
+    const acquired = await provider.acquire(task, seed);
+    model = setup.wrap ? setup.wrap(acquired) : acquired;
+    const agent = new Agent({ model, registry: task.registry, grammar: setup.grammar, ...(task.parallelCalls && { parallelCalls: true }) });
     state = await agent.run(task.query, { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) });
   } catch (error) {
-    return harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started);
+    return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
   }
   const wallMs = performance.now() - started;
   const calls = collectCalls(state.stream);
@@ -70,8 +90,8 @@ export async function runTask(task: EvalTask, provider: ModelProvider, budget: n
   for (const event of state.stream.ofType("model-error")) failures.push(`model error: ${event.message}`);
   failures.push(...(provider.review?.(model) ?? []));
   const stats = state.stats;
-  const tokens = model.stats !== undefined;
-  return {
+  const tokens = model.stats !== undefined || state.stats.promptTokens > 0;
+  const record: RunRecord = {
     ...base,
     success: verdict.success && failures.length === verdict.failures.length,
     failures,
@@ -90,6 +110,32 @@ export async function runTask(task: EvalTask, provider: ModelProvider, budget: n
     ...(state.answer !== undefined && { answer: state.answer }),
     wallMs,
   };
+  return { record, state, model };
+}
+
+/**
+ * Every budget of one (task, seed) for a deterministic provider: one real run under the largest budget, recorded,
+ * then each smaller budget played back from it through the loop (see budget-prefix.ts). A playback that diverges
+ * (it should not) is run for real instead. Records come back in budget order.
+ */
+async function runBudgetPrefixes(task: EvalTask, setup: Omit<RunSetup, "budget" | "wrap">, budgets: readonly number[]): Promise<RunRecord[]> {
+  const largest = Math.max(...budgets);
+  let recording: RecordingModel | undefined;
+  const full = await runTaskWithState(task, { ...setup, budget: largest, wrap: (m) => (recording = new RecordingModel(m)) });
+  const records = new Map<number, RunRecord>([[largest, full.record]]);
+  for (const budget of budgets) {
+    if (budget === largest) continue;
+    if (!full.state || !recording || setup.signal?.aborted) {
+      records.set(budget, (await runTaskWithState(task, { ...setup, budget })).record);
+      continue;
+    }
+    const replay = new PrefixReplayModel(full.state.stream.toArray(), recording);
+    const replayProvider: ModelProvider = { name: setup.provider.name, concurrency: 1, acquire: async () => replay, dispose: async () => {} };
+    const derived = await runTaskWithState(task, { ...setup, provider: replayProvider, budget });
+    const diverged = derived.state?.stream.ofType("model-error").some((e) => /replay/.test(e.message)) ?? true;
+    records.set(budget, diverged ? (await runTaskWithState(task, { ...setup, budget })).record : { ...derived.record, wallMs: replay.elapsedMs, derivedFrom: largest });
+  }
+  return budgets.map((b) => records.get(b)!);
 }
 
 /**
@@ -123,21 +169,41 @@ async function runAll(options: RunEvalOptions, jobs: ReturnType<typeof jobsOf>, 
   const records: RunRecord[] = [];
   let done = 0;
   let interrupted = false;
+  const grammar = options.grammar ?? true;
   for (const provider of providers) {
     if (signal.aborted) break;
     await provider.prepare?.();
     try {
-      const results = await promisePool(
-        jobs,
-        provider.concurrency,
-        async ({ task, budget, seed }) => {
-          const record = await runTask(task, provider, budget, seed, signal);
-          options.onProgress?.({ done: ++done, total, model: provider.name });
-          return record;
-        },
-        signal,
-      );
-      for (const record of results) if (record) records.push(record);
+      const setup = (seed: number) => ({ provider, seed, grammar, signal });
+      const progress = (count: number) => options.onProgress?.({ done: (done += count), total, model: provider.name });
+      if (provider.deterministic && options.budgets.length > 1) {
+        // One real run per (seed, task) under the largest budget; the smaller budgets are played back from it.
+        const pairs = options.seeds.flatMap((seed) => options.tasks.map((task) => ({ task, seed })));
+        const results = await promisePool(pairs, provider.concurrency, async ({ task, seed }) => {
+          const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
+          progress(byBudget.length);
+          return byBudget;
+        }, signal);
+        // Back into the job order (budget, seed, task).
+        const found = new Map<string, RunRecord>();
+        results.forEach((byBudget) => byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)));
+        for (const job of jobs) {
+          const record = found.get(`${job.budget}\u0000${job.seed}\u0000${job.task.id}`);
+          if (record) records.push(record);
+        }
+      } else {
+        const results = await promisePool(
+          jobs,
+          provider.concurrency,
+          async ({ task, budget, seed }) => {
+            const { record } = await runTaskWithState(task, { ...setup(seed), budget });
+            progress(1);
+            return record;
+          },
+          signal,
+        );
+        for (const record of results) if (record) records.push(record);
+      }
     } finally {
       await provider.dispose();
     }

