@@ -22,10 +22,10 @@ for grammar in ${GRAMMARS:-on off}; do
       local name="$1"; shift
       local dest="$out/$key/$name-grammar-$grammar"
       mkdir -p "$dest"
-      local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 --quiet "${flag[@]}" --out "$dest")
+      local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 "${flag[@]}" --out "$dest")
       echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#" > "$dest/command.txt"
       echo ">> $key $name grammar $grammar" >&2
-      "${cmd[@]}" > "$dest/summary.txt"
+      "${cmd[@]}" > "$dest/summary.txt" 2> "$dest/progress.log"
     }
     run basic evals/basic.json --limit "$basic_limit"
     for category in simple_python multiple parallel parallel_multiple irrelevance; do

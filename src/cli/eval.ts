@@ -97,7 +97,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
   new Command("eval")
     .description("Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.")
     .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
-    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectModels)
+    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectModels)
     .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
     .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
     .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")

@@ -7,6 +7,7 @@ export type EvalSetupErrorCode =
   | "bfcl_not_found"
   | "bfcl_invalid"
   | "trace_invalid"
+  | "profile_invalid"
   | "model_spec"
   | "unsupported";
 

@@ -13,6 +13,8 @@ export { dataSkill, normalizeLookupKey } from "./suite/data-skills.js";
 export { suiteTasks } from "./suite/suite-tasks.js";
 export { suiteSkills, taskRegistry } from "./suite/task-registry.js";
 export { FAILURE_KINDS, FAILURE_PROFILES, failureProfile, failureProfileNames, checkFailureRates, drawFailure, type FailureKind, type FailureRates, type FailureProfileName } from "./models/failure-profiles.js";
+export { fitFailureProfile, parseEvalReport, type FittedProfile, type FitBasis, type FitOptions } from "./models/fit-profile.js";
+export { fitProfileFromReport, readEvalReport, readProfileFile, parseProfileFile, splitFitReference } from "./models/profile-file.js";
 export { TrajectoryModel, type TrajectoryAction, type TrajectoryModelOptions, type InjectedFailure } from "./models/trajectory-model.js";
 export { HeuristicModel, findExpression, findConversion, type HeuristicContext, type HeuristicLookup } from "./models/heuristic-model.js";
 export { ReplayModel, ReplayMismatchError, readTrace, recordedSteps, type RecordedStep } from "./models/replay-model.js";

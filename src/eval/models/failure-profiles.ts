@@ -11,14 +11,19 @@ export type FailureKind = (typeof FAILURE_KINDS)[number];
 export type FailureRates = Readonly<Record<FailureKind, number>>;
 
 /**
- * Named profiles. The rates are assumptions, not measurements: they describe the failure mix reported for small
- * instruction-tuned models writing tool calls without a grammar (empty answers and wrong arguments dominate, repeated
- * calls follow). To calibrate one against a real model, run the suite with the GGUF and read `ratesPerModelCall` of
- * report.json, which counts the same five kinds per model call.
+ * Named profiles. Their rates are ASSUMED, not measured: no run of a real model produced them. They sketch the failure
+ * mix reported for small instruction-tuned models writing tool calls without a grammar (empty answers and wrong
+ * arguments dominate, repeated calls follow). Measured profiles come from `--model profile:fit:<report.json>[#model]`
+ * (rates fitted to a real run's records, see fit-profile.ts) or from a profile file written by
+ * `scripts/fit-profile.ts` (`--model profile:file:<profile.json>`).
  * - `perfect`: never fails (the same as `oracle`).
- * - `e4b-like`: a 4B-class model: rare slips.
- * - `e2b-like`: a 2B-class model: one reply in four goes wrong.
- * - `chaotic`: half the replies go wrong; for stress-testing the loop's recovery.
+ * - `e4b-like`: assumed for a 4B-class model: rare slips.
+ * - `e2b-like`: assumed for a 2B-class model: one draw in four is a failure.
+ * - `chaotic`: half the draws are failures; for stress-testing the loop's recovery.
+ *
+ * A rate is per draw (one per reply). A drawn failure that does not apply to the step (invalid arguments when the
+ * step is an answer or a call without arguments, a repeated call before any call) becomes a correct step, so the
+ * rates measured per model call in a report come out lower than these for those two kinds.
  */
 export const FAILURE_PROFILES = {
   perfect: { empty_answer: 0, malformed_json: 0, unknown_skill: 0, invalid_arguments: 0, repeated_call: 0 },

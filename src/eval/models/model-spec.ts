@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { isModelPath } from "../../model/resolve-model.js";
 import { EvalSetupError } from "../errors.js";
 import { failureProfile, failureProfileNames, type FailureRates } from "./failure-profiles.js";
+import { fitProfileFromReport, readProfileFile } from "./profile-file.js";
 
 /** What `--model` names. */
 export type ModelSpec =
@@ -13,9 +14,12 @@ export type ModelSpec =
 
 /**
  * Read a `--model` value: `oracle` (the correct trajectory, or BFCL's ground truth), `heuristic` (keyword planner),
- * `profile:<name>` (the correct trajectory with a named failure profile), `replay:<trace.jsonl or dir>` (recorded
+ * `profile:<name>` (the correct trajectory with a named failure profile, its rates assumed),
+ * `profile:fit:<report.json>[#model]` (rates measured from a report's runs, named `profile:fit:<model>`),
+ * `profile:file:<profile.json>` (a profile file, named `profile:<its name>`), `replay:<trace.jsonl or dir>` (recorded
  * runs), or anything else: a GGUF path or catalog alias, run in a child process. Throws
- * `EvalSetupError("model_spec")` for an unknown profile or an empty replay path.
+ * `EvalSetupError("model_spec")` for an unknown profile or an empty replay path, and `profile_invalid` for a report
+ * or profile file that cannot be read (the files of `profile:fit:` and `profile:file:` are read here).
  */
 export function parseModelSpec(text: string): ModelSpec {
   const spec = text.trim();
@@ -24,8 +28,12 @@ export function parseModelSpec(text: string): ModelSpec {
   if (spec === "heuristic") return { kind: "heuristic", name: "heuristic" };
   if (spec.startsWith("profile:")) {
     const profile = spec.slice("profile:".length);
+    if (profile.startsWith("fit:") || profile.startsWith("file:")) {
+      const fitted = profile.startsWith("fit:") ? fitProfileFromReport(profile.slice("fit:".length)) : readProfileFile(profile.slice("file:".length));
+      return { kind: "profile", name: `profile:${fitted.name}`, profile: fitted.name, rates: fitted.rates };
+    }
     const rates = failureProfile(profile);
-    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")})`);
+    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")}; measured ones: profile:fit:<report.json>, profile:file:<profile.json>)`);
     return { kind: "profile", name: spec, profile, rates };
   }
   if (spec.startsWith("replay:")) {

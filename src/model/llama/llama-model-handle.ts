@@ -5,7 +5,7 @@ import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from ".
 import { DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
 import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
-import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
+import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
 import { JsonStringState } from "./json-string-state.js";
 import { TextAssembler } from "./text-assembler.js";
@@ -52,7 +52,7 @@ function emptyStats(): GenerationStats {
  * one `generate` at a time (calls queue).
  *
  * - Prompts are tokenized with special tokens on: the chat markup the agent rendered (`<start_of_turn>`, ...) becomes
- *   control tokens; a prompt that begins with `<bos>` gets no second BOS. Untrusted text must already be neutralized
+ *   control tokens; the BOS the GGUF asks for is put first (a prompt that begins with `<bos>` gets no second one). Untrusted text must already be neutralized
  *   (the chat formats do it).
  * - KV-cache reuse: a prompt that extends what the sequence holds (the previous prompt, the reply, new turns) only
  *   evaluates the new tokens, and the sequence is never erased for it (Gemma's sliding-window attention would lose
@@ -134,9 +134,18 @@ export class LlamaModelHandle implements ModelHandle {
     return { model: this.#model, context: this.#context, sequence: this.#sequence };
   }
 
-  /** Tokenize a prompt the way `generate` does (special tokens on, no BOS added). */
+  /**
+   * Tokenize a prompt the way `generate` does: special tokens on, and the BOS first when the GGUF asks for one
+   * (`tokenizer.ggml.add_bos_token`) and the text does not already begin with it.
+   */
   tokenize(text: string): Token[] {
-    return this.#model.tokenize(text, true);
+    return withBos(this.#model.tokenize(text, true), this.#bos);
+  }
+
+  /** The BOS token to put before a whole prompt, or undefined when the model asks for none. */
+  get #bos(): Token | undefined {
+    const tokens = this.#model.tokens;
+    return tokens.shouldPrependBosToken && tokens.bos !== null ? tokens.bos : undefined;
   }
 
   /** Generate a reply to `prompt` (already rendered in the model's chat markup). Calls run one at a time. */
@@ -169,7 +178,7 @@ export class LlamaModelHandle implements ModelHandle {
     const temperature = options.temperature ?? this.#sampling.temperature;
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
 
-    const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true));
+    const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true), this.#bos);
     if (tokens.length === 0) throw new TypeError("generate: the prompt is empty");
     if (tokens.length >= this.#sequence.contextSize) {
       throw new RangeError(`generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`);

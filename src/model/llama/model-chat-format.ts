@@ -1,10 +1,16 @@
 import { SpecialToken, SpecialTokensText, resolveChatWrapper, type ChatHistoryItem, type LlamaModel } from "node-llama-cpp";
 import { neutralizeControlText, type ChatFormat, type ChatMessage } from "../../prompt/chat-format.js";
 
-/** LlamaText as plain text, special tokens written as their token text (so tokenizing with specials restores them). */
+/**
+ * LlamaText as plain text, special tokens written as their token text (so tokenizing with specials restores them).
+ * The wrappers' BOS is dropped when the GGUF asks for none (`tokenizer.ggml.add_bos_token` false): SmolLM2's BOS is
+ * `<|im_start|>`, and writing it made every prompt open with `<|im_start|><|im_start|>`, which its own template never
+ * renders.
+ */
 function llamaTextToString(model: LlamaModel, text: { values: readonly unknown[] }): string {
   let out = "";
   for (const value of text.values) {
+    if (value instanceof SpecialToken && value.value === "BOS" && !model.tokens.shouldPrependBosToken) continue;
     if (value instanceof SpecialToken) out += model.detokenize(model.tokenize(value.value, "builtin"), true);
     else if (value instanceof SpecialTokensText) out += value.value;
     else out += value;

@@ -12,12 +12,21 @@ export interface HeldContent {
  * and only the new text is tokenized, so the KV cache matches and nothing is evaluated twice; re-tokenizing the reply
  * could merge its tokens differently and force an erase. Otherwise the whole prompt is tokenized.
  */
-export function promptTokens(prompt: string, held: HeldContent, tokenize: (text: string) => Token[]): Token[] {
+export function promptTokens(prompt: string, held: HeldContent, tokenize: (text: string) => Token[], bos?: Token): Token[] {
   if (held.tokens.length > 0 && prompt.startsWith(held.text)) {
     const rest = prompt.slice(held.text.length);
     return rest === "" ? held.tokens.slice() : [...held.tokens, ...tokenize(rest)];
   }
-  return tokenize(prompt);
+  return withBos(tokenize(prompt), bos);
+}
+
+/**
+ * A whole prompt's tokens with `bos` first, unless they already start with it (a chat format that writes `<bos>`) or
+ * the model asks for none (`bos` undefined). Without the BOS it was trained with, Gemma 3 270M answered
+ * "Question: What is the capital of France?\nAnswer:" with "\nAnswer:\nAnswer:..." instead of " Paris".
+ */
+export function withBos(tokens: Token[], bos: Token | undefined): Token[] {
+  return bos === undefined || tokens[0] === bos ? tokens : [bos, ...tokens];
 }
 
 /** Length of the common prefix of two token lists. */

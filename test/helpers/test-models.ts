@@ -1,0 +1,32 @@
+/**
+ * The real test models for test/model/: Gemma 3 270M (base, Q4_K_M) from `GEMMA_AGENT_TEST_MODEL` and
+ * SmolLM2-135M-Instruct (Q4_1) from `GEMMA_AGENT_TEST_MODEL_INSTRUCT` (`npm run fetch-test-models -- --env` prints
+ * both; `.ci/run` sets them). Unset: the tests skip, saying how to fetch. Set to a file that is not there: the test
+ * file fails at once (CI must never skip them silently).
+ */
+import { existsSync } from "node:fs";
+import { loadModel, type LlamaModelHandle, type LoadModelOptions } from "../../src/model/llama/index.js";
+
+export type TestModelVariable = "GEMMA_AGENT_TEST_MODEL" | "GEMMA_AGENT_TEST_MODEL_INSTRUCT";
+
+const HOW = "run `npm run fetch-test-models` and set GEMMA_AGENT_TEST_MODEL / GEMMA_AGENT_TEST_MODEL_INSTRUCT to the paths it prints (`-- --env` prints export lines)";
+
+/** The model's path, or undefined (with a console note) when its variable is unset; throws when set to a missing file. */
+export function testModelPath(variable: TestModelVariable): string | undefined {
+  const path = process.env[variable];
+  if (!path) {
+    console.info(`${variable} is not set: real-model tests skipped; ${HOW}`);
+    return undefined;
+  }
+  if (!existsSync(path)) throw new Error(`${variable}=${path} does not exist; ${HOW}`);
+  return path;
+}
+
+/**
+ * Load a real test model on the CPU; a 4,096-token context unless `options` says otherwise. Threads: the loader's default
+ * (the cores available), or `GEMMA_AGENT_TEST_THREADS` (1 when something else is using the cores).
+ */
+export function loadTestModel(path: string, options: Partial<LoadModelOptions> = {}): Promise<LlamaModelHandle> {
+  const threads = process.env.GEMMA_AGENT_TEST_THREADS ? Number(process.env.GEMMA_AGENT_TEST_THREADS) : undefined;
+  return loadModel({ model: path, gpu: false, contextSize: 4096, ...(threads && { threads }), ...options });
+}
