@@ -115,7 +115,7 @@ function pickModel(report: EvalReport, model: string | undefined, source: string
 /** Rounded down to 6 decimals, so rounding never lifts a sum above 1. */
 const floor6 = (n: number) => Math.floor(n * 1e6) / 1e6;
 
-/** The rates' sum, shown with 4 decimals. */
+/** A number as the description shows it: 4 decimals at most. */
 const show = (n: number) => String(Math.round(n * 1e4) / 1e4);
 
 function countFailures(runs: readonly RunRecord[]): { counts: Record<FailureKind, number>; other: Record<string, number> } {

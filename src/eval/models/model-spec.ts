@@ -33,7 +33,7 @@ export function parseModelSpec(text: string): ModelSpec {
       return { kind: "profile", name: `profile:${fitted.name}`, profile: fitted.name, rates: fitted.rates };
     }
     const rates = failureProfile(profile);
-    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")}; measured ones: profile:fit:<report.json>, profile:file:<profile.json>)`);
+    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")}); measured ones come from profile:fit:<report.json> or profile:file:<profile.json>`);
     return { kind: "profile", name: spec, profile, rates };
   }
   if (spec.startsWith("replay:")) {
