@@ -1,3 +1,4 @@
+import { callReferencePattern, MAX_REFERENCEABLE_CALLS } from "../call-reference-pattern.js";
 import type { JsonSchema } from "../model/model-handle.js";
 import type { Registry } from "../skills/registry.js";
 
@@ -5,28 +6,50 @@ import type { Registry } from "../skills/registry.js";
 const NON_BLANK_STRING: JsonSchema = { type: "string", minLength: 1, pattern: "\\S" };
 const THOUGHT: JsonSchema = { type: "string" };
 
-/** `{"$ref": "calls[N].result..."}`: an argument taken from an earlier call's result (parallel calls only). */
-const REFERENCE: JsonSchema = {
-  type: "object",
-  properties: { $ref: { type: "string" } },
-  required: ["$ref"],
-  additionalProperties: false,
-};
-
-/** The skill's argument schema with each top-level argument also allowed to be a reference. */
-function withReferences(schema: JsonSchema): JsonSchema {
-  const properties = schema.properties as Record<string, JsonSchema> | undefined;
-  if (!properties) return schema;
-  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, REFERENCE] }])) };
-}
-
-function callBranch(registry: Registry, name: string, withThought: boolean): JsonSchema {
-  const args = registry.jsonSchema(name);
+/**
+ * `{"$ref": "calls[N].result..."}`: an argument taken from an earlier call's result (parallel calls only), N one of
+ * the `earlierCalls` calls before this one, so a constrained model cannot write a forward, self or malformed reference.
+ */
+function reference(earlierCalls: number): JsonSchema {
   return {
     type: "object",
-    properties: { ...(withThought && { thought: THOUGHT }), skill_name: { const: name }, arguments: withThought ? args : withReferences(args) },
+    properties: { $ref: { type: "string", pattern: callReferencePattern(earlierCalls) } },
+    required: ["$ref"],
+    additionalProperties: false,
+  };
+}
+
+/** The skill's argument schema with each top-level argument also allowed to be a reference to an earlier call. */
+function withReferences(schema: JsonSchema, earlierCalls: number): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties || earlierCalls === 0) return schema;
+  const ref = reference(earlierCalls);
+  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, ref] }])) };
+}
+
+/** A call's schema: with a thought (a one-call action), or as the `earlierCalls`-th item of a `calls` list. */
+function callBranch(registry: Registry, name: string, position: { withThought: true } | { earlierCalls: number }): JsonSchema {
+  const args = registry.jsonSchema(name);
+  const withThought = "withThought" in position;
+  return {
+    type: "object",
+    properties: { ...(withThought && { thought: THOUGHT }), skill_name: { const: name }, arguments: withThought ? args : withReferences(args, position.earlierCalls) },
     required: ["skill_name", "arguments"],
     additionalProperties: false,
+  };
+}
+
+/**
+ * The `calls` list: item k may reference calls 0..k-1 (the first none); items past MAX_REFERENCEABLE_CALLS may
+ * reference the first MAX_REFERENCEABLE_CALLS.
+ */
+function callsList(registry: Registry, names: readonly string[]): JsonSchema {
+  const item = (earlierCalls: number) => ({ anyOf: names.map((name) => callBranch(registry, name, { earlierCalls })) });
+  return {
+    type: "array",
+    minItems: 1,
+    prefixItems: Array.from({ length: MAX_REFERENCEABLE_CALLS + 1 }, (_, k) => item(k)),
+    items: item(MAX_REFERENCEABLE_CALLS),
   };
 }
 
@@ -38,13 +61,13 @@ function callBranch(registry: Registry, name: string, withThought: boolean): Jso
  */
 export function buildActionJsonSchema(registry: Registry, options: { parallelCalls?: boolean } = {}): JsonSchema {
   const names = registry.names();
-  const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, true));
+  const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, { withThought: true }));
   if (options.parallelCalls && names.length > 0) {
     branches.push({
       type: "object",
       properties: {
         thought: THOUGHT,
-        calls: { type: "array", minItems: 1, items: { anyOf: names.map((name) => callBranch(registry, name, false)) } },
+        calls: callsList(registry, names),
       },
       required: ["calls"],
       additionalProperties: false,

@@ -19,6 +19,37 @@ async function compile(schema: JsonSchema | boolean): Promise<(text: string) => 
 }
 
 describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
+  it("lets a parallel call reference only an earlier call, in the shape the parser accepts", async () => {
+    const schema = buildActionJsonSchema(grammarTestRegistries.calculator, { parallelCalls: true });
+    const accepts = await compile(schema);
+    const add = (a: unknown, b: unknown = 1) => ({ skill_name: "add", arguments: { a, b } });
+    const calls = (...list: unknown[]) => JSON.stringify({ calls: list });
+    const ref = (path: string) => ({ $ref: path });
+    expect(accepts(calls(add(1)))).toBe(true);
+    expect(accepts(calls(add(1), add(ref("calls[0].result"))))).toBe(true);
+    expect(accepts(calls(add(1), add(2), add(ref("calls[1].result.total[0]"), ref("calls[0].result"))))).toBe(true);
+    // eleven calls: the last ones may still name any of the first ten
+    expect(accepts(calls(...Array.from({ length: 11 }, (_, i) => (i === 0 ? add(0) : add(ref(`calls[${Math.min(i - 1, 9)}].result`))))))).toBe(true);
+    for (const bad of [
+      calls(add(ref("calls[0].result"))), // the first call references itself
+      calls(add(1), add(ref("calls[1].result"))), // self reference
+      calls(add(1), add(ref("calls[2].result"))), // forward reference
+      calls(add(1), add(ref(""))), // malformed (what Gemma 3 270M wrote on BFCL before this)
+      calls(add(1), add(ref("calls[0]"))), // no .result
+      calls(add(1), add(ref("calls[0].result..x"))),
+      calls(), // no call
+    ]) expect(accepts(bad), bad).toBe(false);
+  });
+
+  it("treats prefixItems past minItems as optional, as JSON Schema does", async () => {
+    const accepts = await compile({ type: "array", minItems: 1, prefixItems: [{ type: "integer" }, { type: "string" }], items: false });
+    expect(accepts("[1]")).toBe(true);
+    expect(accepts('[1,"a"]')).toBe(true);
+    expect(accepts("[]")).toBe(false);
+    expect(accepts('[1,"a",2]')).toBe(false);
+    expect(accepts('["a"]')).toBe(false);
+  });
+
   it("accepts the agent's action JSON, compact, and rejects pretty-printed, unknown skills and bad arguments", async () => {
     const schema = buildActionJsonSchema(grammarTestRegistries.calculator);
     const accepts = await compile(schema);

@@ -3,7 +3,7 @@
  * each question's functions as the registry, one agent step each. Constrained, every reply must parse, name one of
  * the question's functions and validate against its schema: 100%. The same prompts unconstrained are counted (a base
  * model writes JSON only by luck). CI takes a fixed sample, the first GEMMA_AGENT_BFCL_PER_CATEGORY questions of each
- * category (default 5); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
+ * category (default 3); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers
 
 const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
-const perCategory = process.env.GEMMA_AGENT_BFCL_PER_CATEGORY === "all" ? Infinity : Number(process.env.GEMMA_AGENT_BFCL_PER_CATEGORY ?? 5);
+const perCategory = process.env.GEMMA_AGENT_BFCL_PER_CATEGORY === "all" ? Infinity : Number(process.env.GEMMA_AGENT_BFCL_PER_CATEGORY ?? 3);
 const MAX_TOKENS = 256;
 
 function sampleTasks(): { category: string; task: EvalTask }[] {
@@ -36,7 +36,7 @@ describe.each<[string, TestModelVariable]>([
 
   it.skipIf(!path)("constrained: every reply parses, names a real function and validates; unconstrained: counted", async () => {
     const tasks = sampleTasks();
-    expect(tasks.length).toBeGreaterThanOrEqual(Math.min(perCategory, 5) * CATEGORIES.length);
+    expect(tasks.length).toBeGreaterThanOrEqual(Math.min(perCategory, 3) * CATEGORIES.length);
     const refused: string[] = [];
     let tokens = 0;
     let unconstrainedFailures = 0;

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../model-handle.js";
+import { MAX_REFERENCE_KEY_LENGTH, MAX_REFERENCE_PATH_SEGMENTS, parseCallReferencePattern } from "../../call-reference-pattern.js";
 import { integerRangeGbnf, MAX_INTEGER_DIGITS } from "./gbnf-integer-range.js";
 
 /** A JSON Schema the grammar compiler cannot turn into GBNF (a caller bug: fix the schema). */
@@ -250,6 +251,8 @@ class GbnfBuilder {
     const maxRaw = finiteNumber(own(schema, "maxLength"));
     const maxLength = maxRaw === undefined ? undefined : Math.floor(maxRaw);
     const pattern = own<string>(schema, "pattern");
+    const earlierCalls = typeof pattern === "string" ? parseCallReferencePattern(pattern) : undefined;
+    if (earlierCalls !== undefined) return this.#compileCallReference(earlierCalls, hint);
     const nonBlank = typeof pattern === "string" && NON_BLANK_PATTERNS.has(pattern);
     if (maxLength !== undefined && (maxLength < minLength || (nonBlank && maxLength < 1))) {
       throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: string at "${hint}" cannot satisfy its length bounds`);
@@ -261,6 +264,13 @@ class GbnfBuilder {
     this.primitive("nonblank-char");
     const rest = maxLength === 1 ? "" : `char${repetition(Math.max(0, minLength - 1), maxLength === undefined ? undefined : maxLength - 1)}`;
     return this.rule(hint, seq(`"\\""`, "nonblank-char", rest, `"\\""`));
+  }
+
+  /** `"calls[i].result.key[0]..."` with i below `earlierCalls` (see call-reference-pattern.ts). */
+  #compileCallReference(earlierCalls: number, hint: string): string {
+    const key = `[A-Za-z_$] [A-Za-z0-9_$-]{0,${MAX_REFERENCE_KEY_LENGTH - 1}}`;
+    const segment = `("." ${key} | "[" [0-9]{1,6} "]")`;
+    return this.rule(hint, `"\\"calls[" [0-${earlierCalls - 1}] "].result" ${segment}{0,${MAX_REFERENCE_PATH_SEGMENTS}} "\\""`);
   }
 
   #compileInteger(schema: JsonSchema, hint: string): string {
@@ -349,17 +359,23 @@ class GbnfBuilder {
     const items = own<Schema>(schema, "items");
 
     if (prefixItems.length > 0) {
-      // A tuple: every prefix item (as many as maxItems allows), then further items when `items` allows them.
+      // A tuple: the prefix items in order (those past minItems optional, as many as maxItems allows), then further
+      // items when `items` allows them.
       const count = Math.min(prefixItems.length, maxItems ?? prefixItems.length);
+      if (count < minItems && items === false) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
       const parts = prefixItems.slice(0, count).map((item, i) => this.compile(item, `${hint}-${i}`));
-      let body = `"[" ${parts.join(' "," ')}`;
+      let tail = "";
       if (items !== false && (maxItems === undefined || maxItems > count)) {
         const item = this.compile(items ?? true, `${hint}-item`);
-        const more = Math.max(0, minItems - count);
-        body += ` ("," ${item})${repetition(more, maxItems === undefined ? undefined : maxItems - count)}`;
+        tail = `("," ${item})${repetition(Math.max(0, minItems - count), maxItems === undefined ? undefined : maxItems - count)}`;
       }
-      if (count < minItems && items === false) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
-      return this.rule(hint, `${body} "]"`);
+      // From the last part back: part i is required when i < minItems, else optional with everything after it.
+      let rest = tail;
+      for (let i = count - 1; i >= 0; i--) {
+        const part = seq(i === 0 ? "" : '","', parts[i], rest);
+        rest = i < minItems ? part : `(${part})?`;
+      }
+      return this.rule(hint, seq(`"["`, rest, `"]"`));
     }
 
     if (maxItems === 0 || items === false) {
