@@ -27,5 +27,7 @@ export const DEFAULT_BFCL_BUDGETS: readonly number[] = [8];
 export const WORKER_GENERATE_TIMEOUT_MS = 600_000;
 /** A child process gets 5 s to exit after `dispose` before it is killed. */
 export const WORKER_EXIT_GRACE_MS = 5_000;
+/** Off a terminal, a plain progress line at most this often: a sign of life in a long real-model eval's log. */
+export const PLAIN_PROGRESS_EVERY_MS = 30_000;
 /** Width of the stderr progress bar, in characters. */
 export const PROGRESS_BAR_WIDTH = 28;

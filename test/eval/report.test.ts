@@ -81,13 +81,22 @@ describe("reports", () => {
     expect(lines[3]).toMatch(/^oracle\s+8\s+100\.0% \(36\/36\)/);
   });
 
-  it("draws a progress bar only on a terminal", () => {
+  it("draws a progress bar on a terminal, and off one a plain line at most every 30 s", () => {
     const written: string[] = [];
     const stream = (isTTY: boolean) => Object.assign({ write: (s: string) => (written.push(s), true) }, { isTTY }) as unknown as NodeJS.WritableStream & { isTTY: boolean };
-    const pipe = progressBar(stream(false));
+    let clock = 0;
+    const pipe = progressBar(stream(false), { now: () => clock });
     pipe.update({ done: 1, total: 4, model: "m" });
-    pipe.done();
+    clock = 29_999;
+    pipe.update({ done: 2, total: 4, model: "m" });
     expect(written).toEqual([]);
+    clock = 30_000;
+    pipe.update({ done: 3, total: 4, model: "m" });
+    clock = 40_000;
+    pipe.update({ done: 4, total: 4, model: "m" });
+    pipe.done();
+    expect(written).toEqual(["progress: 3/4 m\n"]);
+    written.length = 0;
     const tty = progressBar(stream(true));
     tty.update({ done: 1, total: 4, model: "oracle" });
     tty.update({ done: 4, total: 4, model: "oracle" });

@@ -1,10 +1,13 @@
 /**
  * The real test models for test/model/: Gemma 3 270M (base, Q4_K_M) from `GEMMA_AGENT_TEST_MODEL` and
  * SmolLM2-135M-Instruct (Q4_1) from `GEMMA_AGENT_TEST_MODEL_INSTRUCT` (`npm run fetch-test-models -- --env` prints
- * both; `.ci/run` sets them). Unset: the tests skip, saying how to fetch. Set to a file that is not there: the test
- * file fails at once (CI must never skip them silently).
+ * both; `.ci/run` sets them). A variable set to a file that is not there fails the test file at once (CI must never
+ * skip them silently). Unset: the file `npm run fetch-test-models` placed is used when it is there; otherwise the tests
+ * skip, saying how to fetch.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { TEST_MODELS, testModelsDir } from "../../scripts/lib/test-models.js";
 import { loadModel, type LlamaModelHandle, type LoadModelOptions } from "../../src/model/llama/index.js";
 
 export type TestModelVariable = "GEMMA_AGENT_TEST_MODEL" | "GEMMA_AGENT_TEST_MODEL_INSTRUCT";
@@ -15,7 +18,9 @@ const HOW = "run `npm run fetch-test-models` and set GEMMA_AGENT_TEST_MODEL / GE
 export function testModelPath(variable: TestModelVariable): string | undefined {
   const path = process.env[variable];
   if (!path) {
-    console.info(`${variable} is not set: real-model tests skipped; ${HOW}`);
+    const fetched = join(testModelsDir(), TEST_MODELS.find((m) => m.env === variable)!.file);
+    if (existsSync(fetched)) return fetched;
+    console.info(`${variable} is not set and ${fetched} is not there: real-model tests skipped; ${HOW}`);
     return undefined;
   }
   if (!existsSync(path)) throw new Error(`${variable}=${path} does not exist; ${HOW}`);
