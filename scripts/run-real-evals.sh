@@ -6,21 +6,23 @@
 #
 #   npm run fetch-test-models && npm run build && bash scripts/run-real-evals.sh [OUT_DIR]
 #
-# Env: BASIC_LIMIT (default 12), BFCL_LIMIT (default 5), GRAMMARS (default "on off"), MODELS (default both keys).
+# Env: BASIC_LIMIT (default 12), BFCL_LIMIT (default 3), and with the grammar off BASIC_LIMIT_OFF (default 6) and
+# BFCL_LIMIT_OFF (default 2); GRAMMARS (default "on off"), MODELS (default both keys). A suite whose report.json is
+# already in OUT_DIR is skipped, so an interrupted matrix resumes where it stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/results/eval}"
 dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
 declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
-basic_limit="${BASIC_LIMIT:-12}"
-bfcl_limit="${BFCL_LIMIT:-5}"
 for grammar in ${GRAMMARS:-on off}; do
-  flag=(); [ "$grammar" = off ] && flag=(--no-grammar)
+  flag=(); basic_limit="${BASIC_LIMIT:-12}"; bfcl_limit="${BFCL_LIMIT:-3}"
+  if [ "$grammar" = off ]; then flag=(--no-grammar); basic_limit="${BASIC_LIMIT_OFF:-6}"; bfcl_limit="${BFCL_LIMIT_OFF:-2}"; fi
   for key in ${MODELS:-smollm2-135m-instruct gemma3-270m}; do
     model="$dir/${files[$key]}"
     run() {
       local name="$1"; shift
       local dest="$out/$key/$name-grammar-$grammar"
+      [ -f "$dest/report.json" ] && { echo ">> $key $name grammar $grammar: done already" >&2; return; }
       mkdir -p "$dest"
       local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 "${flag[@]}" --out "$dest")
       echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#" > "$dest/command.txt"

@@ -28,6 +28,15 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
     expect(model.tokenize(prompt).filter((t) => t === model.tokenize("<|im_start|>")[0])).toHaveLength(3);
   });
 
+  it("adds no BOS to a plain prompt (its GGUF asks for none), and continues it", async () => {
+    const prompt = "The capital of France is";
+    const plain = model.llamaObjects.model.tokenize(prompt, true);
+    expect(model.tokenize(prompt)).toEqual(plain);
+    expect(plain[0]).not.toBe(model.llamaObjects.model.tokens.bos);
+    expect((await model.generate(prompt, { maxTokens: 8, temperature: 0 })).trim().length).toBeGreaterThan(0);
+    expect(model.stats.promptTokens).toBe(plain.length);
+  }, 60_000);
+
   it("answers a one-line chat question in its template with non-empty text, ending at <|im_end|>", async () => {
     const prompt = model.chatFormat.render([{ role: "user", content: "What is the capital of France?" }]);
     const text = await model.generate(prompt, { maxTokens: 32, temperature: 0 });

@@ -1,0 +1,248 @@
+/**
+ * Real-task figures of the benchmark, on a real skill (the built-in `calculator`, next to a `weather` skill so that
+ * the right name has to be chosen) and one question, "What is 17% of 2,340?" (397.8):
+ *
+ * - an agent run: wall time and generated tokens of each step, and whether each reply parsed as an action;
+ * - one call, two ways on the same model and sequence: our `Agent.step` (action grammar) against node-llama-cpp's
+ *   `LlamaChatSession.prompt` with the same two functions through `defineChatSessionFunction` (its own function
+ *   calling, the model's own chat wrapper, its default system prompt). A valid call names `calculator` with arguments
+ *   that pass the skill's zod schema; a correct one's expression evaluates to 397.8.
+ *
+ * Every sample starts from an empty sequence, greedy (temperature 0).
+ */
+import { defineChatSessionFunction, LlamaChatSession } from "node-llama-cpp";
+import { z } from "zod";
+import { Agent, AgentState, type AgentEvent } from "../../src/agent/index.js";
+import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import type { ModelHandle } from "../../src/model/model-handle.js";
+import { calculatorSkill, evaluateExpression, tidyNumber } from "../../src/skills/builtin/index.js";
+import { defineSkill, Registry } from "../../src/skills/index.js";
+
+export const TASK_QUESTION = "What is 17% of 2,340?";
+export const TASK_ANSWER = 397.8;
+
+const weatherSkill = defineSkill({
+  name: "weather",
+  description: "Current weather in a city.",
+  parameters: z.object({ city: z.string().min(1) }),
+  run: ({ city }) => ({ city, celsius: 21, sky: "clear" }),
+});
+
+/** The registry of the task: calculator and weather. */
+export function taskRegistry(): Registry {
+  return new Registry([calculatorSkill, weatherSkill]);
+}
+
+/** The agent of the task figures, on `model` (the handle itself or a wrapper of it). */
+export function taskAgent(model: ModelHandle, maxTokens: number): Agent {
+  return new Agent({ model, registry: taskRegistry(), maxTokens, temperature: 0 });
+}
+
+const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Whether a call is the valid one, and whether its expression gives the answer. */
+function judgeCall(name: string | undefined, args: unknown): { valid: boolean; correct: boolean } {
+  if (name !== "calculator") return { valid: false, correct: false };
+  const parsed = calculatorSkill.parameters.safeParse(args);
+  if (!parsed.success) return { valid: false, correct: false };
+  try {
+    return { valid: true, correct: Math.abs(evaluateExpression(parsed.data.expression) - TASK_ANSWER) < 1e-9 };
+  } catch {
+    return { valid: true, correct: false };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The agent run: time and tokens per step.
+
+/** One step of an agent run. */
+export interface StepSample {
+  /** Wall ms of the step: from its model call to the next step's (or the run's end): render, generate, parse, skill. */
+  wallMs: number;
+  /** Wall ms of the model call alone (prompt evaluation included). */
+  modelMs: number;
+  promptTokens: number;
+  evaluatedPromptTokens: number;
+  generatedTokens: number;
+  /** The reply parsed as an action (no validation error). */
+  parsed: boolean;
+  /** What came of the step, in a few words. */
+  outcome: string;
+  raw: string;
+}
+
+/** One agent run. */
+export interface RunSample {
+  wallMs: number;
+  stopReason: string | undefined;
+  answer: string | undefined;
+  steps: StepSample[];
+}
+
+function stepOutcome(events: AgentEvent[]): { parsed: boolean; outcome: string; raw: string } {
+  const parts: string[] = [];
+  let parsed = true;
+  let raw = "";
+  for (const e of events) {
+    if (e.type === "call-skill") {
+      parts.push(`call ${e.skillName} ${JSON.stringify(e.arguments)}`);
+      raw ||= e.raw;
+    } else if (e.type === "final-answer") {
+      parts.push(`answer ${JSON.stringify(clip(e.answer, 80))}`);
+      raw = e.raw;
+    } else if (e.type === "validation-error") {
+      parsed = false;
+      parts.push(`invalid (${e.errorType ?? e.validatorName})`);
+      raw = e.raw;
+    } else if (e.type === "observation") parts.push(`→ ${clip(e.result, 40)}`);
+    else if (e.type === "tool-error") parts.push(`→ tool error: ${clip(e.message, 60)}`);
+    else if (e.type === "model-error") parts.push(`model error: ${clip(e.message, 60)}`);
+  }
+  return { parsed, outcome: parts.join(" ") || "nothing", raw: clip(raw, 300) };
+}
+
+/** An agent run on the task, each model call timed through a wrapper of the handle. */
+export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, maxIterations: number): Promise<RunSample> {
+  const calls: Array<{ startedAt: number; modelMs: number; promptTokens: number; evaluatedPromptTokens: number; generatedTokens: number }> = [];
+  const timing: ModelHandle = {
+    chatFormat: handle.chatFormat,
+    info: handle.info,
+    get stats() {
+      return handle.stats;
+    },
+    async generate(prompt, options) {
+      const startedAt = performance.now();
+      try {
+        return await handle.generate(prompt, options);
+      } finally {
+        const s = handle.stats;
+        calls.push({ startedAt, modelMs: performance.now() - startedAt, promptTokens: s.promptTokens, evaluatedPromptTokens: s.evaluatedPromptTokens, generatedTokens: s.generatedTokens });
+      }
+    },
+  };
+  const agent = taskAgent(timing, maxTokens);
+  await handle.llamaObjects.sequence.clearHistory();
+  const started = performance.now();
+  const state = await agent.run(TASK_QUESTION, { maxIterations, maxRetries: maxIterations });
+  const ended = performance.now();
+  const events = state.stream.toArray().filter((e) => (e.depth ?? 0) === 0);
+  const steps = calls.map((c, k): StepSample => ({
+    wallMs: (calls[k + 1]?.startedAt ?? ended) - c.startedAt,
+    modelMs: c.modelMs,
+    promptTokens: c.promptTokens,
+    evaluatedPromptTokens: c.evaluatedPromptTokens,
+    generatedTokens: c.generatedTokens,
+    ...stepOutcome(events.filter((e) => e.step === k + 1)),
+  }));
+  return { wallMs: ended - started, stopReason: state.stopReason, answer: state.answer, steps };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One call: Agent.step against LlamaChatSession with functions.
+
+/** One side of the one-call comparison, one round. */
+export interface OneCallSample {
+  wallMs: number;
+  /** Prompt tokens evaluated (ours: the step's prompt; the session: everything it evaluated, results included). */
+  evaluatedTokens: number;
+  generatedTokens: number;
+  /** The first call made, if any. */
+  call?: { name: string; arguments: unknown };
+  valid: boolean;
+  correct: boolean;
+  /** The reply: our action JSON, or the session's text response. */
+  text: string;
+  /** The session only: ms and generated tokens up to the moment its first call was complete, and why it stopped. */
+  toCallMs?: number;
+  tokensToCall?: number;
+  calls?: number;
+  stopReason?: string;
+}
+
+/** Our side: one `Agent.step` on a fresh state, from an empty sequence. */
+export async function agentOneStep(handle: LlamaModelHandle, agent: Agent): Promise<OneCallSample> {
+  await handle.llamaObjects.sequence.clearHistory();
+  const state = new AgentState(TASK_QUESTION);
+  const started = performance.now();
+  const reply = await agent.step(state);
+  const wallMs = performance.now() - started;
+  const stats = handle.stats;
+  const call = reply.type === "call-skill" ? { name: reply.skillName, arguments: reply.arguments } : undefined;
+  return { wallMs, evaluatedTokens: stats.evaluatedPromptTokens, generatedTokens: stats.generatedTokens, ...(call && { call }), ...judgeCall(call?.name, call?.arguments), text: clip(reply.raw, 300) };
+}
+
+/**
+ * node-llama-cpp's side: a new LlamaChatSession on the handle's emptied sequence, `prompt(question, { functions,
+ * maxTokens, temperature: 0 })`. The handlers record the call and return the skill's result, so the session goes on
+ * to answer, as an application would use it. `maxTokens` caps everything the prompt generates: node-llama-cpp passes
+ * the remainder to the next turn after a call, and a remainder of 0 would mean no limit, so the benchmark stops the
+ * prompt itself (abort signal, stopOnAbortSignal) once the budget is spent.
+ */
+export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: number): Promise<OneCallSample> {
+  const { sequence } = handle.llamaObjects;
+  await sequence.clearHistory();
+  const session = new LlamaChatSession({ contextSequence: sequence });
+  const meter = sequence.tokenMeter;
+  const input0 = meter.usedInputTokens;
+  const output0 = meter.usedOutputTokens;
+  const controller = new AbortController();
+  const spent = () => meter.usedOutputTokens - output0;
+  const cap = () => {
+    if (spent() >= maxTokens && !controller.signal.aborted) controller.abort(new Error("token budget spent"));
+  };
+  const calls: Array<{ name: string; arguments: unknown; atMs: number; tokens: number }> = [];
+  let started = 0;
+  const record = (name: string, args: unknown) => {
+    calls.push({ name, arguments: args, atMs: performance.now() - started, tokens: spent() });
+    cap();
+  };
+  const functions = {
+    calculator: defineChatSessionFunction({
+      description: calculatorSkill.description,
+      params: { type: "object", properties: { expression: { type: "string", description: 'The expression, e.g. "15/100*80" or "round(2^0.5, 3)"' } } },
+      handler(params) {
+        record("calculator", params);
+        try {
+          return tidyNumber(evaluateExpression(params.expression));
+        } catch (error) {
+          return `error: ${(error as Error).message}`;
+        }
+      },
+    }),
+    weather: defineChatSessionFunction({
+      description: weatherSkill.description,
+      params: { type: "object", properties: { city: { type: "string" } } },
+      handler(params) {
+        record("weather", params);
+        return { city: params.city, celsius: 21, sky: "clear" };
+      },
+    }),
+  };
+  try {
+    started = performance.now();
+    const result = await session.promptWithMeta(TASK_QUESTION, {
+      functions,
+      maxTokens,
+      temperature: 0,
+      signal: controller.signal,
+      stopOnAbortSignal: true,
+      onToken: cap,
+      onFunctionCallParamsChunk: cap,
+    });
+    const wallMs = performance.now() - started;
+    const first = calls[0];
+    return {
+      wallMs,
+      evaluatedTokens: meter.usedInputTokens - input0,
+      generatedTokens: spent(),
+      ...(first && { call: { name: first.name, arguments: first.arguments } }),
+      ...judgeCall(first?.name, first?.arguments),
+      text: clip(result.responseText, 300),
+      ...(first && { toCallMs: first.atMs, tokensToCall: first.tokens }),
+      calls: calls.length,
+      stopReason: controller.signal.aborted ? "maxTokens (benchmark cap)" : result.stopReason,
+    };
+  } finally {
+    session.dispose({ disposeSequence: false });
+  }
+}
