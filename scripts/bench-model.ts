@@ -1,60 +1,53 @@
 /**
- * Benchmark of the node-llama-cpp loader, printed as one JSON document on stdout (progress on stderr):
+ * Benchmark of the node-llama-cpp loader on one model, in one process: one JSON document on stdout, progress on stderr.
  *
- *   npm run bench:model                          # the fixture model (built on first use)
- *   npm run bench:model -- --model PATH          # the fixture, then that model
- *   npm run bench:model -- --threads 1 --tokens 64 --max-tokens 24
+ *   npm run bench:model                                  # the fixture model (random weights, built on first use)
+ *   npm run bench:model -- --model PATH                  # a real GGUF (add --with-fixture for the fixture too)
+ *   npm run bench:model -- --model PATH --out docs/results/bench-NAME --note "..."   # also NAME.json and NAME.md
+ *   npm run bench:model -- --threads 1 --rounds 2 --tokens 16 --task-max-tokens 48   # a quick trial
  *
- * For each model, in one process, with the same context settings and thread count:
- *   (a) raw LlamaContextSequence.evaluate generation tokens/s (greedy, no grammar, no token bias);
- *   (b) LlamaModelHandle.generate without a grammar, tokens/s, and (b)/(a);
- *   (c) generate with the agent's action grammar, tokens/s, and (c)/(b);
- *   tokens of an action written compactly (our grammar) vs as node-llama-cpp's JSON-schema grammar makes it;
- *   (d) an 8-step Agent run: evaluated prompt tokens / new prompt tokens over the steps (KV-cache reuse; 1.0 is ideal);
- *   (e) the same 8-step conversation through node-llama-cpp's LlamaChatSession: evaluated / new prompt tokens.
- * On random weights (the fixture) the agent never answers usefully; a validator keeps it going for 8 steps.
+ * Every figure is measured over `--rounds` rounds (default 9); in each round every pair runs once, in alternating
+ * order, and each sample starts from an empty sequence of the handle's own context (same threads, same batch):
+ *   prefill: a fixed ~`--prefill-tokens` prompt, raw `evaluateWithoutGeneratingNewTokens` and through `generate`
+ *     (prompt tokens over the time to the first token);
+ *   (a) raw LlamaContextSequence.evaluate decode tokens/s (greedy, no grammar, no token bias);
+ *   (b) LlamaModelHandle.generate without a grammar, tokens/s, and (b)/(a) per round;
+ *   (c) generate with the agent's action grammar, tokens/s, and (c)/(b) and ms-per-token (c)/(b) per round;
+ *   an agent run on a real task (calculator + weather skills, "What is 17% of 2,340?"): wall ms and generated tokens
+ *     per step, whether each reply parsed;
+ *   one call: Agent.step against LlamaChatSession.prompt with the same functions (defineChatSessionFunction):
+ *     wall ms, generated tokens, valid / correct calls, and step / session per round.
+ * Measured once (token counts, deterministic): the compact vs pretty grammar's tokens of sample actions; (d) an 8-step
+ * agent run's evaluated / new prompt tokens (KV reuse; 1.0 is ideal); (e) the same conversation through
+ * LlamaChatSession. Medians and spread (min, p25, p75, max) are reported for every figure measured in rounds.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { LlamaChatSession, type Token } from "node-llama-cpp";
-import { z } from "zod";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { basename, dirname } from "node:path";
 import { buildActionJsonSchema } from "../src/actions/action-json-schema.js";
-import { Agent, type Validator } from "../src/agent/index.js";
-import { gbnfLiteral, loadModel, type LlamaModelHandle } from "../src/model/llama/index.js";
-import type { GenerateOptions, ModelHandle } from "../src/model/model-handle.js";
-import type { ChatFormat, ChatMessage } from "../src/prompt/chat-format.js";
-import { defineSkill, Registry } from "../src/skills/index.js";
+import { loadModel, type LlamaModelHandle } from "../src/model/llama/index.js";
+import { benchRegistry, grammarTokenCounts, kvReuseAgentRun, kvReuseChatSession } from "./lib/bench-kv-reuse.js";
+import { commandLine, parseBenchArgs, type BenchOptions } from "./lib/bench-options.js";
+import { renderMarkdown, type BenchMeta, type ModelReport } from "./lib/bench-report.js";
+import { ratios, round, spread } from "./lib/bench-stats.js";
+import { agentOneStep, agentTaskRun, chatSessionOneCall, taskAgent, TASK_QUESTION, type OneCallSample, type RunSample } from "./lib/bench-task.js";
+import { handleDecode, handlePrefill, prefillPrompt, rawDecode, rawPrefill } from "./lib/bench-throughput.js";
 import { FIXTURE_VERSION } from "./lib/fixture-model.js";
 import { FIXTURE_MODEL_PATH, makeFixtureModel } from "./make-fixture-model.js";
-
-interface BenchOptions {
-  threads?: number;
-  /** Tokens generated per throughput sample. */
-  tokens: number;
-  /** maxTokens of each agent step (random weights never stop on their own: the grammar wrap-up closes the JSON). */
-  maxTokens: number;
-  contextSize: number;
-  repeats: number;
-}
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-}
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
-
 function fixturePath(): string {
   const stamp = `${FIXTURE_MODEL_PATH}.version`;
-  if (!existsSync(FIXTURE_MODEL_PATH) || !existsSync(stamp) || readFileSync(stamp, "utf8") !== FIXTURE_VERSION) {
+  let current = false;
+  try {
+    current = readFileSync(stamp, "utf8") === FIXTURE_VERSION && statSync(FIXTURE_MODEL_PATH).isFile();
+  } catch {
+    current = false;
+  }
+  if (!current) {
     log("building the fixture model");
     makeFixtureModel(FIXTURE_MODEL_PATH);
     writeFileSync(stamp, FIXTURE_VERSION);
@@ -62,198 +55,180 @@ function fixturePath(): string {
   return FIXTURE_MODEL_PATH;
 }
 
-const noop = () => "ok";
-function benchRegistry(): Registry {
-  return new Registry([
-    defineSkill({ name: "weather", description: "Current weather in a city.", parameters: z.object({ city: z.string().min(1), unit: z.enum(["celsius", "fahrenheit"]).optional() }), run: () => ({ city: "Paris", celsius: 21, sky: "clear" }) }),
-    defineSkill({ name: "add", description: "Add two numbers.", parameters: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b }),
-    defineSkill({ name: "search", description: "Search notes.", parameters: z.object({ query: z.string().min(1), limit: z.int().min(1).max(10).optional() }), run: noop }),
-  ]);
+/** One round's samples of every figure. */
+interface RoundSample {
+  prefillRaw: number;
+  prefillHandle: number;
+  a: number;
+  b: number;
+  bTokens: number;
+  c: number;
+  cTokens: number;
+  step: OneCallSample;
+  session: OneCallSample;
+  run: RunSample;
 }
 
-/** (a): generation tokens/s of a bare sequence (prompt evaluated first, then `tokens` greedy tokens timed). */
-async function rawEvaluate(handle: LlamaModelHandle, prompt: Token[], options: BenchOptions): Promise<number> {
-  const { model } = handle.llamaObjects;
-  const context = await model.createContext({ contextSize: options.contextSize, threads: handle.threads, sequences: 1 });
-  try {
-    const sequence = context.getSequence();
-    const rates: number[] = [];
-    for (let r = 0; r < options.repeats; r++) {
-      await sequence.clearHistory();
-      await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
-      let count = 0;
-      const started = performance.now();
-      for await (const _token of sequence.evaluate(prompt.slice(-1), { temperature: 0 })) {
-        if (++count >= options.tokens) break;
-      }
-      rates.push((count * 1000) / (performance.now() - started));
-    }
-    return median(rates);
-  } finally {
-    await context.dispose();
+/** Run `first` and `second` in this order, or the other way round; results in the same order either way. */
+async function pair<A, B>(forward: boolean, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+  if (forward) {
+    const a = await first();
+    return [a, await second()];
   }
+  const b = await second();
+  return [await first(), b];
 }
 
-/** (b) / (c): generation tokens/s of the handle (its own stats: prompt excluded). */
-async function handleRate(handle: LlamaModelHandle, prompt: string, options: BenchOptions, generate: GenerateOptions): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
-  const rates: number[] = [];
-  let generatedTokens = 0;
-  for (let r = 0; r < options.repeats; r++) {
-    await handle.llamaObjects.sequence.clearHistory();
-    await handle.generate(prompt, { temperature: 0, ...generate });
-    rates.push(handle.stats.tokensPerSecond);
-    generatedTokens = handle.stats.generatedTokens;
-  }
-  return { tokensPerSecond: median(rates), generatedTokens };
-}
-
-/** Tokens of sample actions written compactly vs as node-llama-cpp's JSON-schema grammar writes them. */
-function grammarTokenCounts(handle: LlamaModelHandle) {
-  const actions = [
-    { thought: "I need the weather in Paris first.", skill_name: "weather", arguments: { city: "Paris", unit: "celsius" } },
-    { thought: "Add the two totals.", skill_name: "add", arguments: { a: 1250.5, b: 87 } },
-    { thought: "Search my notes for the meeting.", skill_name: "search", arguments: { query: "meeting with Ana", limit: 3 } },
-    { thought: "The result answers the question.", final_answer: "It is 21 °C and clear in Paris." },
+async function oneRound(handle: LlamaModelHandle, r: number, inputs: { prefill: { text: string; tokens: ReturnType<LlamaModelHandle["tokenize"]> }; story: string }, options: BenchOptions): Promise<RoundSample> {
+  const forward = r % 2 === 0;
+  const storyTokens = handle.tokenize(inputs.story);
+  const actionSchema = buildActionJsonSchema(benchRegistry());
+  const [prefillRaw, prefillHandle] = await pair(forward, () => rawPrefill(handle, inputs.prefill.tokens), () => handlePrefill(handle, inputs.prefill.text));
+  const decode = [
+    () => rawDecode(handle, storyTokens, options.tokens),
+    () => handleDecode(handle, inputs.story, { maxTokens: options.tokens }),
+    () => handleDecode(handle, inputs.story, { maxTokens: Math.max(8, Math.floor(options.tokens / 2)), jsonSchema: actionSchema }),
   ];
-  const count = (text: string) => handle.tokenize(text).length;
-  // node-llama-cpp's grammar: 4-space (or tab) indentation, a space after ':', then "\n\n\n\n" and more newlines.
-  const compact = actions.map((a) => count(JSON.stringify(a)));
-  const pretty = actions.map((a) => count(`${JSON.stringify(a, null, 4).replace(/":(?=\S)/g, '": ')}\n\n\n\n`));
-  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-  return { compact, pretty, compactTotal: sum(compact), prettyTotal: sum(pretty), prettyOverCompact: round(sum(pretty) / sum(compact)) };
+  const results: Array<{ tokensPerSecond: number; generatedTokens: number }> = [];
+  for (const k of forward ? [0, 1, 2] : [2, 1, 0]) results[k] = await decode[k]();
+  const [a, b, c] = results;
+  const agent = taskAgent(handle, options.taskMaxTokens);
+  const [step, session] = await pair(forward, () => agentOneStep(handle, agent), () => chatSessionOneCall(handle, options.taskMaxTokens));
+  const run = await agentTaskRun(handle, options.taskMaxTokens, options.agentSteps, options.calculatorFirst);
+  return { prefillRaw, prefillHandle, a: a.tokensPerSecond, b: b.tokensPerSecond, bTokens: b.generatedTokens, c: c.tokensPerSecond, cTokens: c.generatedTokens, step, session, run };
 }
 
-interface StepRecord {
-  prompt: string;
-  reply: string;
-  promptTokens: number;
-  evaluatedPromptTokens: number;
-  messages: ChatMessage[];
-}
+const count = (xs: boolean[]) => `${xs.filter(Boolean).length}/${xs.length}`;
 
-/** New prompt tokens of step k: tokens of what was appended after the previous prompt and reply. */
-function newTokens(handle: LlamaModelHandle, steps: StepRecord[], k: number): { count: number; appendOnly: boolean } {
-  const step = steps[k];
-  if (k === 0) return { count: step.promptTokens, appendOnly: true };
-  const held = steps[k - 1].prompt + steps[k - 1].reply;
-  if (step.prompt.startsWith(held)) return { count: handle.tokenize(step.prompt.slice(held.length)).length, appendOnly: true };
-  const a = handle.tokenize(step.prompt);
-  const b = handle.tokenize(held);
-  let common = 0;
-  while (common < a.length && a[common] === b[common]) common++;
-  return { count: a.length - common, appendOnly: false };
-}
-
-/** (d): an 8-step Agent run through a recording wrapper of the handle. */
-async function agentRun(handle: LlamaModelHandle, options: BenchOptions, steps = 8) {
-  const records: StepRecord[] = [];
-  let lastMessages: ChatMessage[] = [];
-  const format = handle.chatFormat;
-  const recordingFormat: ChatFormat = { ...format, render: (messages, opts) => ((lastMessages = messages.map((m) => ({ ...m }))), format.render(messages, opts)) };
-  const recording: ModelHandle = {
-    chatFormat: recordingFormat,
-    info: handle.info,
-    get stats() {
-      return handle.stats;
-    },
-    async generate(prompt, generateOptions) {
-      const reply = await handle.generate(prompt, generateOptions);
-      const stats = handle.stats;
-      records.push({ prompt, reply, promptTokens: stats.promptTokens, evaluatedPromptTokens: stats.evaluatedPromptTokens, messages: lastMessages });
-      return reply;
-    },
-  };
-  // Random weights would answer at once or never; this keeps the conversation going for `steps` model calls.
-  const keepGoing: Validator = { name: "bench_keep_going", check: (action) => (action.type === "final-answer" ? { ok: false, feedback: "Use a skill first." } : { ok: true }) };
-  const agent = new Agent({ model: recording, registry: benchRegistry(), chatFormat: recordingFormat, maxTokens: options.maxTokens, validators: [keepGoing] });
-  await handle.llamaObjects.sequence.clearHistory();
-  const started = performance.now();
-  const state = await agent.run("What is the weather in Paris, and what is 1250.5 + 87?", { maxIterations: steps, maxRetries: steps });
-  const elapsedMs = performance.now() - started;
-  const perStep = records.map((r, k) => ({ promptTokens: r.promptTokens, evaluated: r.evaluatedPromptTokens, ...newTokens(handle, records, k) }));
-  const evaluated = perStep.reduce((s, x) => s + x.evaluated, 0);
-  const fresh = perStep.reduce((s, x) => s + x.count, 0);
+function oneCallSide(samples: OneCallSample[]) {
   return {
-    records,
-    result: {
-      steps: records.length,
-      stopReason: state.stopReason,
-      appendOnly: perStep.every((s) => s.appendOnly),
-      evaluatedPromptTokens: evaluated,
-      newPromptTokens: fresh,
-      evaluatedOverNew: round(evaluated / fresh),
-      promptTokensAllSteps: perStep.reduce((s, x) => s + x.promptTokens, 0),
-      perStep: perStep.map((s) => ({ promptTokens: s.promptTokens, evaluated: s.evaluated, new: s.count })),
-      seconds: round(elapsedMs / 1000, 1),
-    },
+    wallMs: spread(samples.map((s) => s.wallMs), 1),
+    toCallMs: spread(samples.map((s) => s.toCallMs), 1),
+    tokensToCall: spread(samples.map((s) => s.tokensToCall), 1),
+    generatedTokens: spread(samples.map((s) => s.generatedTokens), 1),
+    evaluatedTokens: spread(samples.map((s) => s.evaluatedTokens), 1),
+    validCalls: count(samples.map((s) => s.valid)),
+    correctCalls: count(samples.map((s) => s.correct)),
+    ...(samples[0].call && { firstCall: samples[0].call }),
+    firstText: samples[0].text,
   };
 }
 
-/**
- * (e): the same conversation through node-llama-cpp's LlamaChatSession (its own KV reuse). Each step preloads the
- * user turn (prompt tokens evaluated, counted) and then generates the agent's reply, forced by a grammar that allows
- * only that text, so the session's history and tokens evolve as a real chat would.
- */
-async function chatSessionRun(handle: LlamaModelHandle, records: StepRecord[], options: BenchOptions) {
-  const { model } = handle.llamaObjects;
-  const context = await model.createContext({ contextSize: options.contextSize, threads: handle.threads, sequences: 1 });
-  try {
-    const sequence = context.getSequence();
-    const session = new LlamaChatSession({ contextSequence: sequence });
-    const system = records[0]?.messages.find((m) => m.role === "system");
-    if (system) session.setChatHistory([{ type: "system", text: system.content }]);
-    const perStep: Array<{ evaluated: number; new: number }> = [];
-    for (let k = 0; k < records.length; k++) {
-      const messages = records[k].messages;
-      const user = messages[messages.length - 1].content;
-      const before = sequence.tokenMeter.usedInputTokens;
-      await session.preloadPrompt(user);
-      perStep.push({ evaluated: sequence.tokenMeter.usedInputTokens - before, new: newTokens(handle, records, k).count });
-      const forced = await model.llama.createGrammar({ grammar: `root ::= ${gbnfLiteral(records[k].reply)}\n` });
-      await session.prompt(user, { grammar: forced, maxTokens: 4 * records[k].reply.length + 8 });
-    }
-    const evaluated = perStep.reduce((s, x) => s + x.evaluated, 0);
-    const fresh = perStep.reduce((s, x) => s + x.new, 0);
-    return { chatWrapper: session.chatWrapper.wrapperName, evaluatedPromptTokens: evaluated, newPromptTokens: fresh, evaluatedOverNew: round(evaluated / fresh), perStep };
-  } finally {
-    await context.dispose();
-  }
+function agentRunSummary(runs: RunSample[], options: BenchOptions) {
+  const stepCount = Math.max(...runs.map((x) => x.steps.length));
+  const perStep = Array.from({ length: stepCount }, (_, k) => {
+    const here = runs.map((x) => x.steps[k]).filter((s) => s !== undefined);
+    const first = here[0];
+    return {
+      step: k + 1,
+      wallMs: spread(here.map((s) => s.wallMs), 1),
+      modelMs: spread(here.map((s) => s.modelMs), 1),
+      promptTokens: first.promptTokens,
+      evaluatedPromptTokens: first.evaluatedPromptTokens,
+      generatedTokens: first.generatedTokens,
+      parsed: first.parsed,
+      outcome: first.outcome,
+      raw: first.raw,
+      sameInEveryRound: here.length === runs.length && here.every((s) => s.outcome === first.outcome && s.generatedTokens === first.generatedTokens),
+    };
+  });
+  const allSteps = runs.flatMap((x) => x.steps);
+  return {
+    question: TASK_QUESTION,
+    skills: ["calculator", "weather"],
+    calculatorFirst: options.calculatorFirst,
+    maxIterations: options.agentSteps,
+    maxTokens: options.taskMaxTokens,
+    stepWallMs: spread(runs.map((x) => x.wallMs / Math.max(1, x.steps.length)), 1),
+    generatedTokensPerStep: spread(runs.map((x) => x.steps.reduce((s, y) => s + y.generatedTokens, 0) / Math.max(1, x.steps.length)), 1),
+    runWallMs: spread(runs.map((x) => x.wallMs), 1),
+    steps: spread(runs.map((x) => x.steps.length), 1),
+    parsedSteps: count(allSteps.map((s) => s.parsed)),
+    stopReasons: runs.map((x) => x.stopReason ?? "none"),
+    ...(runs[0].answer !== undefined && { answer: runs[0].answer }),
+    perStep,
+  };
 }
 
 async function benchModel(path: string, options: BenchOptions) {
   log(`loading ${path}`);
   const handle = await loadModel({ model: path, gpu: false, contextSize: options.contextSize, ...(options.threads !== undefined && { threads: options.threads }) });
   try {
-    const registry = benchRegistry();
-    const prompt = handle.chatFormat.render([{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: "Write a long story about a lighthouse keeper." }]);
-    log("(a) raw evaluate and (b) generate without grammar, interleaved so that machine load hits both alike");
-    const rawRates: number[] = [];
-    const freeRates: number[] = [];
-    for (let r = 0; r < options.repeats; r++) {
-      rawRates.push(await rawEvaluate(handle, handle.tokenize(prompt), { ...options, repeats: 1 }));
-      freeRates.push((await handleRate(handle, prompt, { ...options, repeats: 1 }, { maxTokens: options.tokens })).tokensPerSecond);
+    const prefill = prefillPrompt(handle, options.prefillTokens);
+    const story = handle.chatFormat.render([{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: "Write a long story about a lighthouse keeper." }]);
+    log(`warm-up (grammars compiled, chat wrapper resolved); prefill prompt ${prefill.tokens.length} tokens`);
+    await handle.generate(story, { maxTokens: 1, jsonSchema: buildActionJsonSchema(benchRegistry()) });
+    await agentOneStep(handle, taskAgent(handle, 1));
+    const warm = await chatSessionOneCall(handle, 1);
+    log(`chat wrapper: ${warm.chatWrapper}`);
+
+    const samples: RoundSample[] = [];
+    const started = performance.now();
+    for (let r = 0; r < options.rounds; r++) {
+      const roundStarted = performance.now();
+      samples.push(await oneRound(handle, r, { prefill, story }, options));
+      const s = samples[r];
+      log(
+        `round ${r + 1}/${options.rounds} (${((performance.now() - roundStarted) / 1000).toFixed(1)} s): prefill ${s.prefillRaw.toFixed(0)} tok/s, ` +
+          `(a) ${s.a.toFixed(1)} (b) ${s.b.toFixed(1)} (c) ${s.c.toFixed(1)} tok/s, step ${s.step.wallMs.toFixed(0)} ms vs session ${s.session.wallMs.toFixed(0)} ms, ` +
+          `run ${s.run.steps.length} steps ${(s.run.wallMs / 1000).toFixed(1)} s`,
+      );
     }
-    const raw = median(rawRates);
-    const free = { tokensPerSecond: median(freeRates) };
-    log("(c) generate with the action grammar");
-    const constrained = await handleRate(handle, prompt, options, { maxTokens: Math.max(8, Math.floor(options.tokens / 2)), jsonSchema: buildActionJsonSchema(registry) });
-    log("(d) 8-step agent run");
-    const agent = await agentRun(handle, options);
+    log(`rounds done in ${((performance.now() - started) / 1000).toFixed(1)} s; (d) 8-step agent run for KV reuse`);
+    const kvAgent = await kvReuseAgentRun(handle, options.maxTokens);
     log("(e) the same conversation through LlamaChatSession");
-    const session = await chatSessionRun(handle, agent.records, options);
+    const kvSession = await kvReuseChatSession(handle, kvAgent.records);
+
+    const col = <K extends keyof RoundSample>(key: K) => samples.map((s) => s[key]);
+    const steps = col("step");
+    const sessions = col("session");
+    const msPerToken = (rates: number[]) => rates.map((x) => (x > 0 ? 1000 / x : undefined));
     return {
-      model: { path, ...handle.info },
+      model: { path, file: basename(path), sizeBytes: statSync(path).size, ...handle.info },
       backend: handle.backend,
       threads: handle.threads,
       contextSize: options.contextSize,
-      a_rawEvaluateTokensPerSecond: round(raw, 1),
-      b_generateTokensPerSecond: round(free.tokensPerSecond, 1),
-      b_over_a: round(free.tokensPerSecond / raw),
-      c_grammarTokensPerSecond: round(constrained.tokensPerSecond, 1),
-      c_over_b: round(constrained.tokensPerSecond / free.tokensPerSecond),
+      rounds: options.rounds,
+      settings: {
+        rounds: options.rounds,
+        tokens: options.tokens,
+        constrainedTokens: Math.max(8, Math.floor(options.tokens / 2)),
+        prefillTokens: prefill.tokens.length,
+        taskMaxTokens: options.taskMaxTokens,
+        agentSteps: options.agentSteps,
+        taskRun: options.calculatorFirst ? "calculator first" : "free",
+        kvMaxTokens: options.maxTokens,
+      },
+      prefill: {
+        promptTokens: prefill.tokens.length,
+        rawTokensPerSecond: spread(col("prefillRaw"), 1),
+        handleTokensPerSecond: spread(col("prefillHandle"), 1),
+        handleOverRaw: spread(ratios(col("prefillHandle"), col("prefillRaw"))),
+      },
+      a_rawEvaluateTokensPerSecond: spread(col("a"), 1),
+      b_generateTokensPerSecond: spread(col("b"), 1),
+      b_over_a: spread(ratios(col("b"), col("a"))),
+      b_generatedTokens: spread(col("bTokens"), 1),
+      c_grammarTokensPerSecond: spread(col("c"), 1),
+      c_over_b: spread(ratios(col("c"), col("b"))),
+      c_msPerTokenOverB: spread(ratios(msPerToken(col("c")), msPerToken(col("b")))),
+      c_generatedTokens: spread(col("cTokens"), 1),
       grammarTokens: grammarTokenCounts(handle),
-      d_agent: agent.result,
-      e_llamaChatSession: session,
+      agentRun: agentRunSummary(col("run"), options),
+      oneCall: {
+        question: TASK_QUESTION,
+        maxTokens: options.taskMaxTokens,
+        chatWrapper: warm.chatWrapper,
+        agentStep: oneCallSide(steps),
+        chatSession: { ...oneCallSide(sessions), stopReasons: sessions.map((s) => s.stopReason ?? "none") },
+        stepOverSessionWall: spread(ratios(steps.map((s) => s.wallMs), sessions.map((s) => s.wallMs))),
+        stepOverSessionToCall: spread(ratios(steps.map((s) => s.toCallMs), sessions.map((s) => s.toCallMs))),
+        stepOverSessionGeneratedTokens: spread(ratios(steps.map((s) => s.generatedTokens), sessions.map((s) => s.generatedTokens))),
+        perRound: steps.map((s, r) => ({ agentStep: s, chatSession: sessions[r] })),
+      },
+      d_agent: kvAgent.result,
+      e_llamaChatSession: kvSession,
+      perRound: samples.map((s) => ({ prefillRaw: round(s.prefillRaw, 1), prefillHandle: round(s.prefillHandle, 1), a: round(s.a, 1), b: round(s.b, 1), bTokens: s.bTokens, c: round(s.c, 1), cTokens: s.cTokens, runSteps: s.run.steps.map((x) => ({ wallMs: round(x.wallMs, 1), modelMs: round(x.modelMs, 1), generatedTokens: x.generatedTokens, parsed: x.parsed })) })),
       targets: { b_over_a: ">= 0.9", d_evaluatedOverNew: "<= 1.1" },
     };
   } finally {
@@ -261,14 +236,36 @@ async function benchModel(path: string, options: BenchOptions) {
   }
 }
 
-const options: BenchOptions = {
-  ...(argValue("--threads") !== undefined && { threads: Number(argValue("--threads")) }),
-  tokens: Number(argValue("--tokens") ?? 64),
-  maxTokens: Number(argValue("--max-tokens") ?? 24),
-  contextSize: Number(argValue("--context-size") ?? 4096),
-  repeats: Number(argValue("--repeats") ?? 3),
+function nodeLlamaCppVersion(): string {
+  try {
+    return JSON.parse(readFileSync(new URL("../node_modules/node-llama-cpp/package.json", import.meta.url), "utf8")).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+const { options, modelPath, out, note, withFixture, argv } = parseBenchArgs(process.argv.slice(2));
+const meta: BenchMeta = {
+  command: commandLine(argv),
+  date: new Date().toISOString(),
+  node: process.version,
+  nodeLlamaCpp: nodeLlamaCppVersion(),
+  cpuCores: availableParallelism(),
+  cpuModel: cpus()[0]?.model?.trim() ?? "unknown",
+  rounds: options.rounds,
+  loadAverage: { start: loadavg().map((x) => round(x, 2)) },
+  ...(note !== undefined && { note }),
 };
-const results: Record<string, unknown> = { node: process.version, fixture: await benchModel(fixturePath(), options) };
-const extra = argValue("--model");
-if (extra) results.model = await benchModel(extra, options);
-process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+const results: Record<string, unknown> = { meta };
+if (!modelPath || withFixture) results.fixture = await benchModel(fixturePath(), options);
+if (modelPath) results.model = await benchModel(modelPath, options);
+meta.loadAverage.end = loadavg().map((x) => round(x, 2));
+const json = `${JSON.stringify(results, null, 2)}\n`;
+process.stdout.write(json);
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(`${out}.json`, json);
+  const reports = [results.fixture, results.model].filter((x) => x !== undefined) as ModelReport[];
+  writeFileSync(`${out}.md`, renderMarkdown(meta, reports));
+  log(`wrote ${out}.json and ${out}.md`);
+}

@@ -7,7 +7,7 @@
 #   npm run fetch-test-models && npm run build && bash scripts/run-real-evals.sh [OUT_DIR]
 #
 # Env: BASIC_LIMIT (default 12), BFCL_LIMIT (default 3), and with the grammar off BASIC_LIMIT_OFF (default 6) and
-# BFCL_LIMIT_OFF (default 2); GRAMMARS (default "on off"), MODELS (default both keys). A suite whose report.json is
+# BFCL_LIMIT_OFF (default 2); THREADS (default: the CLI's, the cores available); GRAMMARS (default "on off"), MODELS (default both keys). A suite whose report.json is
 # already in OUT_DIR is skipped, so an interrupted matrix resumes where it stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,8 @@ for grammar in ${GRAMMARS:-on off}; do
       local dest="$out/$key/$name-grammar-$grammar"
       [ -f "$dest/report.json" ] && { echo ">> $key $name grammar $grammar: done already" >&2; return; }
       mkdir -p "$dest"
-      local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 "${flag[@]}" --out "$dest")
+      local threads=(); [ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
+      local cmd=(node dist/cli/main.js eval "$@" --model "$model" --budgets 4,8,12 "${flag[@]}" "${threads[@]}" --out "$dest")
       echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#" > "$dest/command.txt"
       echo ">> $key $name grammar $grammar" >&2
       "${cmd[@]}" > "$dest/summary.txt" 2> "$dest/progress.log"

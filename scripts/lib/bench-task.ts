@@ -12,7 +12,7 @@
  */
 import { defineChatSessionFunction, LlamaChatSession } from "node-llama-cpp";
 import { z } from "zod";
-import { Agent, AgentState, type AgentEvent } from "../../src/agent/index.js";
+import { Agent, AgentState, type AgentEvent, type Validator } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import type { ModelHandle } from "../../src/model/model-handle.js";
 import { calculatorSkill, evaluateExpression, tidyNumber } from "../../src/skills/builtin/index.js";
@@ -33,9 +33,21 @@ export function taskRegistry(): Registry {
   return new Registry([calculatorSkill, weatherSkill]);
 }
 
+/**
+ * Refuses a final answer while no calculator result is on the stream, so that a model that answers at once still
+ * makes a multi-step run (its later steps are the incremental ones, evaluated on top of the KV cache).
+ */
+const calculatorFirst: Validator = {
+  name: "bench_calculator_first",
+  check: (action, state) =>
+    action.type === "final-answer" && !state.stream.toArray().some((e) => e.type === "observation" && e.skillName === "calculator")
+      ? { ok: false, feedback: "Use the calculator skill first, then answer with its result." }
+      : { ok: true },
+};
+
 /** The agent of the task figures, on `model` (the handle itself or a wrapper of it). */
-export function taskAgent(model: ModelHandle, maxTokens: number): Agent {
-  return new Agent({ model, registry: taskRegistry(), maxTokens, temperature: 0 });
+export function taskAgent(model: ModelHandle, maxTokens: number, options: { calculatorFirst?: boolean } = {}): Agent {
+  return new Agent({ model, registry: taskRegistry(), maxTokens, temperature: 0, ...(options.calculatorFirst && { validators: [calculatorFirst] }) });
 }
 
 const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -64,7 +76,7 @@ export interface StepSample {
   promptTokens: number;
   evaluatedPromptTokens: number;
   generatedTokens: number;
-  /** The reply parsed as an action (no validation error). */
+  /** The reply parsed as an action (no parse error; a validator's refusal still counts as parsed). */
   parsed: boolean;
   /** What came of the step, in a few words. */
   outcome: string;
@@ -91,8 +103,11 @@ function stepOutcome(events: AgentEvent[]): { parsed: boolean; outcome: string; 
       parts.push(`answer ${JSON.stringify(clip(e.answer, 80))}`);
       raw = e.raw;
     } else if (e.type === "validation-error") {
-      parsed = false;
-      parts.push(`invalid (${e.errorType ?? e.validatorName})`);
+      // A parse failure, or a validator's refusal of a well-formed action (the action parsed).
+      if (e.validatorName === "action_parse") {
+        parsed = false;
+        parts.push(`invalid (${e.errorType ?? "parse"})`);
+      } else parts.push(`refused by ${e.validatorName}: ${clip(e.raw, 80)}`);
       raw = e.raw;
     } else if (e.type === "observation") parts.push(`→ ${clip(e.result, 40)}`);
     else if (e.type === "tool-error") parts.push(`→ tool error: ${clip(e.message, 60)}`);
@@ -102,7 +117,7 @@ function stepOutcome(events: AgentEvent[]): { parsed: boolean; outcome: string; 
 }
 
 /** An agent run on the task, each model call timed through a wrapper of the handle. */
-export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, maxIterations: number): Promise<RunSample> {
+export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, maxIterations: number, calculatorFirst: boolean): Promise<RunSample> {
   const calls: Array<{ startedAt: number; modelMs: number; promptTokens: number; evaluatedPromptTokens: number; generatedTokens: number }> = [];
   const timing: ModelHandle = {
     chatFormat: handle.chatFormat,
@@ -120,7 +135,7 @@ export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, 
       }
     },
   };
-  const agent = taskAgent(timing, maxTokens);
+  const agent = taskAgent(timing, maxTokens, { calculatorFirst });
   await handle.llamaObjects.sequence.clearHistory();
   const started = performance.now();
   const state = await agent.run(TASK_QUESTION, { maxIterations, maxRetries: maxIterations });
@@ -152,11 +167,13 @@ export interface OneCallSample {
   correct: boolean;
   /** The reply: our action JSON, or the session's text response. */
   text: string;
-  /** The session only: ms and generated tokens up to the moment its first call was complete, and why it stopped. */
+  /** Ms and generated tokens up to the moment the first call was complete (ours: the step, when it was a call). */
   toCallMs?: number;
   tokensToCall?: number;
   calls?: number;
   stopReason?: string;
+  /** The session only: node-llama-cpp's chat wrapper for the model. */
+  chatWrapper?: string;
 }
 
 /** Our side: one `Agent.step` on a fresh state, from an empty sequence. */
@@ -168,7 +185,14 @@ export async function agentOneStep(handle: LlamaModelHandle, agent: Agent): Prom
   const wallMs = performance.now() - started;
   const stats = handle.stats;
   const call = reply.type === "call-skill" ? { name: reply.skillName, arguments: reply.arguments } : undefined;
-  return { wallMs, evaluatedTokens: stats.evaluatedPromptTokens, generatedTokens: stats.generatedTokens, ...(call && { call }), ...judgeCall(call?.name, call?.arguments), text: clip(reply.raw, 300) };
+  return {
+    wallMs,
+    evaluatedTokens: stats.evaluatedPromptTokens,
+    generatedTokens: stats.generatedTokens,
+    ...(call && { call, toCallMs: wallMs, tokensToCall: stats.generatedTokens }),
+    ...judgeCall(call?.name, call?.arguments),
+    text: clip(reply.raw, 300),
+  };
 }
 
 /**
@@ -176,9 +200,9 @@ export async function agentOneStep(handle: LlamaModelHandle, agent: Agent): Prom
  * maxTokens, temperature: 0 })`. The handlers record the call and return the skill's result, so the session goes on
  * to answer, as an application would use it. `maxTokens` caps everything the prompt generates: node-llama-cpp passes
  * the remainder to the next turn after a call, and a remainder of 0 would mean no limit, so the benchmark stops the
- * prompt itself (abort signal, stopOnAbortSignal) once the budget is spent.
+ * prompt itself (abort signal, stopOnAbortSignal) once the budget is spent: in a handler, or on a text token.
  */
-export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: number): Promise<OneCallSample> {
+export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: number, question = TASK_QUESTION): Promise<OneCallSample> {
   const { sequence } = handle.llamaObjects;
   await sequence.clearHistory();
   const session = new LlamaChatSession({ contextSequence: sequence });
@@ -220,15 +244,24 @@ export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: nu
   };
   try {
     started = performance.now();
-    const result = await session.promptWithMeta(TASK_QUESTION, {
-      functions,
-      maxTokens,
-      temperature: 0,
-      signal: controller.signal,
-      stopOnAbortSignal: true,
-      onToken: cap,
-      onFunctionCallParamsChunk: cap,
-    });
+    let responseText = "";
+    let stopReason: string;
+    try {
+      const result = await session.promptWithMeta(question, {
+        functions,
+        maxTokens,
+        temperature: 0,
+        signal: controller.signal,
+        stopOnAbortSignal: true,
+        onToken: cap,
+      });
+      responseText = result.responseText;
+      stopReason = controller.signal.aborted ? "maxTokens (benchmark cap)" : result.stopReason;
+    } catch (error) {
+      // An abort that lands inside a function call's parameters throws even with stopOnAbortSignal.
+      if (!controller.signal.aborted) throw error;
+      stopReason = "maxTokens (benchmark cap)";
+    }
     const wallMs = performance.now() - started;
     const first = calls[0];
     return {
@@ -237,10 +270,11 @@ export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: nu
       generatedTokens: spent(),
       ...(first && { call: { name: first.name, arguments: first.arguments } }),
       ...judgeCall(first?.name, first?.arguments),
-      text: clip(result.responseText, 300),
+      text: clip(responseText, 300),
       ...(first && { toCallMs: first.atMs, tokensToCall: first.tokens }),
       calls: calls.length,
-      stopReason: controller.signal.aborted ? "maxTokens (benchmark cap)" : result.stopReason,
+      stopReason,
+      chatWrapper: session.chatWrapper.wrapperName,
     };
   } finally {
     session.dispose({ disposeSequence: false });

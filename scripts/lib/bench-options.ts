@@ -1,0 +1,104 @@
+/**
+ * The benchmark's command line: flags, defaults, and the command as a user types it again (for the report).
+ */
+import { parseArgs } from "node:util";
+
+/** What one benchmark run measures, and how much. */
+export interface BenchOptions {
+  threads?: number;
+  rounds: number;
+  /** Tokens decoded per (a)/(b) sample; (c) decodes half as many. */
+  tokens: number;
+  prefillTokens: number;
+  /** maxTokens of each step of the (d) KV-reuse run (random weights never stop: the grammar wrap-up closes the JSON). */
+  maxTokens: number;
+  /** maxTokens of each task step and of the chat session's prompt. */
+  taskMaxTokens: number;
+  agentSteps: number;
+  /** The task run refuses an answer before a calculator result (false with --free-run). */
+  calculatorFirst: boolean;
+  contextSize: number;
+}
+
+/** The flags; `npm run bench:model -- --help` prints this. */
+export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixture] [--threads N] [--rounds N] [--tokens N]
+  [--prefill-tokens N] [--max-tokens N] [--task-max-tokens N] [--agent-steps N] [--free-run] [--context-size N]
+  [--out PATH-PREFIX] [--note TEXT]
+
+  --model PATH          a GGUF to benchmark (default: the fixture model only)
+  --with-fixture        with --model, benchmark the fixture model first too
+  --threads N           llama.cpp threads (default: the loader's, the CPUs this process may use)
+  --rounds N            rounds every figure is measured over, pairs in alternating order (default 9)
+  --tokens N            tokens decoded per (a)/(b) sample; (c) decodes half as many (default 64)
+  --prefill-tokens N    size of the prefill prompt, at least (default 512)
+  --task-max-tokens N   maxTokens of each task step and of the chat session's prompt (default 96)
+  --agent-steps N       steps of the task's agent run, at most (default 4)
+  --free-run            let the task's agent run answer without a calculator result first
+  --max-tokens N        maxTokens of each step of the (d) KV-reuse run (default 24)
+  --context-size N      context window (default 4096)
+  --out PREFIX          also write PREFIX.json (the JSON document) and PREFIX.md (the report)
+  --note TEXT           a line for the report, e.g. other load on the machine`;
+
+function fail(message: string): never {
+  process.stderr.write(`bench-model: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) fail(`${name} must be a positive integer (got ${value})`);
+  return n;
+}
+
+const STRING_FLAGS = ["model", "threads", "rounds", "repeats", "tokens", "prefill-tokens", "max-tokens", "task-max-tokens", "agent-steps", "context-size", "out", "note"];
+
+/** Parse the flags (exits with the usage on a bad one; prints it for --help). `--repeats` is the old name of --rounds. */
+export function parseBenchArgs(argv: string[]): { options: BenchOptions; modelPath?: string; out?: string; note?: string; withFixture: boolean; argv: string[] } {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: "string" as const }])),
+        "with-fixture": { type: "boolean" },
+        "free-run": { type: "boolean" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (parsed.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const str = (k: string) => parsed[k] as string | undefined;
+  const options: BenchOptions = {
+    ...(str("threads") !== undefined && { threads: positiveInt("--threads", str("threads"), 1) }),
+    rounds: positiveInt("--rounds", str("rounds") ?? str("repeats"), 9),
+    tokens: positiveInt("--tokens", str("tokens"), 64),
+    prefillTokens: positiveInt("--prefill-tokens", str("prefill-tokens"), 512),
+    maxTokens: positiveInt("--max-tokens", str("max-tokens"), 24),
+    taskMaxTokens: positiveInt("--task-max-tokens", str("task-max-tokens"), 96),
+    agentSteps: positiveInt("--agent-steps", str("agent-steps"), 4),
+    calculatorFirst: parsed["free-run"] !== true,
+    contextSize: positiveInt("--context-size", str("context-size"), 4096),
+  };
+  return {
+    options,
+    ...(str("model") !== undefined && { modelPath: str("model") }),
+    ...(str("out") !== undefined && { out: str("out") }),
+    ...(str("note") !== undefined && { note: str("note") }),
+    withFixture: parsed["with-fixture"] === true,
+    argv,
+  };
+}
+
+/** The command line as a user types it again. */
+export function commandLine(args: string[]): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ["npm run bench:model", ...(args.length ? ["--", ...args.map(quote)] : [])].join(" ");
+}
