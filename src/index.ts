@@ -6,5 +6,5 @@ export { defineSkill, Registry, type Skill, type SkillContext, type ApprovalDeci
 export { gemma3ChatFormat, gemma4ChatFormat, neutralizeControlText, type ChatFormat, type ChatMessage } from "./prompt/index.js";
 export type { ModelHandle, GenerateOptions, GenerationStats, ModelInfo, JsonSchema } from "./model/index.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./model/index.js";
-export { loadCatalog, findCatalogEntry, defaultModelAlias, budgetsFor, modelsDir, listLocalModels, resolveModelFile, pullModel, type CatalogEntry, type ModelBudgets, type PullProgress, type PullResult } from "./model/index.js";
+export { loadCatalog, findCatalogEntry, defaultModelAlias, budgetsFor, modelsDir, modelsDirs, listLocalModels, resolveModelFile, pullModel, type CatalogEntry, type ModelBudgets, type PullProgress, type PullResult } from "./model/index.js";
 export { builtinSkills, BUILTIN_SKILL_NAMES, createFileSkills, AllowDirError, FileAccessError, type BuiltinSkillsOptions } from "./skills/builtin/index.js";

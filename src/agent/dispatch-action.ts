@@ -38,7 +38,8 @@ export interface DispatchContext {
  * arguments when the approver corrected them.
  */
 type Cleared = { ok: true; arguments: Record<string, unknown>; validated: Record<string, unknown>; originalArguments?: Record<string, unknown> };
-type Refused = { ok: false; guard: string; message: string };
+/** A call the guard chain stopped; `arguments`/`originalArguments` are set when the approver had corrected it first. */
+type Refused = { ok: false; guard: string; message: string; arguments?: Record<string, unknown>; originalArguments?: Record<string, unknown> };
 
 function runState(state: AgentState): SkillRunState {
   return { query: state.query, iterations: state.iterations };
@@ -66,7 +67,9 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
       }
       if (typeof decision === "object" && decision.decision === "correct") {
         parsed = validate(decision.arguments);
-        if (!parsed.success) return { ok: false, guard: "approval", message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}` };
+        // the call refused is the corrected one: its events show the arguments the user wrote
+        const corrected = { arguments: decision.arguments, originalArguments: call.arguments };
+        if (!parsed.success) return { ok: false, guard: "approval", message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}`, ...corrected };
         originalArguments = call.arguments;
         written = decision.arguments;
         validated = parsed.data as Record<string, unknown>;
@@ -74,7 +77,7 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
     }
     for (const guard of ctx.options.guards ?? []) {
       const verdict = await guard.check({ skillName: call.skillName, arguments: validated }, runState(state));
-      if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason };
+      if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason, ...(originalArguments && { arguments: written, originalArguments }) };
     }
   } catch (error) {
     return { ok: false, guard: "approval", message: `the approval check failed: ${describeThrown(error)}` };
@@ -106,7 +109,7 @@ async function runOneCall(
   };
   const cleared = await runGuards(call, state, ctx);
   if (!cleared.ok) {
-    announce(call.arguments);
+    announce(cleared.arguments ?? call.arguments, cleared.originalArguments);
     return toolError(cleared.message, cleared.guard);
   }
   announce(cleared.arguments, cleared.originalArguments);

@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentState } from "../agent/agent-state.js";
-import { EXIT, CliUsageError, type CliIO } from "./cli-io.js";
+import { EXIT, CliUsageError, hint, type CliIO } from "./cli-io.js";
 import type { CommandFactory } from "./program.js";
 import { budgetsForModel, loadModelForCli, resolveModelForCli, type CliModel } from "./model-setup.js";
 import { parseIntegerOption, parseListOption } from "./parse-options.js";
@@ -51,6 +51,26 @@ function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
   };
 }
 
+/**
+ * The question: the argument; with `-`, or with no argument when stdin is a pipe or a file, the whole of stdin
+ * (`echo "What is 2+2?" | gemma-agent ask`). With no argument on a terminal it is a usage error, not a silent wait.
+ */
+async function readQuestion(io: CliIO, argument: string | undefined): Promise<string> {
+  if (argument !== undefined && argument !== "-") return argument;
+  if (argument === undefined && io.stdin.isTTY) {
+    throw new CliUsageError(`ask: give a question in quotes (${hint(io, 'ask "What is 17% of 2,340?"')}), or pipe it in`);
+  }
+  let text = "";
+  for await (const chunk of io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  if (text.trim() === "") throw new CliUsageError("ask: no question on stdin (it was empty)");
+  return text.trim();
+}
+
+/** `1 step`, `3 steps`. */
+function steps(count: number): string {
+  return `${count} step${count === 1 ? "" : "s"}`;
+}
+
 function exitCodeFor(state: AgentState): number {
   if (state.stopReason === "answer") return EXIT.ok;
   if (state.stopReason === "aborted") return EXIT.interrupted;
@@ -60,7 +80,7 @@ function exitCodeFor(state: AgentState): number {
 const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
   modelOptions(new Command("ask"))
     .description("Ask a question; the model answers, calling skills as it needs them.")
-    .argument("<question>", "the question, in quotes")
+    .argument("[question]", "the question, in quotes; - (or nothing, when piped) reads it from stdin")
     .option("--max-iterations <n>", "model calls at most (default: the model's catalog budget, else 8)", parseIntegerOption(1))
     .option("--max-retries <n>", "invalid replies tolerated (default: the model's catalog budget, else 3)", parseIntegerOption(0))
     .option("--max-tokens <n>", "tokens one step may generate (default: 512)", parseIntegerOption(1))
@@ -72,8 +92,9 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
     .option("--approve", "ask before each skill call: y / n / e(dit) (needs a terminal)")
     .option("--quiet", "no progress on stderr")
     .addOption(gpuOption())
-    .addHelpText("after", '\nExample:\n  gemma-agent ask "What is 17% of 2,340?" --skills calculator\n')
-    .action(async (question: string, options: AskOptions) => {
+    .addHelpText("after", `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`)
+    .action(async (argument: string | undefined, options: AskOptions) => {
+      const question = await readQuestion(io, argument);
       if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
       if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
       const registry = selectSkills(options);
@@ -109,7 +130,7 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
           next = await run.next();
         }
         const state = next.value;
-        if (state.stopReason === "answer") progress.succeed(`answered in ${state.iterations} steps, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        if (state.stopReason === "answer") progress.succeed(`answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
         else progress.fail(`no answer: ${state.stopReason}`);
         if (options.json) io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
         else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);

@@ -7,6 +7,26 @@ export interface CliIO {
   cwd: string;
   /** Aborts on Ctrl-C (SIGINT); commands pass it to what they run. */
   signal: AbortSignal;
+  /**
+   * How the user started the tool (`npx gemma-agent`, `npm start --`, `gemma-agent`): the prefix of every command a
+   * hint suggests. Default `gemma-agent`.
+   */
+  command?: string;
+  /**
+   * Does what Ctrl-C does (aborts `signal`; a second time, exits). A question on a terminal puts it in raw mode, where
+   * Ctrl-C arrives as a key instead of a signal; the question calls this.
+   */
+  interrupt?: () => void;
+}
+
+/** The command prefix of hints for this IO (see {@link CliIO.command}). */
+export function commandOf(io: CliIO): string {
+  return io.command ?? "gemma-agent";
+}
+
+/** A command to suggest, written as the user started the tool: `hint(io, "pull gemma-3-270m")`. */
+export function hint(io: CliIO, rest: string): string {
+  return `${commandOf(io)} ${rest}`;
 }
 
 /** Exit codes: a contract with scripts that call the CLI. */
@@ -30,6 +50,6 @@ export class CliUsageError extends Error {
 }
 
 /** The process's own streams and environment. */
-export function processIO(signal: AbortSignal): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), signal };
+export function processIO(signal: AbortSignal, extra: Pick<CliIO, "command" | "interrupt"> = {}): CliIO {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), signal, ...extra };
 }

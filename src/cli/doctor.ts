@@ -2,8 +2,8 @@ import { existsSync, statfsSync } from "node:fs";
 import { freemem, totalmem } from "node:os";
 import { Command } from "commander";
 import { catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec } from "../model/catalog.js";
-import { catalogDownloadStatus, modelsDir } from "../model/models-dir.js";
-import { EXIT, type CliIO } from "./cli-io.js";
+import { catalogDownloadStatus, modelsDir, modelsDirs } from "../model/models-dir.js";
+import { EXIT, hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
 import type { CommandFactory } from "./program.js";
 
@@ -69,12 +69,12 @@ function modelsChecks(io: CliIO): Check[] {
     detail: `${dir}${existsSync(dir) ? "" : " (not created yet)"}; ${free === undefined ? "free space unknown" : `${formatBytes(free)} free`}`,
     ...(free !== undefined && free < size && { fix: `the default model needs ${formatBytes(size)}: free some disk or set GEMMA_AGENT_MODELS to a bigger disk` }),
   });
-  const status = catalogDownloadStatus(dir).find((s) => `${s.alias}:${s.quantization}` === spec);
+  const status = catalogDownloadStatus(modelsDirs(io.env)).find((s) => `${s.alias}:${s.quantization}` === spec);
   checks.push({
     name: "default model",
     status: status?.state === "downloaded" ? "ok" : "warn",
     detail: `${spec} (${formatBytes(size)}): ${status?.state ?? "missing"}`,
-    ...(status?.state !== "downloaded" && { fix: `gemma-agent pull ${spec}` }),
+    ...(status?.state !== "downloaded" && { fix: hint(io, `pull ${spec}`) }),
   });
   const needed = size * 1.3; // weights plus KV cache and runtime overhead
   checks.push({
@@ -90,7 +90,7 @@ const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
   new Command("doctor")
     .description("Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory.")
     .option("--json", "print one JSON document")
-    .addHelpText("after", "\nExample:\n  gemma-agent doctor\n")
+    .addHelpText("after", `\nExample:\n  ${hint(io, "doctor")}\n`)
     .action(async (options: { json?: boolean }) => {
       const checks = [nodeCheck(), ...(await backendChecks()), ...modelsChecks(io)];
       if (options.json) io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);

@@ -6,7 +6,7 @@ import { writeReport } from "../eval/report/build-report.js";
 import type { EvalReport } from "../eval/report/eval-report.js";
 import { progressBar } from "../eval/report/progress-bar.js";
 import { renderSummaryTable } from "../eval/report/render-summary-table.js";
-import { CliUsageError, type CliIO } from "./cli-io.js";
+import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { gpuOption } from "./model-options.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { CommandFactory } from "./program.js";
@@ -27,6 +27,7 @@ interface EvalCommandOptions {
   temperature?: number;
   grammar: boolean;
   limit?: number;
+  task?: string[];
 }
 
 /** `--budgets 4,8,12`: whole numbers >= 1. */
@@ -36,8 +37,8 @@ function parseBudgets(value: string): number[] {
   return items.map((item) => parseIntegerOption(1)(item));
 }
 
-/** `--model a --model b` and `--model a,b` both give [a, b]. */
-function collectModels(value: string, previous: string[] = []): string[] {
+/** `--model a --model b` and `--model a,b` both give [a, b] (so do `--task`s). */
+function collectList(value: string, previous: string[] = []): string[] {
   return [...previous, ...parseListOption(value)];
 }
 
@@ -64,6 +65,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
     signal: io.signal,
     grammar: options.grammar,
     ...(options.limit !== undefined && { limit: options.limit }),
+    ...(options.task !== undefined && { taskIds: options.task }),
     ...(bar && { onProgress: (p) => bar.update(p) }),
     gguf: {
       loadOptions: {
@@ -97,7 +99,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
   new Command("eval")
     .description("Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.")
     .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
-    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectModels)
+    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectList)
     .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
     .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
     .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
@@ -107,6 +109,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
     .option("--no-parallel-calls", "BFCL: one call per step, even for parallel categories")
     .option("--no-grammar", "do not constrain replies with the action grammar (measures the model writing JSON on its own)")
     .option("--limit <n>", "run only the first N tasks of the suite or category (a fixed sample for slow real models)", parseIntegerOption(1))
+    .option("--task <ids>", "run only these tasks (ids, comma-separated or repeated), e.g. to replay one run's trace against its task", collectList)
     .option("--json", "print report.json on stdout instead of the summary table")
     .option("--quiet", "no progress bar")
     .addOption(gpuOption())
@@ -116,10 +119,11 @@ const evalCommand: CommandFactory = (io: CliIO) =>
     .addHelpText("after", [
       "",
       "Examples:",
-      "  gemma-agent eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like",
-      "  gemma-agent eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b",
-      "  gemma-agent eval --bfcl ./bfcl --category simple_python --model oracle",
-      "  gemma-agent eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar",
+      `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
+      `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
+      `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
+      `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
+      `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
       "",
     ].join("\n"))
     .action(async (suite: string | undefined, options: EvalCommandOptions) => {

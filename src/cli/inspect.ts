@@ -1,49 +1,113 @@
+import { resolve } from "node:path";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
-import { readGgufHeader } from "../model/gguf-header.js";
+import { budgetsFor, catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec, type ModelBudgets } from "../model/catalog.js";
 import { ModelLoadError } from "../model/errors.js";
-import { chatFormatForArchitecture, gemma3ChatFormat } from "../prompt/chat-format.js";
+import { readGgufHeader } from "../model/gguf-header.js";
 import { DEFAULT_CONTEXT_SIZE } from "../model/llama/defaults.js";
 import type { ModelHandle } from "../model/model-handle.js";
-import type { CliIO } from "./cli-io.js";
-import { budgetsForModel, resolveModelForCli } from "./model-setup.js";
+import { modelsDirs } from "../model/models-dir.js";
+import { resolveModelFile } from "../model/resolve-model.js";
+import { chatFormatForArchitecture, gemma3ChatFormat } from "../prompt/chat-format.js";
+import { hint, type CliIO } from "./cli-io.js";
+import { countTokens } from "./inspect-tokens.js";
+import { budgetsForModel, scriptedReplies, SCRIPT_PREFIX } from "./model-setup.js";
 import { parseListOption } from "./parse-options.js";
 import type { CommandFactory } from "./program.js";
-import { Progress } from "./progress.js";
 import { selectSkills } from "./skill-selection.js";
 
 /** A handle that is never called: inspect renders prompts without running the model. */
 const notRun: ModelHandle = { generate: () => Promise.reject(new Error("inspect does not run the model")) };
 
+/** What inspect knows of the model: from its GGUF header, from the catalog alone, or nothing (scripted replies). */
+interface ModelView {
+  path: string | null;
+  alias: string | null;
+  name: string | null;
+  architecture: string;
+  quantization: string | null;
+  trainedContextLength: number | null;
+  budgets: ModelBudgets;
+  /** Where the description comes from. */
+  source: "gguf" | "catalog" | "script";
+  /** Why there are no token counts, when there are none. */
+  noTokens?: string;
+}
+
+/**
+ * The model as far as it can be known without a download: a GGUF's header when the file is there; a catalog alias
+ * that is not downloaded is described from the catalog; `script:` replies have no model at all.
+ */
+async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView> {
+  const wanted = spec ?? defaultModelAlias();
+  if (wanted.startsWith(SCRIPT_PREFIX)) {
+    const path = resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length));
+    scriptedReplies(path); // a bad file is reported here, as `ask` would
+    return {
+      path, alias: null, name: "scripted replies", architecture: "scripted", quantization: null, trainedContextLength: null,
+      budgets: budgetsFor("scripted"), source: "script", noTokens: "scripted replies have no tokenizer",
+    };
+  }
+  try {
+    const resolved = resolveModelFile(wanted, { modelsDirs: modelsDirs(io.env), cwd: io.cwd });
+    let header;
+    try {
+      header = await readGgufHeader(resolved.path);
+    } catch (error) {
+      throw new ModelLoadError("corrupt", `${resolved.path} is not a readable GGUF file (${(error as Error).message})`, resolved.path);
+    }
+    const architecture = header.architecture ?? "unknown";
+    return {
+      path: resolved.path, alias: resolved.alias ?? null, name: header.name ?? null, architecture, quantization: header.quantization,
+      trainedContextLength: header.contextLength ?? null, budgets: budgetsForModel(resolved, architecture), source: "gguf",
+    };
+  } catch (error) {
+    if (!(error instanceof ModelLoadError) || error.code !== "not_found") throw error;
+    const [alias, quantization] = splitModelSpec(wanted);
+    const entry = findCatalogEntry(alias);
+    const file = entry && catalogFileFor(entry, quantization);
+    if (!entry || !file) throw error;
+    return {
+      path: null, alias: entry.alias, name: entry.name, architecture: entry.architecture, quantization: file.quantization,
+      trainedContextLength: entry.contextLength, budgets: budgetsFor(entry), source: "catalog",
+      noTokens: `${wanted} is not downloaded (run: ${hint(io, `pull ${wanted}`)})`,
+    };
+  }
+}
+
 const inspectCommand: CommandFactory = (io: CliIO) =>
   new Command("inspect")
-    .description("Show what a run would use: skills and their argument schemas, budgets, chat format, context, and the exact system prompt.")
-    .option("--model <alias|path>", "a catalog alias or a GGUF file (default: the catalog default)")
+    .description("Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.")
+    .option("--model <alias|path>", "a catalog alias, a GGUF file, or script:FILE.json (default: the catalog default)")
     .option("--skills <names>", "only these skills, comma-separated", parseListOption)
     .option("--allow-dir <dir>", "include list_files and read_file, confined to this folder")
     .option("--no-grammar", "show the setup without the action grammar")
     .option("--json", "print one JSON document")
-    .addHelpText("after", "\nExample:\n  gemma-agent inspect --model gemma-3-1b --skills calculator,convert_units\n")
+    .addHelpText("after", `\nExample:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n`)
     .action(async (options: { model?: string; skills?: string[]; allowDir?: string; grammar: boolean; json?: boolean }) => {
       const registry = selectSkills(options);
-      const resolved = await resolveModelForCli(io, options.model, new Progress(io, { quiet: true }));
-      let header;
-      try {
-        header = await readGgufHeader(resolved.path);
-      } catch (error) {
-        throw new ModelLoadError("corrupt", `${resolved.path} is not a readable GGUF file (${(error as Error).message})`, resolved.path);
-      }
-      const architecture = header.architecture ?? "unknown";
-      const chatFormat = chatFormatForArchitecture(architecture);
+      const model = await viewModel(io, options.model);
+      const chatFormat = chatFormatForArchitecture(model.architecture);
       const agent = new Agent({ model: notRun, registry, grammar: options.grammar, chatFormat: chatFormat ?? gemma3ChatFormat });
-      const budgets = budgetsForModel(resolved, architecture);
       const rendered = (chatFormat ?? gemma3ChatFormat).render([{ role: "system", content: agent.systemPrompt }, { role: "user", content: "{question}" }]);
+      let tokens: { systemPrompt: number; renderedPrompt: number } | null = null;
+      let tokensNote = model.noTokens;
+      if (model.source === "gguf" && model.path) {
+        try {
+          const [systemPrompt, renderedPrompt] = await countTokens(model.path, [agent.systemPrompt, rendered]);
+          tokens = { systemPrompt, renderedPrompt };
+        } catch (error) {
+          tokensNote = `the tokenizer could not be loaded (${(error as Error).message})`;
+        }
+      }
       const report = {
-        model: { path: resolved.path, alias: resolved.alias ?? null, name: header.name ?? null, architecture, quantization: header.quantization, trainedContextLength: header.contextLength ?? null },
-        contextSize: Math.min(DEFAULT_CONTEXT_SIZE, header.contextLength ?? DEFAULT_CONTEXT_SIZE),
-        chatFormat: chatFormat?.name ?? "the model's own template (through node-llama-cpp)",
-        budgets,
+        model: { path: model.path, alias: model.alias, name: model.name, architecture: model.architecture, quantization: model.quantization, trainedContextLength: model.trainedContextLength, source: model.source },
+        contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
+        chatFormat: chatFormat?.name ?? (model.source === "script" ? "gemma3 (the agent's default for a model without its own)" : "the model's own template (through node-llama-cpp)"),
+        budgets: model.budgets,
         grammar: options.grammar,
+        tokens,
+        ...(tokensNote && { tokensNote: `token counts not shown: ${tokensNote}` }),
         skills: registry.list().map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
         systemPrompt: agent.systemPrompt,
         renderedPrompt: rendered,
@@ -52,13 +116,15 @@ const inspectCommand: CommandFactory = (io: CliIO) =>
         io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return;
       }
+      const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
       const out: string[] = [
-        `model         ${report.model.alias ?? report.model.path} (${architecture}, ${header.quantization}${header.name ? `, ${header.name}` : ""})`,
-        `file          ${resolved.path}`,
-        `context       ${report.contextSize} tokens (trained for ${header.contextLength ?? "?"})`,
+        `model         ${model.alias ?? model.path} (${described})`,
+        `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
+        `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
         `chat format   ${report.chatFormat}`,
-        `budgets       maxIterations ${budgets.maxIterations}, maxRetries ${budgets.maxRetries}`,
+        `budgets       maxIterations ${model.budgets.maxIterations}, maxRetries ${model.budgets.maxRetries}`,
         `grammar       ${options.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
+        `tokens        ${tokens ? `system prompt ${tokens.systemPrompt}, first-step prompt ${tokens.renderedPrompt} (this model's tokenizer)` : report.tokensNote ?? ""}`,
         "",
         "skills:",
         ...report.skills.map((s) => `  ${s.name}: ${s.description}\n    arguments: ${JSON.stringify(s.arguments)}`),

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { processIO } from "./cli-io.js";
+import { invocation } from "./invocation.js";
 import { runCli } from "./program.js";
 
 /**
@@ -19,14 +20,17 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const controller = new AbortController();
 let interrupts = 0;
-process.on("SIGINT", () => {
+/** Ctrl-C, as a signal or as a key typed at a question: the first stops cleanly, the second quits at once. */
+function interrupt(): void {
   interrupts++;
   if (interrupts > 1) process.exit(130);
   process.stderr.write("\ngemma-agent: interrupted, stopping (Ctrl-C again to quit now)\n");
   controller.abort(new Error("interrupted by Ctrl-C"));
-});
+}
+process.on("SIGINT", interrupt);
 
-const code = await runCli(process.argv.slice(2), processIO(controller.signal));
+const io = processIO(controller.signal, { command: invocation(process.env, process.argv[1], process.cwd()), interrupt });
+const code = await runCli(process.argv.slice(2), io);
 process.exitCode = code;
 // node-llama-cpp keeps native handles alive; once the command is done, nothing else should hold the process.
 setTimeout(() => process.exit(code), 200).unref();

@@ -1,33 +1,48 @@
+import { readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { budgetsFor, defaultModelAlias, findCatalogEntry, catalogFileFor, splitModelSpec, type ModelBudgets } from "../model/catalog.js";
-import { pullModel } from "../model/download.js";
+import { catalogMismatch } from "../model/catalog-mismatch.js";
+import { pullModel, type PullProgress } from "../model/download.js";
 import { ModelLoadError } from "../model/errors.js";
-import { modelsDir } from "../model/models-dir.js";
-import { resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
-import { CliUsageError, type CliIO } from "./cli-io.js";
+import { readGgufHeader } from "../model/gguf-header.js";
+import type { ModelHandle, ModelInfo } from "../model/model-handle.js";
+import { modelsDir, modelsDirs } from "../model/models-dir.js";
+import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
+import { ScriptedModel } from "../testing/scripted-model.js";
+import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
 import type { Progress } from "./progress.js";
 import { askQuestion, isInteractive } from "./terminal-question.js";
-import { readFileSync } from "node:fs";
-import { ScriptedModel } from "../testing/scripted-model.js";
-import type { ModelHandle, ModelInfo } from "../model/model-handle.js";
 
 /** What a command needs of a model: a ModelHandle that says what it is and can be released. */
 export type CliModel = ModelHandle & { readonly info: ModelInfo; readonly backend: string; readonly threads: number; dispose(): Promise<void> | void };
 
-/** `--model script:FILE.json`: a JSON array of replies, played in order (a scripted, deterministic run; no GGUF). */
+/**
+ * `--model script:FILE.json`: a JSON array of the model's replies, played in order (a scripted, deterministic run; no
+ * GGUF). Each reply is an action object (`{"skill_name": ..., "arguments": {...}}`, `{"final_answer": ...}`), sent as
+ * its JSON, or a string sent as it is (raw text, to show how a malformed reply is handled). See examples/replies/.
+ */
 export const SCRIPT_PREFIX = "script:";
 
-function loadScriptedModel(path: string): CliModel {
+/** The replies of a script file: objects become their JSON, strings stay as they are. */
+export function scriptedReplies(path: string): string[] {
   let replies: unknown;
   try {
     replies = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
     throw new CliUsageError(`--model ${SCRIPT_PREFIX}${path}: cannot read a JSON array of replies (${(error as Error).message})`);
   }
-  if (!Array.isArray(replies) || !replies.every((r) => typeof r === "string")) {
-    throw new CliUsageError(`--model ${SCRIPT_PREFIX}${path}: expected a JSON array of strings (the model's replies, in order)`);
+  const bad = Array.isArray(replies) ? replies.findIndex((r) => typeof r !== "string" && (r === null || typeof r !== "object" || Array.isArray(r))) : -1;
+  if (!Array.isArray(replies) || bad >= 0) {
+    throw new CliUsageError(
+      `--model ${SCRIPT_PREFIX}${path}: expected a JSON array of replies, each an action object ({"skill_name": ..., "arguments": {...}} or {"final_answer": ...}) or a string of raw text${bad >= 0 ? ` (reply ${bad + 1} is neither)` : ""}`,
+    );
   }
-  const model = new ScriptedModel(replies as string[], { name: path });
+  return replies.map((r) => (typeof r === "string" ? r : JSON.stringify(r)));
+}
+
+function loadScriptedModel(path: string): CliModel {
+  const model = new ScriptedModel(scriptedReplies(path), { name: path });
   return Object.assign(model, { backend: "scripted", threads: 0, dispose: () => {} });
 }
 
@@ -42,40 +57,77 @@ export interface ModelFlags {
 }
 
 /**
- * Turn `--model` (or the catalog default) into a file path. A catalog model that is not downloaded is offered for
- * download on an interactive terminal (its size shown); otherwise it is a setup error naming the exact pull command.
+ * Turn `--model` (or the catalog default) into a file path, looking in every models folder. A catalog model that is
+ * not downloaded is offered for download on an interactive terminal (its size shown; a partial download is offered
+ * for resuming, with the bytes already there); otherwise it is a setup error naming the exact pull command, written
+ * as the tool was started. Ctrl-C at the question interrupts (exit 130). A file named like a catalog file that is not
+ * one gets a warning.
  */
 export async function resolveModelForCli(io: CliIO, spec: string | undefined, progress: Progress): Promise<ResolvedModel> {
+  const dirs = modelsDirs(io.env);
   const dir = modelsDir(io.env);
   const wanted = spec ?? defaultModelAlias();
-  if (wanted.startsWith(SCRIPT_PREFIX)) return { path: wanted };
+  if (wanted.startsWith(SCRIPT_PREFIX)) return { path: `${SCRIPT_PREFIX}${resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length))}` };
+  let resolved: ResolvedModel;
   try {
-    return resolveModelFile(wanted, { modelsDir: dir });
+    resolved = resolveModelFile(wanted, { modelsDirs: dirs, cwd: io.cwd });
   } catch (error) {
     if (!(error instanceof ModelLoadError) || error.code !== "not_found") throw error;
     const [alias, quant] = splitModelSpec(wanted);
     const entry = findCatalogEntry(alias);
     const file = entry && catalogFileFor(entry, quant);
-    if (!entry || !file || !isInteractive(io)) {
-      throw new CliUsageError(entry ? `model ${wanted} is not downloaded; run: gemma-agent pull ${wanted}` : error.message);
-    }
-    const reply = await askQuestion(io, `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) is not downloaded. Download it to ${dir} now? [y/N] `);
-    if (!reply || !/^y(es)?$/i.test(reply)) throw new CliUsageError(`model ${wanted} is not downloaded; run: gemma-agent pull ${wanted}`);
-    progress.start(`downloading ${wanted}`);
-    await pullModel(wanted, {
+    if (!entry || !file) throw error;
+    const have = partialBytes(join(dir, file.fileName));
+    const state = have !== undefined ? `is partly downloaded (${formatBytes(have)} of ${formatBytes(file.sizeBytes)})` : "is not downloaded";
+    const pullLine = `model ${wanted} ${state}; run: ${hint(io, `pull ${wanted}`)}${have !== undefined ? " to resume" : ""}`;
+    if (!isInteractive(io)) throw new CliUsageError(pullLine);
+    const question = have !== undefined
+      ? `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Resume the download to ${dir} now? [y/N] `
+      : `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Download it to ${dir} now? [y/N] `;
+    const reply = await askQuestion(io, question);
+    if (io.signal.aborted) throw new CliUsageError("interrupted", 130);
+    if (!reply || !/^y(es)?$/i.test(reply)) throw new CliUsageError(pullLine);
+    progress.start(`${have !== undefined ? "resuming" : "downloading"} ${wanted}`);
+    const result = await pullModel(wanted, {
       modelsDir: dir,
       env: io.env,
       signal: io.signal,
       onProgress: (p) => progress.update(describePull(wanted, p)),
     });
-    progress.succeed(`downloaded ${wanted}`);
-    return resolveModelFile(wanted, { modelsDir: dir });
+    progress.succeed(`downloaded ${wanted}${result.resumed ? " (resumed)" : ""}`);
+    resolved = resolveModelFile(wanted, { modelsDirs: dirs, cwd: io.cwd });
   }
+  await warnIfMisnamed(io, resolved);
+  return resolved;
 }
 
-/** `gemma-4-e2b 1.2 GB / 3.1 GB (38%) 24.5 MB/s, 1m 17s left`. */
-export function describePull(name: string, p: { receivedBytes: number; totalBytes?: number; bytesPerSecond: number; etaSeconds?: number }): string {
+/**
+ * A file that carries a catalog file's name but whose header or size says it is another quantization or model: one
+ * warning line on stderr naming what was expected (the run goes on with the file).
+ */
+async function warnIfMisnamed(io: CliIO, resolved: ResolvedModel): Promise<void> {
+  if (!resolved.entry || !resolved.file) return;
+  let mismatch: string | undefined;
+  try {
+    const header = await readGgufHeader(resolved.path);
+    mismatch = catalogMismatch({ sizeBytes: statSync(resolved.path).size, quantization: header.quantization }, resolved.entry, resolved.file);
+  } catch {
+    return; // a file that cannot be read gets the loader's own error
+  }
+  if (mismatch) io.stderr.write(`gemma-agent: warning: ${resolved.path} is named like the catalog's ${resolved.entry.alias}:${resolved.file.quantization}, but ${mismatch}.\n`);
+}
+
+/**
+ * One progress line of a download: `gemma-4-e2b 1.2 GB / 3.1 GB (38%) 24.5 MB/s, 1m 17s left`; while it waits,
+ * what it waits for and for how long: `gemma-4-e2b: waiting for huggingface.co to answer (12s; gives up after
+ * 1m 00s)`, `gemma-4-e2b 1.2 GB / 3.1 GB (38%): no data from huggingface.co for 5s; gives up after 1m 00s`.
+ */
+export function describePull(name: string, p: Pick<PullProgress, "receivedBytes" | "totalBytes" | "bytesPerSecond" | "etaSeconds"> & Partial<Pick<PullProgress, "phase" | "idleMs" | "stallTimeoutMs" | "host">>): string {
+  const waited = p.idleMs !== undefined ? formatDuration(p.idleMs / 1000) : undefined;
+  const limit = p.stallTimeoutMs !== undefined ? `; gives up after ${formatDuration(p.stallTimeoutMs / 1000)}` : "";
+  if (p.phase === "connecting") return `${name}: waiting for ${p.host ?? "the server"} to answer (${waited ?? "0s"}${limit})`;
   const total = p.totalBytes ? ` / ${formatBytes(p.totalBytes)} (${Math.floor((100 * p.receivedBytes) / p.totalBytes)}%)` : "";
+  if (p.idleMs !== undefined && p.idleMs >= 2000) return `${name} ${formatBytes(p.receivedBytes)}${total}: no data from ${p.host ?? "the server"} for ${waited}${limit}`;
   const eta = p.etaSeconds !== undefined ? `, ${formatDuration(p.etaSeconds)} left` : "";
   return `${name} ${formatBytes(p.receivedBytes)}${total} ${formatBytes(p.bytesPerSecond)}/s${eta}`;
 }

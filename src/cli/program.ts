@@ -1,6 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { ModelLoadError, DownloadError } from "../model/errors.js";
-import { CliUsageError, EXIT, type CliIO } from "./cli-io.js";
+import { CliUsageError, commandOf, EXIT, type CliIO } from "./cli-io.js";
+import { withInvocation } from "./invocation.js";
+import { packageVersion } from "./package-version.js";
 import askCommand from "./ask.js";
 import modelsCommand from "./models.js";
 import pullCommand from "./pull.js";
@@ -16,9 +18,10 @@ const COMMANDS: CommandFactory[] = [askCommand, modelsCommand, pullCommand, insp
 
 /** The commander program, writing to `io` and never calling process.exit itself. */
 export async function createProgram(io: CliIO, setExitCode: (code: number) => void): Promise<Command> {
-  const program = new Command("gemma-agent")
+  // usage lines name the program as it was started (`npx gemma-agent ask ...`, `npm start -- ask ...`)
+  const program = new Command(commandOf(io))
     .description("A local Gemma agent: ask questions answered with skills (tools), on your own CPU or GPU.")
-    .version(process.env.npm_package_version ?? "0.1.0")
+    .version(packageVersion())
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -33,9 +36,9 @@ export async function createProgram(io: CliIO, setExitCode: (code: number) => vo
   return program;
 }
 
-/** The one line a setup error prints. */
-function setupErrorLine(error: unknown): string | undefined {
-  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError) return `gemma-agent: ${error.message}`;
+/** The one line a setup error prints, its suggested commands written as the user started the tool. */
+function setupErrorLine(error: unknown, io: CliIO): string | undefined {
+  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError) return `gemma-agent: ${withInvocation(error.message, commandOf(io))}`;
   return undefined;
 }
 
@@ -55,7 +58,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (io.signal.aborted) return EXIT.interrupted;
-    const line = setupErrorLine(error);
+    const line = setupErrorLine(error, io);
     if (line) {
       io.stderr.write(`${line}\n`);
       return error instanceof CliUsageError ? error.exitCode : EXIT.usage;

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { bfclTasks } from "./bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "./bfcl/bfcl-files.js";
@@ -32,6 +33,8 @@ export interface EvaluateOptions extends ProviderOptions {
    * on a real model. The report records it.
    */
   limit?: number;
+  /** Run only the tasks with these ids (`--task`), in suite order; an unknown id is a setup error. */
+  taskIds?: readonly string[];
 }
 
 function checkBudgets(budgets: readonly number[]): number[] {
@@ -46,31 +49,59 @@ function seedList(count: number | undefined): number[] {
   return Array.from({ length: n }, (_, i) => FIRST_SEED + i);
 }
 
-function providersFor(options: EvaluateOptions, bfcl: boolean): ModelProvider[] {
+function providersFor(options: EvaluateOptions, bfcl: boolean, taskCount: number): ModelProvider[] {
   if (options.providers) return [...options.providers];
   if (options.models.length === 0) throw new EvalSetupError("model_spec", "no model given (--model)");
   return options.models.map((m) => {
     const spec = typeof m === "string" ? parseModelSpec(m) : m;
     if (bfcl && spec.kind === "heuristic") throw new EvalSetupError("unsupported", "the heuristic planner knows the built-in skills only; it cannot run BFCL (use oracle, profile:<name>, replay:<dir> or a GGUF)");
+    if (spec.kind === "replay" && taskCount > 1 && isFile(spec.path)) {
+      throw new EvalSetupError(
+        "unsupported",
+        `replay:${spec.path} is the trace of one run, and this eval has ${taskCount} tasks: pick its task with --task ID, or replay a directory of <task-id>.jsonl traces`,
+      );
+    }
     return createModelProvider(spec, options);
   });
 }
 
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 async function evaluate(kind: EvalReport["kind"], title: string, source: string, tasks: EvalTask[], options: EvaluateOptions, budgets: number[], extra: Pick<Parameters<typeof buildReport>[0], "bfcl">): Promise<EvalReport> {
-  const providers = providersFor(options, kind === "bfcl");
+  const chosen = chooseTasks(tasks, options.taskIds);
+  const sample = sampleTasks(chosen, options.limit);
+  const providers = providersFor(options, kind === "bfcl", sample.length);
   const names = providers.map((p) => p.name);
   if (new Set(names).size !== names.length) throw new EvalSetupError("model_spec", `a model is named twice: ${names.join(", ")}`);
   const seeds = seedList(options.seeds);
   const startedAt = new Date();
   const started = performance.now();
   const grammar = options.grammar ?? true;
-  const sample = sampleTasks(tasks, options.limit);
   const { records, interrupted } = await runEval({ tasks: sample, providers, budgets, seeds, grammar, signal: options.signal, onProgress: options.onProgress });
   return buildReport({
     kind, title, source, models: names, budgets, seeds, tasks: sample.length, grammar,
-    ...(sample.length < tasks.length && { sampledFrom: tasks.length }),
+    ...(sample.length < chosen.length && { sampledFrom: chosen.length }),
     runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started,
   });
+}
+
+/** The tasks named by `ids`, in suite order (all when no ids); an unknown id is a setup error naming some known ones. */
+function chooseTasks(tasks: EvalTask[], ids: readonly string[] | undefined): EvalTask[] {
+  if (ids === undefined || ids.length === 0) return tasks;
+  const known = new Set(tasks.map((t) => t.id));
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    const shown = tasks.slice(0, 8).map((t) => t.id).join(", ");
+    throw new EvalSetupError("unsupported", `no task ${unknown.map((id) => `"${id}"`).join(", ")} here (the ${tasks.length} tasks include ${shown}${tasks.length > 8 ? ", ..." : ""})`);
+  }
+  const wanted = new Set(ids);
+  return tasks.filter((t) => wanted.has(t.id));
 }
 
 /** The first `limit` tasks (all when no limit). */

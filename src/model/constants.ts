@@ -5,8 +5,19 @@ import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES } from "../defaults.js";
  * (The node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`.)
  */
 
-/** Environment variable that overrides the models directory. */
+/**
+ * Environment variable that names the models folders: one, or several separated by the platform's path delimiter
+ * (`:`, `;` on Windows), so that the GGUFs already in LM Studio's, node-llama-cpp's or llama.cpp's folders are found.
+ * Pulls go to the first.
+ */
 export const MODELS_DIR_ENV = "GEMMA_AGENT_MODELS";
+
+/**
+ * How many folders down the models folders are searched for `.gguf` files: LM Studio keeps `publisher/repo/file.gguf`
+ * (2), Hugging Face's cache `models--owner--repo/snapshots/<revision>/file.gguf` (3); one more for good measure. The
+ * bound also ends a symbolic-link loop.
+ */
+export const MODELS_SCAN_DEPTH = 4;
 
 /**
  * Default models directory, relative to the home directory: a cache, because every file in it can be downloaded
@@ -47,6 +58,25 @@ export const CATALOG_SIZE_TOLERANCE = 0.25;
  * Long enough for a slow CDN to start a multi-GB response, short enough not to hang forever.
  */
 export const DOWNLOAD_STALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Environment variable: seconds a download may receive nothing (no answer, or no byte) before it is abandoned;
+ * overrides {@link DOWNLOAD_STALL_TIMEOUT_MS}.
+ */
+export const DOWNLOAD_TIMEOUT_ENV = "GEMMA_AGENT_DOWNLOAD_TIMEOUT";
+
+/**
+ * While a download waits (for the server's answer, or for the next byte), a progress report goes out this often, so
+ * the user sees what is happening and for how long instead of a bare spinner.
+ */
+export const DOWNLOAD_WAIT_REPORT_MS = 1_000;
+
+/**
+ * Environment variables holding a Hugging Face access token, in the order read (`HF_TOKEN` is the one Hugging Face's
+ * own tools use now). Sent only with requests to the Hugging Face endpoint for `hf:` sources and catalog aliases: a
+ * gated model (one whose licence must be accepted on its page first) needs it; public ones do not.
+ */
+export const HF_TOKEN_ENVS = ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"] as const;
 
 /** Bytes read from disk at a time by the GGUF header reader. */
 export const GGUF_READ_CHUNK_BYTES = 1 << 20;

@@ -8,6 +8,8 @@ export interface PullSource {
   url: string;
   /** The name the file gets in the models directory. */
   fileName: string;
+  /** True for an alias or an `hf:` URI: the request goes to the Hugging Face endpoint (and may carry `HF_TOKEN`). */
+  huggingFace: boolean;
   /** The catalog entry and file, when the source is an alias or a catalog `hf:` URI. */
   entry?: CatalogEntry;
   file?: CatalogFile;
@@ -46,7 +48,7 @@ function fromUrl(source: string, fileName: string | undefined): PullSource {
   } catch {
     decoded = lastSegment;
   }
-  return { url: url.href, fileName: checkFileName(fileName ?? decoded, source) };
+  return { url: url.href, fileName: checkFileName(fileName ?? decoded, source), huggingFace: false };
 }
 
 function fromHfUri(source: string, catalog: Catalog, fileName: string | undefined, env: NodeJS.ProcessEnv): PullSource {
@@ -58,6 +60,7 @@ function fromHfUri(source: string, catalog: Catalog, fileName: string | undefine
   return {
     url: hfUriToUrl(uri, { endpoint: endpoint(env), revision: match?.file.revision }),
     fileName: checkFileName(fileName ?? uri.fileName, source),
+    huggingFace: true,
     ...match,
   };
 }
@@ -81,6 +84,7 @@ function fromAlias(source: string, catalog: Catalog, fileName: string | undefine
   return {
     url: hfUriToUrl(uri, { endpoint: endpoint(env), revision: file.revision }),
     fileName: checkFileName(fileName ?? file.fileName, source),
+    huggingFace: true,
     entry,
     file,
   };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Agent, agentAsSkill } from "../../src/agent/index.js";
 import { defineSkill, Registry, type ApprovalHook, type Guard } from "../../src/skills/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
+import { renderEvent } from "../../src/cli/render-event.js";
 import { answer, call } from "../helpers/skills.js";
 
 const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) => JSON.stringify({ calls: items });
@@ -145,6 +146,16 @@ describe("guard chain", () => {
     const bad = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }) }).run("q");
     expect(bad.stream.ofType("tool-error")[0]).toMatchObject({ guard: "approval" });
     expect(bad.stream.ofType("tool-error")[0].message).toMatch(/corrected arguments are invalid/);
+  });
+
+  it("a corrected call that is then refused shows the corrected arguments, with the model's as the original", async () => {
+    const invalid = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }) }).run("q");
+    expect(invalid.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: -1 }, originalArguments: { to: "bob", amount: 5 } });
+    const guard: Guard = { name: "limit", check: (c) => ((c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }) };
+    const guarded = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 500 } }), guards: [guard] }).run("q");
+    expect(guarded.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: 500 }, originalArguments: { to: "bob", amount: 5 } });
+    expect(guarded.stream.ofType("tool-error")[0]).toMatchObject({ guard: "limit" });
+    expect(renderEvent(guarded.stream.ofType("call-skill")[0])).toContain('send {"to":"bob","amount":500} (corrected from {"to":"bob","amount":5})');
   });
 
   it("runs validation, approval, then custom guards, which see only validated arguments", async () => {

@@ -19,7 +19,8 @@ interface Result { code: number | null; stdout: string; stderr: string }
 function run(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void; env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMMA_AGENT_MODELS: join(work, "models"), ...options.env },
+      // started as `node dist/cli/main.js` (not through npm or npx, whatever ran the tests): hints name it so
+      env: { ...process.env, npm_lifecycle_event: undefined, GEMMA_AGENT_MODELS: join(work, "models"), ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -146,7 +147,7 @@ describe("bad input: exit 2 and one clear line, no stack trace", () => {
   it("a missing default model names the pull command", async () => {
     const { code, stderr } = await run(["ask", "hi"]);
     expect(code).toBe(2);
-    expect(stderr).toContain("gemma-agent pull gemma-4-e2b:Q4_K_M");
+    expect(stderr).toContain("run: node dist/cli/main.js pull gemma-4-e2b:Q4_K_M");
   });
 });
 

@@ -62,6 +62,12 @@ describe("BFCL files", () => {
     expect(() => loadBfclCategory(dir, "bad")).toThrow(EvalSetupError);
     expect(() => loadBfclCategory(dir, "bad")).toThrow(/BFCL_v4_bad\.json line 2: function:/);
   });
+
+  it("an unknown category lists the categories the folder holds", () => {
+    expect(() => loadBfclCategory(BFCL, "simple")).toThrow(/no BFCL category file .*BFCL_v4_simple\.json; categories in .*: irrelevance, multiple, parallel, parallel_multiple, simple_python$/);
+    const empty = mkdtempSync(join(tmpdir(), "bfcl-"));
+    expect(() => loadBfclCategory(empty, "simple_python")).toThrow(/holds no BFCL_v4_<category>\.json file/);
+  });
 });
 
 describe("BFCL oracle and a never-calling model", () => {
@@ -108,6 +114,66 @@ describe("BFCL oracle and a never-calling model", () => {
   it("the oracle declines on irrelevance and so scores 100% there too", async () => {
     const report = await evaluateBfcl(BFCL, "irrelevance", { models: ["oracle"] });
     expect(report.aggregates[0].successRate).toBe(1);
+  });
+});
+
+describe("what a BFCL question scores: the calls of the model's turn", () => {
+  const fn: BfclFunction = { name: "area", description: "Area of a circle.", parameters: { type: "dict", properties: { radius: { type: "integer" } }, required: ["radius"] } };
+  const dir = mkdtempSync(join(tmpdir(), "bfcl-turn-"));
+  mkdirSync(join(dir, "possible_answer"));
+  writeFileSync(join(dir, "BFCL_v4_turn_simple.json"), `${JSON.stringify({ id: "turn_0", question: [[{ role: "user", content: "Area of a circle of radius 5?" }]], function: [fn] })}\n`);
+  writeFileSync(join(dir, "possible_answer", "BFCL_v4_turn_simple.json"), `${JSON.stringify({ id: "turn_0", ground_truth: [{ area: { radius: [5] } }] })}\n`);
+  const right = JSON.stringify({ skill_name: "area", arguments: { radius: 5 } });
+  const done = JSON.stringify({ final_answer: "78.5" });
+
+  /** The verdict on one run of the question with these replies, under this budget. */
+  async function judged(replies: string[], budget: number) {
+    const provider: ModelProvider = { name: "scripted", concurrency: 1, acquire: async () => new ScriptedModel(replies), dispose: async () => {} };
+    const report = await evaluateBfcl(dir, "turn_simple", { models: [], providers: [provider], budgets: [budget] });
+    return report.runs[0];
+  }
+
+  it("a call then an answer succeeds; the same call cut off by the budget before the answer fails, its calls unscored", async () => {
+    expect(await judged([right, done], 2)).toMatchObject({ success: true, stopReason: "answer" });
+    const cut = await judged([right, done], 1);
+    expect(cut).toMatchObject({ success: false, stopReason: "max_iterations", errorType: "agent:no_final_answer" });
+    expect(cut.failures[0]).toMatch(/no final answer within 1 iteration/);
+  });
+
+  it("a run that stops on its own without answering (retries exhausted) is judged on the calls it made", async () => {
+    const garbage = ["not json", "still not", "nope", "no"];
+    expect(await judged([right, ...garbage], 12)).toMatchObject({ success: true, stopReason: "retries_exhausted" });
+    expect(await judged([...garbage], 12)).toMatchObject({ success: false, stopReason: "retries_exhausted", errorType: "simple_function_checker:wrong_count" });
+  });
+
+  it("the issue's case: a right call, stalls, then a repeat. Cut off at 3 it fails, not succeeds, so budget 4's failure is no drop", async () => {
+    const replies = [right, "stall", "stall", right, done];
+    const at3 = await judged(replies, 3);
+    const at4 = await judged(replies, 4);
+    const at5 = await judged(replies, 5);
+    expect([at3.success, at4.success, at5.success]).toEqual([false, false, false]);
+    expect(at5.failures[0]).toMatch(/expected 1 call\(s\), got 2/);
+  });
+
+  it("with one seed, a larger budget never lowers a question's success, for every profile, on a scored and the irrelevance category", async () => {
+    const budgets = [1, 2, 3, 4, 5, 6, 8, 12];
+    let improvements = 0;
+    for (const category of ["simple_python", "irrelevance"]) {
+      const report = await evaluateBfcl(BFCL, category, { models: ["profile:e4b-like", "profile:e2b-like", "profile:chaotic"], budgets });
+      const byRun = new Map(report.runs.map((r) => [`${r.model} ${r.taskId} ${r.budget}`, r.success]));
+      for (const run of report.runs) {
+        for (const larger of budgets.filter((b) => b > run.budget)) {
+          const other = byRun.get(`${run.model} ${run.taskId} ${larger}`);
+          if (run.success) expect(other, `${run.model} ${run.taskId}: budget ${run.budget} → ${larger}`).toBe(true);
+          else if (other) improvements++;
+        }
+      }
+      for (const series of report.convergence) {
+        const rates = series.points.map((p) => p.successRate);
+        expect(rates, `${category} ${series.model}`).toEqual([...rates].sort((a, b) => a - b));
+      }
+    }
+    expect(improvements).toBeGreaterThan(0); // budgets do change outcomes: the property is not vacuous
   });
 });
 

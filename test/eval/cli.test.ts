@@ -52,7 +52,7 @@ describe("gemma-agent eval", () => {
     [[BASIC, "--model", "profile:nope"], 'unknown failure profile "nope" (known: perfect, e4b-like, e2b-like, chaotic)'],
     [[BASIC, "--model", "replay:/no/such/trace.jsonl"], "no trace file or directory /no/such/trace.jsonl"],
     [[join(tmpdir(), "no-such-suite.json"), "--model", "oracle"], "cannot read suite"],
-    [["--bfcl", BFCL, "--category", "nope", "--model", "oracle"], "no BFCL category file"],
+    [["--bfcl", BFCL, "--category", "nope", "--model", "oracle"], "categories in"],
     [["--bfcl", BFCL, "--category", "simple_python", "--model", "heuristic"], "the heuristic planner knows the built-in skills only"],
     [[BASIC, "--model", "oracle,oracle"], "a model is named twice"],
   ])("refuses %j with one line and exit 2", async (argv, message) => {
@@ -82,6 +82,29 @@ describe("gemma-agent eval", () => {
     expect(result.code).toBe(2);
     expect(result.err.trimEnd().split("\n")).toHaveLength(1);
     expect(result.err).toMatch(/broken\.json is not a valid suite: tasks\[0\]\.expected\.matches: not a valid regular expression/);
+  });
+
+  it("--task runs one task of a suite: one run's trace replays against its own task, and a single trace against many is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-cli-"));
+    const replies = join(dir, "replies.json");
+    writeFileSync(replies, JSON.stringify([{ skill_name: "calculator", arguments: { expression: "15/100*80" } }, { final_answer: "15% of 80 is 12." }]));
+    const trace = join(dir, "percent.jsonl");
+    const recorded = await runCli(["ask", "What is 15% of 80?", "--model", `script:${replies}`, "--skills", "calculator", "--trace", trace, "--quiet"], memoryIO());
+    expect(recorded).toBe(0);
+    const one = await run(BASIC, "--task", "arith-percent", "--model", `replay:${trace}`, "--budgets", "8", "--json");
+    expect(one.code).toBe(0);
+    const report = JSON.parse(one.out);
+    expect(report.tasks).toBe(1);
+    expect(report.runs).toHaveLength(1);
+    expect(report.runs[0]).toMatchObject({ taskId: "arith-percent", success: true, failures: [] });
+    const all = await run(BASIC, "--model", `replay:${trace}`);
+    expect(all.code).toBe(2);
+    expect(all.err).toMatch(/is the trace of one run, and this eval has 36 tasks: pick its task with --task ID/);
+    const two = await run(BASIC, "--task", "arith-percent,arith-sqrt", "--model", "oracle", "--json");
+    expect(JSON.parse(two.out).runs.map((r: { taskId: string }) => r.taskId)).toEqual(expect.arrayContaining(["arith-percent", "arith-sqrt"]));
+    const unknown = await run(BASIC, "--task", "nope", "--model", "oracle");
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/no task "nope" here \(the 36 tasks include arith-mul-add, arith-percent/);
   });
 
   it("returns 130 and writes what it has when interrupted", async () => {

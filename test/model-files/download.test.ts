@@ -262,7 +262,41 @@ describe("pullModel refusals", () => {
     await closed.close();
     const error = await pullError(pullModel(`${closed.origin}/ok/refused.gguf`, { modelsDir: freshDir() }));
     expect(error.code).toBe("network");
-    expect(error.message).toMatch(/Could not reach .*ECONNREFUSED/);
+    // in words first, what to do next, and the code last (for searching), never the bare code alone
+    expect(error.message).toMatch(/^Could not download from 127\.0\.0\.1:\d+: the server refused the connection \(ECONNREFUSED\)\. Check the address/);
+  });
+
+  it("says in words that the server closed the connection, how far it got, and that pulling again resumes", async () => {
+    const dir = freshDir();
+    const error = await pullError(pullModel(`${server.origin}/cut/words.gguf`, { modelsDir: dir }));
+    expect(error.code).toBe("network");
+    expect(error.message).toMatch(/broke off after \d+ bytes: the server closed the connection|closed after \d+ of \d+ bytes/);
+    expect(error.message).toMatch(/resume/);
+    expect(error.message).not.toMatch(/^[A-Z_]+$|\(UND_ERR_SOCKET\)\.?$/);
+  });
+
+  it("a server that takes the request and answers nothing: progress says it waits, for how long, and the pull gives up with a clear line", async () => {
+    const seen: PullProgress[] = [];
+    const started = Date.now();
+    const error = await pullError(pullModel(`${server.origin}/silent/quiet.gguf`, { modelsDir: freshDir(), stallTimeoutMs: 2_500, onProgress: (p) => seen.push(p) }));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(error.code).toBe("network");
+    expect(error.message).toMatch(/^No answer from 127\.0\.0\.1:\d+ in 2\.5 s: the request went out but nothing came back\. Check your network or proxy/);
+    expect(error.message).toContain("GEMMA_AGENT_DOWNLOAD_TIMEOUT");
+    const waits = seen.filter((p) => p.phase === "connecting");
+    expect(waits.length).toBeGreaterThanOrEqual(1);
+    expect(waits.at(-1)).toMatchObject({ receivedBytes: 0, stallTimeoutMs: 2_500, host: new URL(server.origin).host });
+    expect(waits.at(-1)!.idleMs).toBeGreaterThanOrEqual(1_000);
+    // the reports count up while it waits
+    expect(waits.map((p) => p.idleMs)).toEqual([...waits.map((p) => p.idleMs)].sort((a, b) => a - b));
+  });
+
+  it("GEMMA_AGENT_DOWNLOAD_TIMEOUT sets how long a pull waits; a value that is not seconds is refused", async () => {
+    const error = await pullError(pullModel(`${server.origin}/silent/env.gguf`, { modelsDir: freshDir(), env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "1" } }));
+    expect(error.message).toMatch(/No answer from .* in 1 s/);
+    const bad = await pullError(pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "soon" } }));
+    expect(bad.code).toBe("bad_source");
+    expect(bad.message).toContain('GEMMA_AGENT_DOWNLOAD_TIMEOUT="soon"');
   });
 
   it("refuses sources it cannot use before any request", async () => {
@@ -299,6 +333,21 @@ describe("hf: URIs", () => {
     } finally {
       restoreEnv("GEMMA_AGENT_HF_ENDPOINT", previous);
     }
+  });
+
+  it("send HF_TOKEN to the Hugging Face endpoint only: a gated repository opens with it, a plain URL never gets it", async () => {
+    const env = { GEMMA_AGENT_HF_ENDPOINT: server.origin, HF_TOKEN: "hf_secret" };
+    const refused = await pullError(pullModel("hf:gated/model-GGUF/gated.gguf", { modelsDir: freshDir(), env: { GEMMA_AGENT_HF_ENDPOINT: server.origin } }));
+    expect(refused.code).toBe("http_error");
+    expect(refused.message).toMatch(/HTTP 401 .*gated or private .*set HF_TOKEN/);
+    server.requests.length = 0;
+    const result = await pullModel("hf:gated/model-GGUF/gated.gguf", { modelsDir: freshDir(), env });
+    expect(result.bytes).toBe(PAYLOAD.length);
+    expect(server.requests[0].authorization).toBe("Bearer hf_secret");
+    server.requests.length = 0;
+    const gated = await pullError(pullModel(`${server.origin}/gated/plain.gguf`, { modelsDir: freshDir(), env }));
+    expect(server.requests[0].authorization).toBeUndefined();
+    expect(gated.message).toMatch(/HTTP 401/);
   });
 
   it("take the endpoint from the env option when given", async () => {

@@ -7,6 +7,8 @@
  *   /slow/…      200 announcing the whole payload, sends `cutAfter` bytes, then nothing (until closed)
  *   /chunked/…   200 without Content-Length (chunked encoding), the whole payload in two writes
  *   /html/…      200 with an HTML page
+ *   /silent/…    takes the request and never answers (until closed)
+ *   /gated/…     401 without a Bearer token, else as /ok/ (a gated Hugging Face repository; also /gated/<repo>/resolve/…)
  *   /missing/…   404
  *   /redirect/…  302 to /ok/…
  *   /<owner>/<repo>/resolve/<revision>/<file…>   as /ok/ (the Hugging Face layout)
@@ -17,6 +19,7 @@ import type { AddressInfo } from "node:net";
 export interface RecordedRequest {
   path: string;
   range?: string;
+  authorization?: string;
 }
 
 export interface FileServer {
@@ -31,8 +34,13 @@ export async function startFileServer(payload: Buffer, cutAfter: number): Promis
   const cutDone = new Set<string>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    requests.push({ path, range: req.headers.range });
+    requests.push({ path, range: req.headers.range, ...(req.headers.authorization && { authorization: req.headers.authorization }) });
     const route = path.split("/")[1];
+    if (route === "gated") {
+      if (/^Bearer .+/.test(req.headers.authorization ?? "")) return serveRange(req, res, payload);
+      res.writeHead(401, { "content-type": "text/plain" });
+      return void res.end("Access to model is restricted. You must have access to it and be authenticated to access it.");
+    }
     if (route === "ok" || /^\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return serveRange(req, res, payload);
     if (route === "norange") return serveWhole(res, payload);
     if (route === "cut") {
@@ -52,6 +60,7 @@ export async function startFileServer(payload: Buffer, cutAfter: number): Promis
       res.write(payload.subarray(0, cutAfter));
       return void setTimeout(() => res.end(payload.subarray(cutAfter)), 20);
     }
+    if (route === "silent") return; // the connection stays open, and nothing comes back
     if (route === "html") {
       const page = Buffer.from("<!DOCTYPE html><html><body>Sign in to continue</body></html>");
       res.writeHead(200, { "content-length": page.length, "content-type": "text/html" });

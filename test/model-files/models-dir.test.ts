@@ -154,4 +154,37 @@ describe("listLocalModels", () => {
     expect(find("gemma-3-4b", "Q4_K_M")).toMatchObject({ state: "partial", localBytes: 100 });
     expect(find("gemma-4-e2b", "Q4_K_M")).toMatchObject({ state: "missing", localBytes: 0 });
   });
+
+  it("scans subfolders (LM Studio's publisher/repo/file.gguf) of every folder, skipping hidden ones, to a bounded depth", async () => {
+    const other = join(dir, "lm");
+    mkdirSync(join(other, "pub", "repo"), { recursive: true });
+    mkdirSync(join(other, ".cache"), { recursive: true });
+    mkdirSync(join(other, "a", "b", "c", "d", "e"), { recursive: true });
+    writeFileSync(join(other, "pub", "repo", "deep-Q8_0.gguf"), gemmaLikeGguf({ fileType: 7 }));
+    writeFileSync(join(other, ".cache", "hidden.gguf"), gemmaLikeGguf());
+    writeFileSync(join(other, "a", "b", "c", "d", "four.gguf"), gemmaLikeGguf());
+    writeFileSync(join(other, "a", "b", "c", "d", "e", "five.gguf"), gemmaLikeGguf());
+    const listed = await listLocalModels([models, other]);
+    const fromOther = listed.filter((m) => m.dir === other);
+    expect(fromOther.map((m) => m.relativePath)).toEqual(["a/b/c/d/four.gguf", "pub/repo/deep-Q8_0.gguf"]);
+    expect(fromOther[1]).toMatchObject({ fileName: "deep-Q8_0.gguf", quantization: "Q8_0", path: join(other, "pub", "repo", "deep-Q8_0.gguf") });
+    expect(listed.filter((m) => m.dir === models).length).toBe(4);
+  });
+
+  it("a file named like a catalog file but of another quantization or size is flagged, naming what was expected", async () => {
+    const misnamed = join(dir, "misnamed");
+    mkdirSync(misnamed);
+    // Gemma 3 270M's Q8_0 name, but a Q4_K_M header and far too small
+    writeFileSync(join(misnamed, "gemma-3-270m-it-Q8_0.gguf"), gemmaLikeGguf({ fileType: 15 }));
+    const [model] = await listLocalModels(misnamed);
+    expect(model.catalog).toEqual({ alias: "gemma-3-270m", quantization: "Q8_0" });
+    expect(model.mismatch).toBe("its header says Q4_K_M and it has 0 MB, where gemma-3-270m:Q8_0 is Q8_0, about 292 MB");
+    // a right header and a size near the catalog's: nothing to say
+    const sized = join(dir, "sized");
+    mkdirSync(sized);
+    writeFileSync(join(sized, "gemma-3-270m-it-Q8_0.gguf"), gemmaLikeGguf({ fileType: 7, payloadBytes: 280_000_000 }));
+    const [right] = await listLocalModels(sized);
+    expect(right.mismatch).toBeUndefined();
+    rmSync(join(sized, "gemma-3-270m-it-Q8_0.gguf"));
+  });
 });

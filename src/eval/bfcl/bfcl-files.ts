@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseJsonLines } from "../../json-lines.js";
 import { join } from "node:path";
 import { z } from "zod";
@@ -68,7 +68,11 @@ export function bfclFileName(category: string): string {
 export function loadBfclCategory(dir: string, category: string): BfclCategory {
   const file = bfclFileName(category);
   const questionsPath = join(dir, file);
-  if (!existsSync(questionsPath)) throw new EvalSetupError("bfcl_not_found", `no BFCL category file ${questionsPath}`);
+  if (!existsSync(questionsPath)) {
+    const known = bfclCategories(dir);
+    const listed = known.length > 0 ? `; categories in ${dir}: ${known.join(", ")}` : existsSync(dir) ? `; ${dir} holds no BFCL_v4_<category>.json file` : `; there is no folder ${dir}`;
+    throw new EvalSetupError("bfcl_not_found", `no BFCL category file ${questionsPath}${listed}`);
+  }
   const questions = readJsonLines(questionsPath, questionLineSchema).map((q) => ({
     id: q.id,
     messages: (q.question.length > 0 && Array.isArray(q.question[0]) ? (q.question as { role: string; content: string }[][]).flat() : (q.question as { role: string; content: string }[])),
@@ -78,6 +82,18 @@ export function loadBfclCategory(dir: string, category: string): BfclCategory {
   if (!existsSync(answersPath)) return { name: category.replace(/^BFCL_v4_|\.json$/g, ""), questionsPath, questions };
   const answers = new Map(readJsonLines(answersPath, answerLineSchema).map((a) => [a.id, a.ground_truth]));
   return { name: category.replace(/^BFCL_v4_|\.json$/g, ""), questionsPath, answersPath, questions, answers };
+}
+
+/** The categories a BFCL folder holds (`BFCL_v4_<name>.json` files), sorted; none when the folder cannot be read. */
+export function bfclCategories(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .map((name) => /^BFCL_v4_(.+)\.json$/.exec(name)?.[1])
+      .filter((name): name is string => name !== undefined)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /** How a category is scored, from its name, as BFCL does: `parallel` before `multiple`; irrelevance means no call. */

@@ -3,6 +3,7 @@ import type { EvalTask } from "../runner/eval-task.js";
 import type { TrajectoryAction } from "../models/trajectory-model.js";
 import { bfclCheckKind, type BfclCategory, type BfclCheckKind } from "./bfcl-files.js";
 import { BfclConversionError, bfclRegistry } from "./bfcl-skills.js";
+import { bfclTurn } from "./bfcl-turn.js";
 import { checkBfclCalls } from "./check-bfcl-calls.js";
 import { groundTruthCalls } from "./ground-truth.js";
 
@@ -26,7 +27,8 @@ function queryText(messages: readonly { role: string; content: string }[]): stri
 /**
  * Turn a BFCL category into tasks. Each question's functions become its skills; its ground truth becomes the
  * oracle's trajectory (all calls in one `calls` step when `parallelCalls`, else one call per step) and the judge
- * applies BFCL's rule to whatever calls the run made. A question whose ground truth does not fit its own schema is
+ * applies BFCL's rule to the calls of the model's turn: those made before the first final answer (see bfcl-turn.ts;
+ * a run the budget cut off before it answered fails). A question whose ground truth does not fit its own schema is
  * listed in `inconsistencies`, and one whose functions do not convert in `unconvertible`; neither becomes a task.
  */
 export function bfclTasks(category: BfclCategory, options: { parallelCalls?: boolean } = {}): BfclTasks {
@@ -72,8 +74,10 @@ export function bfclTasks(category: BfclCategory, options: { parallelCalls?: boo
       registry,
       parallelCalls,
       ...(trajectory && { trajectory }),
-      judge: ({ calls }) => {
-        const verdict = checkBfclCalls(checkKind, question.functions, calls, groundTruth);
+      judge: ({ state }) => {
+        const turn = bfclTurn(state);
+        if (!turn.finished) return { success: false, failures: [turn.reason], errorType: "agent:no_final_answer" };
+        const verdict = checkBfclCalls(checkKind, question.functions, turn.calls, groundTruth);
         return { success: verdict.valid, failures: verdict.valid ? [] : [verdict.error ?? "invalid"], ...(verdict.errorType && { errorType: verdict.errorType }) };
       },
     });

@@ -69,3 +69,7 @@ process.on("message", (message: ToWorker) => {
 });
 // The parent went away: nothing is left to serve.
 process.on("disconnect", () => process.exit(0));
+// Ctrl-C on a terminal signals the whole process group, this process too. The parent decides what an interrupt means
+// (it aborts the call in flight, then disposes of us; a second Ctrl-C ends it, and its exit disconnects us): dying here
+// first would turn the run in flight into a model error instead of an aborted run.
+process.on("SIGINT", () => {});

@@ -68,6 +68,8 @@ export function checkExpected(expected: Expected, run: { answer: string | undefi
   const { answer, calls } = run;
   const needsAnswer = expected.equals !== undefined || expected.includes !== undefined || expected.matches !== undefined;
   if (needsAnswer && answer === undefined) failures.push("no answer");
+  // "no call" is shown by a run that answered without one; a run cut off first might have called next
+  else if (expected.noCalls && answer === undefined) failures.push("no answer (noCalls needs the run to answer without calling a skill)");
   if (answer !== undefined) {
     if (expected.equals !== undefined && !answerEquals(answer, expected.equals)) failures.push(`answer does not equal ${JSON.stringify(expected.equals)}`);
     for (const needle of expected.includes === undefined ? [] : [expected.includes].flat()) {

@@ -58,7 +58,7 @@ const expectedCallSchema = z.strictObject({
 /**
  * What counts as success. Every condition given must hold: the answer equals (case, spacing and a final full stop
  * ignored; numbers compared as numbers), includes every listed text, or matches the regular expression (case-insensitive);
- * `calls` must all have been made (in any order); `noCalls` means no skill was called.
+ * `calls` must all have been made (in any order); `noCalls` means the run answered without calling a skill.
  */
 export const expectedSchema = z
   .strictObject({

@@ -1,0 +1,318 @@
+import { createHash, type Hash } from "node:crypto";
+import { open, rename, rm, stat } from "node:fs/promises";
+import { CATALOG_SIZE_TOLERANCE, DOWNLOAD_WAIT_REPORT_MS, PART_SUFFIX } from "./constants.js";
+import { hfToken } from "./download-settings.js";
+import { ProgressMeter, type PullPhase } from "./download-progress.js";
+import { DownloadError } from "./errors.js";
+import { isGgufMagic } from "./gguf-header.js";
+import { transferFailureText } from "./network-failure.js";
+import { disk, hashFile, startsWithGguf, write } from "./part-file.js";
+import type { PullOptions, PullResult } from "./pull-options.js";
+import type { PullSource } from "./pull-source.js";
+
+/**
+ * One pull of one file (for {@link pullModel}, which resolves the source and options first): the request, the `.part`
+ * it writes, progress while it waits or receives, and the checks before the rename.
+ */
+export class Transfer {
+  private readonly partPath: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly expectedSha256: string | undefined;
+  private readonly stall = new AbortController();
+  private readonly stallTimeoutMs: number;
+  private readonly host: string;
+  private readonly token: string | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private waitTicker: NodeJS.Timeout | undefined;
+  private meter: ProgressMeter | undefined;
+  private phase: PullPhase = "connecting";
+  private lastActivity = Date.now();
+  private hash: Hash = createHash("sha256");
+  private offset = 0;
+  private received = 0;
+  private total: number | undefined;
+  private resumed = false;
+
+  constructor(
+    private readonly pull: PullSource,
+    private readonly path: string,
+    private readonly options: PullOptions & { stallTimeoutMs: number },
+  ) {
+    this.partPath = path + PART_SUFFIX;
+    this.fetchImpl = options.fetchImpl ?? fetch;
+    this.expectedSha256 = (options.sha256 ?? pull.file?.sha256)?.toLowerCase();
+    this.stallTimeoutMs = options.stallTimeoutMs;
+    this.host = new URL(pull.url).host;
+    // a token goes to Hugging Face only (an alias or hf: source), never to a URL the user typed
+    this.token = pull.huggingFace ? hfToken(options.env ?? process.env) : undefined;
+  }
+
+  async run(): Promise<PullResult> {
+    await this.preparePart();
+    this.newMeter();
+    try {
+      return await this.transfer();
+    } finally {
+      this.stopWaitTicker();
+      this.meter?.stop();
+    }
+  }
+
+  private newMeter(): void {
+    this.meter?.stop();
+    this.meter = new ProgressMeter(this.options.onProgress, this.received, () => ({
+      phase: this.phase,
+      lastActivity: this.lastActivity,
+      total: this.total,
+      stallTimeoutMs: this.stallTimeoutMs,
+      host: this.host,
+    }));
+  }
+
+  private async transfer(): Promise<PullResult> {
+    let response = await this.request(this.offset);
+    if (this.offset > 0) response = await this.reconcileResume(response);
+    if (response.status !== 416 || this.offset === 0) {
+      this.acceptResponse(response);
+      await this.receive(response);
+    }
+    await this.verify();
+    await disk(`rename ${this.partPath} to ${this.path}`, () => rename(this.partPath, this.path));
+    return {
+      path: this.path,
+      bytes: this.received,
+      resumed: this.resumed,
+      alreadyPresent: false,
+      sha256: this.hash.digest("hex"),
+      url: this.pull.url,
+    };
+  }
+
+  /** Keeps a usable `.part` (starts like a GGUF, not larger than expected) and hashes what it holds. */
+  private async preparePart(): Promise<void> {
+    const size = (await stat(this.partPath).catch(() => undefined))?.size ?? 0;
+    if (size === 0) return;
+    const tooLarge = this.options.expectedBytes !== undefined && size > this.options.expectedBytes;
+    if (size < 4 || tooLarge || !(await startsWithGguf(this.partPath))) {
+      await rm(this.partPath, { force: true });
+      return;
+    }
+    await hashFile(this.hash, this.partPath);
+    this.offset = this.received = size;
+  }
+
+  private async request(offset: number): Promise<Response> {
+    throwIfAborted(this.options.signal);
+    const headers: Record<string, string> = { "accept-encoding": "identity" };
+    if (offset > 0) headers.range = `bytes=${offset}-`;
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, this.stall.signal]) : this.stall.signal;
+    this.phase = "connecting";
+    this.lastActivity = Date.now();
+    this.startWaitTicker();
+    this.armStallTimer();
+    try {
+      return await this.fetchImpl(this.pull.url, { headers, signal, redirect: "follow" });
+    } catch (error) {
+      throw this.failure(error, "connect");
+    } finally {
+      this.clearStallTimer();
+    }
+  }
+
+  /** Interprets the answer to a Range request: 206 resumes; 200 (Range ignored) starts over; 416 may mean complete. */
+  private async reconcileResume(response: Response): Promise<Response> {
+    if (response.status === 206) {
+      const range = parseContentRange(response.headers.get("content-range"));
+      if (range?.start === this.offset) {
+        this.resumed = true;
+        this.total = range.total;
+        return response;
+      }
+    } else if (response.status === 416) {
+      const range = parseContentRange(response.headers.get("content-range"));
+      await discard(response);
+      if (range?.total === this.offset) {
+        this.total = range.total;
+        this.resumed = true;
+        return response;
+      }
+    } else if (!response.ok) {
+      return response;
+    } else if (response.status === 200) {
+      this.restart();
+      return response;
+    }
+    await discard(response);
+    this.restart();
+    return this.request(0);
+  }
+
+  private restart(): void {
+    this.offset = this.received = 0;
+    this.hash = createHash("sha256");
+    this.newMeter();
+  }
+
+  /** Refuses an error status, or an announced size that cannot be the file. */
+  private acceptResponse(response: Response): void {
+    if (!response.ok) {
+      void discard(response);
+      const hint =
+        response.status === 404 ? " (no such file: check the alias, URI or URL)"
+        : (response.status === 401 || response.status === 403) && this.token ? ": the Hugging Face token in HF_TOKEN was refused for this repository (check the token, and accept the model's licence on its page)"
+        : response.status === 401 || response.status === 403 ? ": the repository is gated or private (accept the model's licence on its Hugging Face page, then set HF_TOKEN to an access token)"
+        : "";
+      throw new DownloadError("http_error", `HTTP ${response.status} ${response.statusText} from ${this.pull.url}${hint}`);
+    }
+    if (response.status === 200) {
+      const length = Number(response.headers.get("content-length") ?? NaN);
+      const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+      this.total = Number.isSafeInteger(length) && !encoded ? length : undefined;
+    }
+    const problem = this.total === undefined ? undefined : this.sizeProblem(this.total, "The server announces");
+    if (problem !== undefined) {
+      void discard(response);
+      throw new DownloadError("size_mismatch", problem);
+    }
+  }
+
+  /** Streams the body into the `.part`, hashing, checking the magic, reporting progress, watching for stalls. */
+  private async receive(response: Response): Promise<void> {
+    const handle = await disk(`open ${this.partPath}`, () => open(this.partPath, this.offset > 0 ? "a" : "w"));
+    const progress = this.meter!;
+    let head = Buffer.alloc(0);
+    this.phase = "receiving";
+    this.lastActivity = Date.now();
+    try {
+      this.armStallTimer();
+      for await (const chunk of response.body ?? []) {
+        this.lastActivity = Date.now();
+        this.armStallTimer();
+        const bytes = chunk as Uint8Array;
+        if (this.received < 4) {
+          head = Buffer.concat([head, bytes.subarray(0, 4 - this.received)]);
+          if (head.length >= 4 && !isGgufMagic(head)) throw this.notGguf(head);
+        }
+        await disk(`write ${this.partPath}`, () => write(handle, bytes));
+        this.hash.update(bytes);
+        this.received += bytes.length;
+        if (this.total !== undefined && this.received > this.total) {
+          throw new DownloadError("size_mismatch", `${this.pull.url} sent more than the ${this.total} bytes it announced.`);
+        }
+        progress.report(this.received);
+      }
+      await disk(`flush ${this.partPath}`, () => handle.datasync());
+    } catch (error) {
+      await discard(response);
+      if (error instanceof DownloadError && (error.code === "bad_source" || error.code === "size_mismatch")) {
+        await handle.close().catch(() => undefined);
+        await rm(this.partPath, { force: true });
+        throw error;
+      }
+      throw this.failure(error, "transfer");
+    } finally {
+      this.clearStallTimer();
+      this.stopWaitTicker();
+      progress.stop();
+      await handle.close().catch(() => undefined);
+    }
+    progress.report(this.received, true);
+  }
+
+  /** The checks before the rename; a file that fails them is deleted (a short one is kept, to resume). */
+  private async verify(): Promise<void> {
+    if (this.total !== undefined && this.received < this.total) {
+      throw new DownloadError(
+        "network",
+        `The connection closed after ${this.received} of ${this.total} bytes; run the pull again to resume.`,
+      );
+    }
+    const reject = async (code: "size_mismatch" | "hash_mismatch" | "bad_source", message: string): Promise<never> => {
+      await rm(this.partPath, { force: true });
+      throw new DownloadError(code, message);
+    };
+    if (this.received < 4) await reject("bad_source", `${this.pull.url} sent ${this.received} bytes: not a GGUF file.`);
+    const problem = this.sizeProblem(this.received, "The download has");
+    if (problem !== undefined) await reject("size_mismatch", problem);
+    if (this.expectedSha256 !== undefined) {
+      const actual = this.hash.copy().digest("hex");
+      if (actual !== this.expectedSha256) {
+        await reject("hash_mismatch", `${this.pull.fileName} has sha256 ${actual}, expected ${this.expectedSha256}; the file was deleted.`);
+      }
+    }
+  }
+
+  /**
+   * What is wrong with a whole-file size (announced by the server, or downloaded) given the exact `expectedBytes`
+   * and the catalog's approximate size; `undefined` when nothing is.
+   */
+  private sizeProblem(bytes: number, what: string): string | undefined {
+    const { expectedBytes } = this.options;
+    const approx = this.pull.file?.sizeBytes;
+    if (expectedBytes !== undefined && bytes !== expectedBytes) {
+      return `${what} ${bytes} bytes, expected exactly ${expectedBytes} (${this.pull.url}).`;
+    }
+    if (approx !== undefined && Math.abs(bytes - approx) > approx * CATALOG_SIZE_TOLERANCE) {
+      return `${what} ${bytes} bytes, but the catalog expects about ${approx} for ${this.pull.fileName} (${this.pull.url}).`;
+    }
+    return undefined;
+  }
+
+  private notGguf(head: Buffer): DownloadError {
+    const shown = head.toString("latin1").replace(/[^\x20-\x7e]/g, "?");
+    return new DownloadError("bad_source", `${this.pull.url} does not serve a GGUF file (it starts with "${shown}").`);
+  }
+
+  /** Maps what went wrong during a request or a transfer to an aborted, network or disk error. */
+  private failure(error: unknown, stage: "connect" | "transfer"): DownloadError {
+    if (error instanceof DownloadError) return error;
+    const kept = this.received > 0 ? ` ${this.received} bytes are kept in ${this.partPath}; pull again to resume.` : "";
+    if (this.options.signal?.aborted) return new DownloadError("aborted", `Download of ${this.pull.fileName} aborted.${kept}`, { cause: error });
+    const message = transferFailureText({ error, stage, host: this.host, received: this.received, kept, stalled: this.stall.signal.aborted, stallTimeoutMs: this.stallTimeoutMs });
+    return new DownloadError("network", message, { cause: error });
+  }
+
+  private armStallTimer(): void {
+    this.clearStallTimer();
+    this.stallTimer = setTimeout(() => this.stall.abort(new Error("stalled")), this.stallTimeoutMs);
+  }
+
+  /** Every second of a wait (no answer yet, or no byte for a second), a progress report saying so. */
+  private startWaitTicker(): void {
+    this.stopWaitTicker();
+    this.waitTicker = setInterval(() => {
+      if (Date.now() - this.lastActivity >= DOWNLOAD_WAIT_REPORT_MS) this.meter?.waiting();
+    }, DOWNLOAD_WAIT_REPORT_MS);
+    this.waitTicker.unref();
+  }
+
+  private stopWaitTicker(): void {
+    if (this.waitTicker) clearInterval(this.waitTicker);
+    this.waitTicker = undefined;
+  }
+
+  private clearStallTimer(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+}
+
+/** A Content-Range header (`bytes 100-199/1000`, or `bytes` star `/1000` in a 416 answer) → its start and total. */
+function parseContentRange(header: string | null): { start?: number; total?: number } | undefined {
+  const match = header?.trim().match(/^bytes\s+(?:(\d+)-(\d+)|\*)\/(\d+|\*)$/i);
+  if (!match) return undefined;
+  return {
+    start: match[1] === undefined ? undefined : Number(match[1]),
+    total: match[3] === "*" ? undefined : Number(match[3]),
+  };
+}
+
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** Rejects a pull whose signal has already aborted, before anything starts. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new DownloadError("aborted", "Download aborted before it started.");
+}
