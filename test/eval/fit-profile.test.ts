@@ -90,12 +90,12 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
     expect(counts.repeated_call).toBe(at8.repeatedCalls);
     expect(counts.malformed_json).toBe(at8.validationErrorsByType.json_syntax);
     expect(counts.unknown_skill).toBe(at8.validationErrorsByType.unknown_skill);
-    expect(counts.invalid_arguments).toBe(at8.validationErrorsByType.invalid_arguments);
-    // the same as the aggregate's ratesPerModelCall here (no missing_field or invalid_reference in a trajectory run)
-    for (const kind of FAILURE_KINDS) expect(fitted.rates[kind]).toBeCloseTo(at8.ratesPerModelCall[kind], 4);
+    // tool errors (here the blocked third repeats) count as refused arguments
+    expect(counts.invalid_arguments).toBe(at8.validationErrorsByType.invalid_arguments + at8.toolErrors);
+    // the others are the aggregate's ratesPerModelCall (no missing_field or invalid_reference in a trajectory run)
+    for (const kind of FAILURE_KINDS.filter((k) => k !== "invalid_arguments")) expect(fitted.rates[kind]).toBeCloseTo(at8.ratesPerModelCall[kind], 4);
+    expect(fitted.rates.invalid_arguments).toBeCloseTo((at8.validationErrorsByType.invalid_arguments + at8.toolErrors) / at8.modelCalls, 5);
     expect(() => checkFailureRates(fitted.rates)).not.toThrow();
-    // the blocked third repeats are tool errors: listed as not modelled
-    expect(fitted.basis!.unmodelled.tool_errors).toBeCloseTo(at8.toolErrors / at8.modelCalls, 5);
     expect(fitted).toMatchObject({ name: "fit:profile:chaotic", source: 'report "basic"' });
     expect(fitted.description).toMatch(/^Measured, not assumed: model "profile:chaotic" .* budget 8 \(\d+ model calls, grammar on\)/);
   });
@@ -149,16 +149,16 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
 });
 
 describe("fitFailureProfile counting", () => {
-  it("folds missing_field into malformed JSON and invalid_reference into invalid arguments; lists the rest", () => {
+  it("folds missing_field into malformed JSON, invalid_reference and tool errors into invalid arguments, wrong answers; lists the rest", () => {
     const fitted = fitFailureProfile(report([
       record({ iterations: 10, emptyAnswers: 1, repeatedCalls: 1, toolErrors: 2, validationErrorsByType: { json_syntax: 1, missing_field: 1, unknown_skill: 1, invalid_arguments: 1, invalid_reference: 1, non_empty_final_answer: 1, my_validator: 1 } }),
-      record({ iterations: 10 }),
+      record({ iterations: 10, stopReason: "answer", success: false }),
       // a smaller budget is not counted
       record({ budget: 2, iterations: 2, emptyAnswers: 2 }),
     ]));
-    expect(fitted.rates).toEqual({ empty_answer: 0.05, malformed_json: 0.1, unknown_skill: 0.05, invalid_arguments: 0.1, repeated_call: 0.05 });
-    expect(fitted.basis).toMatchObject({ budget: 8, runs: 2, modelCalls: 20, grammar: false, unmodelled: { tool_errors: 0.1, my_validator: 0.05 }, scale: 1 });
-    expect(fitted.description).toContain("Not modelled (taken as correct steps), per model call: tool_errors 0.1, my_validator 0.05.");
+    expect(fitted.rates).toEqual({ empty_answer: 0.05, malformed_json: 0.1, unknown_skill: 0.05, invalid_arguments: 0.2, repeated_call: 0.05, wrong_answer: 0.05 });
+    expect(fitted.basis).toMatchObject({ budget: 8, runs: 2, modelCalls: 20, grammar: false, unmodelled: { my_validator: 0.05 }, scale: 1 });
+    expect(fitted.description).toContain("Not modelled (taken as correct steps), per model call: my_validator 0.05.");
   });
 
   it("scales rates that sum above 1 (parallel repeated calls) down proportionally, and says so", () => {
@@ -229,5 +229,17 @@ describe("fitted profile errors, one line each", () => {
     expect(code).toBe(2);
     expect(io.err.text).toContain("holds several models");
     expect(io.err.text.trimEnd().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("the wrong_answer kind", () => {
+  it("ends a run with a wrong answer, so a profile fitted to a model that gives up scores like it", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "wrong-answer-")), "p.json");
+    const rates = { empty_answer: 0, malformed_json: 0, unknown_skill: 0, invalid_arguments: 0, repeated_call: 0, wrong_answer: 1 };
+    writeFileSync(file, JSON.stringify({ name: "gives-up", description: "always gives up", source: "test", rates }));
+    const report = await evaluateSuite(BASIC, { models: [`profile:file:${file}`], budgets: [8] });
+    expect(report.runs.every((r) => r.stopReason === "answer" && !r.success && r.iterations === 1)).toBe(true);
+    expect(report.aggregates[0]!.ratesPerModelCall.wrong_answer).toBe(1);
+    expect(fitFailureProfile(report).rates.wrong_answer).toBe(1);
   });
 });

@@ -24,9 +24,8 @@ export interface FitBasis {
   /** The counts behind each rate, before any scaling. */
   counts: Record<FailureKind, number>;
   /**
-   * What the profile cannot reproduce, per model call: `tool_errors` (a skill or guard refused a valid call) and each
-   * validation error type that maps to no failure kind (a custom validator's name). The profile's remainder takes
-   * these replies as correct steps.
+   * What the profile cannot reproduce, per model call: each validation error type that maps to no failure kind (a
+   * custom validator's name). The profile's remainder takes these replies as correct steps.
    */
   unmodelled: Record<string, number>;
   /** The factor the rates were multiplied by so they sum to at most 1 (1 when they already did). */
@@ -72,6 +71,8 @@ const EMPTY_ANSWER_KEY = "non_empty_final_answer";
 const count = z.number().int().nonnegative();
 const runSchema = z.looseObject({
   model: z.string(),
+  success: z.boolean(),
+  stopReason: z.string(),
   budget: z.number().int().positive(),
   iterations: count,
   validationErrorsByType: z.record(z.string(), count),
@@ -120,11 +121,14 @@ const show = (n: number) => String(Math.round(n * 1e4) / 1e4);
 
 function countFailures(runs: readonly RunRecord[]): { counts: Record<FailureKind, number>; other: Record<string, number> } {
   const counts = Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0])) as Record<FailureKind, number>;
-  const other: Record<string, number> = { tool_errors: 0 };
+  const other: Record<string, number> = {};
   for (const run of runs) {
     counts.empty_answer += run.emptyAnswers;
     counts.repeated_call += run.repeatedCalls;
-    other.tool_errors! += run.toolErrors;
+    // A call the skill or a guard refused cost the step and showed the model an error, as refused arguments do.
+    counts.invalid_arguments += run.toolErrors;
+    // A run that answered and was judged wrong gave up with a wrong answer.
+    if (run.stopReason === "answer" && !run.success) counts.wrong_answer++;
     for (const [type, n] of Object.entries(run.validationErrorsByType)) {
       if (type === EMPTY_ANSWER_KEY) continue;
       const kind = Object.hasOwn(KIND_OF_VALIDATION_ERROR, type) ? KIND_OF_VALIDATION_ERROR[type] : undefined;
@@ -142,11 +146,16 @@ function countFailures(runs: readonly RunRecord[]): { counts: Record<FailureKind
  * - `empty_answer`: `emptyAnswers` (a final answer that is empty);
  * - `malformed_json`: validation errors `json_syntax` + `missing_field`;
  * - `unknown_skill`: validation errors `unknown_skill`;
- * - `invalid_arguments`: validation errors `invalid_arguments` + `invalid_reference`;
+ * - `invalid_arguments`: validation errors `invalid_arguments` + `invalid_reference`, plus tool errors (a well-formed
+ *   call that the skill or a guard refused: it costs the step and shows the model an error, as refused arguments do;
+ *   the replay's refusal counts against the retry budget where a real tool error does not);
  * - `repeated_call`: `repeatedCalls` (calls identical to an earlier call of the run; counted per call, so a parallel
  *   reply can add several);
- * each divided by the runs' `iterations` (model calls). Tool errors and other validators' refusals have no kind and
- * are listed in `basis.unmodelled`. If the rates sum above 1 (possible only through parallel repeated calls) they
+ * - `wrong_answer`: runs that ended with an answer judged wrong (once each): small models give up with a wrong answer
+ *   (SmolLM2-135M answered "3" to 17% of 2,340 without a call), and a profile without it scored 97% at budget 12 where
+ *   the model it was fitted to scored 0%;
+ * each divided by the runs' `iterations` (model calls). Other validators' refusals have no kind and are listed in
+ * `basis.unmodelled`. If the rates sum above 1 (possible only through parallel repeated calls) they
  * are scaled down proportionally and the description says so.
  *
  * `model` picks a model of a report that holds several; without it the report must hold exactly one. Throws

@@ -57,13 +57,13 @@ const profileFileSchema = z.object({
   name: z.string().regex(/^[^\s,]+$/, "a name without spaces or commas"),
   description: z.string(),
   source: z.string(),
-  rates: z.strictObject({ empty_answer: rate, malformed_json: rate, unknown_skill: rate, invalid_arguments: rate, repeated_call: rate }),
+  rates: z.strictObject({ empty_answer: rate, malformed_json: rate, unknown_skill: rate, invalid_arguments: rate, repeated_call: rate, wrong_answer: rate.default(0) }),
   basis: z.looseObject({}).optional(),
 });
 
 /**
  * Check a profile file's content: `name` (shown as `profile:<name>`; not a built-in profile's), `description`,
- * `source`, the five `rates` (each in [0, 1], summing to at most 1; an unknown kind is refused, not ignored) and an
+ * `source`, the six `rates` (`wrong_answer` may be left out: 0) (each in [0, 1], summing to at most 1; an unknown kind is refused, not ignored) and an
  * optional `basis`. Throws `EvalSetupError("profile_invalid")`.
  */
 export function parseProfileFile(data: unknown, source = "profile"): FittedProfile {

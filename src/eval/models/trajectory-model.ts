@@ -21,6 +21,9 @@ export interface TrajectoryModelOptions {
   name?: string;
 }
 
+/** The text of an injected wrong answer. */
+export const WRONG_ANSWER = "I am not sure.";
+
 /** What the model did at each reply: the failure it injected, or undefined for a correct step. */
 export type InjectedFailure = FailureKind | "none";
 
@@ -44,7 +47,7 @@ function wrongType(value: unknown): unknown {
 /**
  * A scripted model that walks a task's correct trajectory, one step per reply, and before each reply draws (from a
  * seeded source) whether to fail instead, as a small model would: an empty answer, malformed JSON, a skill that does
- * not exist, arguments of the wrong type, or the previous call again. A failed reply does not advance the trajectory:
+ * not exist, arguments of the wrong type, the previous call again, or a wrong final answer (which ends the run). A failed reply does not advance the trajectory:
  * the next reply tries the same step again, the way a model retries after feedback. One number is drawn per reply,
  * so a run under a larger budget begins exactly like the run under a smaller one.
  */
@@ -116,6 +119,10 @@ export class TrajectoryModel implements ModelHandle {
       case "repeated_call":
         if (!this.#lastCall) return undefined;
         text = actionJson(this.#lastCall);
+        break;
+      case "wrong_answer":
+        // Gives up with an answer that holds none of the task's facts: the run ends, judged wrong.
+        text = JSON.stringify({ final_answer: WRONG_ANSWER });
         break;
     }
     this.injected.push(failure);

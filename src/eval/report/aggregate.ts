@@ -51,6 +51,7 @@ export function aggregateRuns(model: string, budget: number, runs: readonly RunR
       unknown_skill: rate(byType.unknown_skill ?? 0),
       invalid_arguments: rate(byType.invalid_arguments ?? 0),
       repeated_call: rate(repeatedCalls),
+      wrong_answer: rate(runs.filter((r) => r.stopReason === "answer" && !r.success).length),
     },
     promptTokens: sumOrNull(runs.map((r) => r.promptTokens)),
     generatedTokens: sumOrNull(runs.map((r) => r.generatedTokens)),

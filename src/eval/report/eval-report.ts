@@ -1,12 +1,14 @@
 import type { RunCounters, RunRecord } from "../runner/run-record.js";
 
-/** The five failure kinds of the profiles, measured per model call, so a real model's run calibrates a profile. */
+/** The failure kinds of the profiles, measured per model call, so a real model's run calibrates a profile. */
 export interface FailureRatesMeasured {
   empty_answer: number;
   malformed_json: number;
   unknown_skill: number;
   invalid_arguments: number;
   repeated_call: number;
+  /** Runs that ended with an answer judged wrong, per model call. */
+  wrong_answer: number;
 }
 
 /** Totals over the runs of one model under one budget (the counters summed). */
