@@ -31,7 +31,6 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
   it("adds no BOS to a plain prompt (its GGUF asks for none), and continues it", async () => {
     const prompt = "The capital of France is";
     const plain = model.llamaObjects.model.tokenize(prompt, true);
-    expect(model.tokenize(prompt)).toEqual(plain);
     expect(plain[0]).not.toBe(model.llamaObjects.model.tokens.bos);
     expect((await model.generate(prompt, { maxTokens: 8, temperature: 0 })).trim().length).toBeGreaterThan(0);
     expect(model.stats.promptTokens).toBe(plain.length);

@@ -5,7 +5,7 @@ import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from ".
 import { DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
 import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
-import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
+import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
 import { JsonStringState } from "./json-string-state.js";
 import { TextAssembler } from "./text-assembler.js";
@@ -135,11 +135,12 @@ export class LlamaModelHandle implements ModelHandle {
   }
 
   /**
-   * Tokenize a prompt the way `generate` does: special tokens on, and the BOS first when the GGUF asks for one
-   * (`tokenizer.ggml.add_bos_token`) and the text does not already begin with it.
+   * Tokenize text the way `generate` does (special tokens on). `generate` also puts the BOS the GGUF asks for
+   * (`tokenizer.ggml.add_bos_token`) before a whole prompt that does not begin with it; this does not, so that a
+   * fragment of a prompt counts as it will be appended.
    */
   tokenize(text: string): Token[] {
-    return withBos(this.#model.tokenize(text, true), this.#bos);
+    return this.#model.tokenize(text, true);
   }
 
   /** The BOS token to put before a whole prompt, or undefined when the model asks for none. */
@@ -178,8 +179,8 @@ export class LlamaModelHandle implements ModelHandle {
     const temperature = options.temperature ?? this.#sampling.temperature;
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
 
+    if (prompt === "") throw new TypeError("generate: the prompt is empty");
     const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true), this.#bos);
-    if (tokens.length === 0) throw new TypeError("generate: the prompt is empty");
     if (tokens.length >= this.#sequence.contextSize) {
       throw new RangeError(`generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`);
     }
