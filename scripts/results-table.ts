@@ -2,7 +2,8 @@
  * The summary table of the real-model evaluations: every report.json under a folder (default docs/results/eval, as
  * scripts/run-real-evals.sh lays it out: <model>/<suite>-grammar-<on|off>/report.json) as one Markdown table of
  * model × suite × grammar → success rate per budget, then the medians per task of the largest budget's runs (the
- * real ones: smaller budgets are played back from them): model calls, generated tokens and seconds.
+ * real ones: smaller budgets are played back from them): model calls, generated tokens and seconds. Links are
+ * relative to DIR's parent (docs/results/README.md holds the table).
  *
  *   npx tsx scripts/results-table.ts [DIR] > table.md
  */
@@ -47,13 +48,15 @@ export function resultsTable(dir: string): string {
       const a = report.aggregates.find((x) => x.budget === b);
       return a ? pct(a.successRate, a.successes, a.runs) : "–";
     });
-    const tasks = report.sampledFrom !== undefined ? `${report.tasks} of ${report.sampledFrom}` : String(report.tasks);
+    const ran = report.interrupted ? new Set(real.map((r) => r.taskId)).size : report.tasks;
+    const of = report.sampledFrom ?? report.tasks;
+    const tasks = `${ran === of ? ran : `${ran} of ${of}`}${report.interrupted ? " (interrupted)" : ""}`;
     return [
       model, suite, report.grammar === false ? "off" : "on", tasks, ...cells,
       fixed(median(real.map((r) => r.iterations)), 1),
       fixed(median(real.flatMap((r) => (r.generatedTokens === null ? [] : [r.generatedTokens]))), 0),
       fixed(median(real.map((r) => r.wallMs / 1000)), 1),
-      `[report](${relative(dir, path).replace(/report\.json$/, "report.md")})`,
+      `[report](${relative(join(dir, ".."), path).replace(/report\.json$/, "report.md")})`,
     ];
   });
   return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n") + "\n";
