@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { CodedError } from "../coded-error.js";
 
 /** Why an eval could not start. Stable: the CLI and tests switch on it. */
@@ -17,4 +18,18 @@ export type EvalSetupErrorCode =
  */
 export class EvalSetupError extends CodedError<EvalSetupErrorCode> {
   override readonly name = "EvalSetupError";
+}
+
+/**
+ * The text of a file an eval reads (a suite, a report, a profile); a file that cannot be read is an
+ * `EvalSetupError(code)` saying why in words: "cannot read <what> <path>: no such file".
+ */
+export function readEvalFile(path: string, code: EvalSetupErrorCode, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    const why = errno === "ENOENT" ? "no such file" : errno === "EISDIR" ? "it is a directory" : (error as Error).message;
+    throw new EvalSetupError(code, `cannot read ${what} ${path}: ${why}`, { cause: error });
+  }
 }

@@ -2,23 +2,16 @@
  * Failure profiles from files: `profile:fit:<report.json>[#model]` fits one to a report on the spot,
  * `profile:file:<profile.json>` reads one written by `scripts/fit-profile.ts` (or by hand).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { z } from "zod";
-import { EvalSetupError } from "../errors.js";
+import { EvalSetupError, readEvalFile } from "../errors.js";
 import type { EvalReport } from "../report/eval-report.js";
 import { formatIssuePath } from "../suite/load-suite.js";
 import { checkFailureRates, failureProfile } from "./failure-profiles.js";
 import { fitFailureProfile, parseEvalReport, type FitOptions, type FittedProfile } from "./fit-profile.js";
 
 function readJson(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
-    throw new EvalSetupError("profile_invalid", `cannot read ${what} ${path}: ${why}`, { cause: error });
-  }
+  const text = readEvalFile(path, "profile_invalid", what);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { EvalSetupError } from "../errors.js";
+import { EvalSetupError, readEvalFile } from "../errors.js";
 import { suiteSchema, type Suite } from "./suite-schema.js";
 
 /** `tasks[3].expected.matches` from a zod issue path. */
@@ -44,13 +43,6 @@ export function parseSuiteText(text: string, source: string): Suite {
 
 /** Read and validate a suite file (JSON, or YAML by extension). Throws `EvalSetupError` with code `suite_not_found` or `suite_invalid`. */
 export function loadSuite(path: string): Suite {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
-    throw new EvalSetupError("suite_not_found", `cannot read suite ${path}: ${why}`, { cause: error });
-  }
+  const text = readEvalFile(path, "suite_not_found", "suite");
   return parseSuiteText(text, path);
 }
