@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
-import { budgetsFor, catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec, type ModelBudgets } from "../model/catalog.js";
+import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
 import { ModelLoadError } from "../model/errors.js";
 import { readGgufHeader } from "../model/gguf-header.js";
 import { DEFAULT_CONTEXT_SIZE } from "../model/llama/defaults.js";
@@ -63,10 +63,9 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
     };
   } catch (error) {
     if (!(error instanceof ModelLoadError) || error.code !== "not_found") throw error;
-    const [alias, quantization] = splitModelSpec(wanted);
-    const entry = findCatalogEntry(alias);
-    const file = entry && catalogFileFor(entry, quantization);
-    if (!entry || !file) throw error;
+    const known = catalogModelFor(wanted);
+    if (!known) throw error;
+    const { entry, file } = known;
     return {
       path: null, alias: entry.alias, name: entry.name, architecture: entry.architecture, quantization: file.quantization,
       trainedContextLength: entry.contextLength, budgets: budgetsFor(entry), source: "catalog",

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { budgetsFor, defaultModelAlias, findCatalogEntry, catalogFileFor, splitModelSpec, type ModelBudgets } from "../model/catalog.js";
+import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
 import { catalogMismatch } from "../model/catalog-mismatch.js";
 import { pullModel, type PullProgress } from "../model/download.js";
 import { ModelLoadError } from "../model/errors.js";
@@ -73,10 +73,9 @@ export async function resolveModelForCli(io: CliIO, spec: string | undefined, pr
     resolved = resolveModelFile(wanted, { modelsDirs: dirs, cwd: io.cwd });
   } catch (error) {
     if (!(error instanceof ModelLoadError) || error.code !== "not_found") throw error;
-    const [alias, quant] = splitModelSpec(wanted);
-    const entry = findCatalogEntry(alias);
-    const file = entry && catalogFileFor(entry, quant);
-    if (!entry || !file) throw error;
+    const known = catalogModelFor(wanted);
+    if (!known) throw error;
+    const { entry, file } = known;
     const have = partialBytes(join(dir, file.fileName));
     const state = have !== undefined ? `is partly downloaded (${formatBytes(have)} of ${formatBytes(file.sizeBytes)})` : "is not downloaded";
     const pullLine = `model ${wanted} ${state}; run: ${hint(io, `pull ${wanted}`)}${have !== undefined ? " to resume" : ""}`;

@@ -153,6 +153,17 @@ export function catalogFileFor(entry: CatalogEntry, quantization?: string): Cata
 }
 
 /**
+ * The catalog entry and file a model spec (`alias` or `alias:QUANT`) names, or undefined when it names none: what a
+ * missing model would be once pulled.
+ */
+export function catalogModelFor(spec: string, catalog: Catalog = loadCatalog()): { entry: CatalogEntry; file: CatalogFile } | undefined {
+  const [alias, quantization] = splitModelSpec(spec);
+  const entry = findCatalogEntry(alias, catalog);
+  const file = entry && catalogFileFor(entry, quantization);
+  return entry && file ? { entry, file } : undefined;
+}
+
+/**
  * The model to use when the user names none: the catalog's `default` field, an `alias:QUANT` spec
  * (`gemma-4-e2b:Q4_K_M`) that `resolveModelFile` and `pullModel` accept as is.
  */
