@@ -12,6 +12,21 @@ export const DEFAULT_MAX_ITERATIONS = 8;
 export const DEFAULT_MAX_RETRIES = 3;
 /** Tokens one step may generate. An action JSON with a short thought fits in ~200; 512 leaves room for long answers. */
 export const DEFAULT_MAX_TOKENS_PER_STEP = 512;
+/**
+ * A step whose prompt leaves fewer tokens than this for the reply (after dropping every earlier step but the newest)
+ * is a model error: a constrained call with a short thought needs about 40-80 tokens.
+ */
+export const MIN_REPLY_TOKENS = 64;
+/** Keep prompt + reply inside the model's context by leaving out the oldest steps (when the model can count tokens). */
+export const DEFAULT_FIT_CONTEXT = true;
+/** Where an action's thought goes (see AgentOptions.thought); chosen by the issue-19 measurements. */
+export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "first";
+/** Longest thought under the grammar: a reason in a sentence or two; SmolLM2 wrote 400-token repeating thoughts unbounded. */
+export const DEFAULT_MAX_THOUGHT_CHARS = 200;
+/** Longest final answer under the grammar: a few sentences. Unbounded, SmolLM2 repeated one sentence for 514 tokens (30 s on 1 thread) on "What is 17% of 2,340?". */
+export const DEFAULT_MAX_ANSWER_CHARS = 300;
+/** System prompt style (see AgentOptions.promptStyle). */
+export const DEFAULT_PROMPT_STYLE: "full" | "compact" = "full";
 /** Constrain actions with the JSON-schema grammar unless told not to: it removes every syntax and schema error. */
 export const DEFAULT_USE_GRAMMAR = true;
 
@@ -32,6 +47,16 @@ export const DEFAULT_MAX_CONCURRENCY = 4;
 export const DEFAULT_PARALLEL_CALLS = false;
 /** Nested agents (an agent used as a skill) stop at depth 3 to stop runaway delegation. */
 export const DEFAULT_MAX_AGENT_DEPTH = 3;
-/** The same call with the same result: warn at the 2nd time, block from the 3rd. */
+/**
+ * Repetition. An exact repeat of a call that succeeded is answered with the earlier result and does not run again.
+ * A call failing the same way: warned at the 2nd time, blocked before it runs from the 3rd (measured on the real
+ * test models: they resend a failing call until the budget runs out). Either ends in a final round (see below).
+ */
 export const REPEAT_WARN_AT = 2;
 export const REPEAT_BLOCK_AT = 3;
+/**
+ * The step after a repeat, and the last step of the budget (when the run has taken a step already), allow only a
+ * final answer: the loop cannot end in a tool call. Issue 19: without it one more step of budget took both real test
+ * models from 40-45% to 0% on BFCL simple_python (they call again instead of answering).
+ */
+export const DEFAULT_FINAL_ROUND_WITHOUT_TOOLS = true;

@@ -1,10 +1,32 @@
 import { callReferencePattern, MAX_REFERENCEABLE_CALLS } from "../call-reference-pattern.js";
 import type { JsonSchema } from "../model/model-handle.js";
+import type { ThoughtPlacement } from "../prompt/system-prompt.js";
 import type { Registry } from "../skills/registry.js";
 
-/** A string with at least one non-blank character: an empty final answer cannot be written under the grammar. */
-const NON_BLANK_STRING: JsonSchema = { type: "string", minLength: 1, pattern: "\\S" };
-const THOUGHT: JsonSchema = { type: "string" };
+
+/** How the action grammar is shaped; see {@link buildActionJsonSchema}. */
+export interface ActionSchemaOptions {
+  /** Add the `calls` branch (several calls in one reply). */
+  parallelCalls?: boolean;
+  /** Default "first". */
+  thought?: ThoughtPlacement;
+  /** Longest thought, in characters; undefined or 0: unbounded. */
+  maxThoughtChars?: number;
+  /** Longest final answer, in characters; undefined or 0: unbounded. */
+  maxAnswerChars?: number;
+  /** Only the final-answer branch: a final round, where the loop takes no more calls. */
+  answerOnly?: boolean;
+}
+
+const bounded = (max: number | undefined): { maxLength?: number } => (max ? { maxLength: max } : {});
+
+/** The object of one action: `thought` where the placement puts it (optional), then the action's own fields. */
+function actionObject(fields: Record<string, JsonSchema>, required: string[], options: ActionSchemaOptions): JsonSchema {
+  const placement = options.thought ?? "first";
+  const thought = { thought: { type: "string", ...bounded(options.maxThoughtChars) } };
+  const properties = placement === "first" ? { ...thought, ...fields } : placement === "last" ? { ...fields, ...thought } : fields;
+  return { type: "object", properties, required, additionalProperties: false };
+}
 
 /**
  * `{"$ref": "calls[N].result..."}`: an argument taken from an earlier call's result (parallel calls only), N one of
@@ -27,13 +49,13 @@ function withReferences(schema: JsonSchema, earlierCalls: number): JsonSchema {
   return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, ref] }])) };
 }
 
-/** A call's schema: with a thought (a one-call action), or as the `earlierCalls`-th item of a `calls` list. */
-function callBranch(registry: Registry, name: string, position: { withThought: true } | { earlierCalls: number }): JsonSchema {
+/** A call's schema: a one-call action (with its thought), or the `earlierCalls`-th item of a `calls` list. */
+function callBranch(registry: Registry, name: string, position: { action: ActionSchemaOptions } | { earlierCalls: number }): JsonSchema {
   const args = registry.jsonSchema(name);
-  const withThought = "withThought" in position;
+  if ("action" in position) return actionObject({ skill_name: { const: name }, arguments: args }, ["skill_name", "arguments"], position.action);
   return {
     type: "object",
-    properties: { ...(withThought && { thought: THOUGHT }), skill_name: { const: name }, arguments: withThought ? args : withReferences(args, position.earlierCalls) },
+    properties: { skill_name: { const: name }, arguments: withReferences(args, position.earlierCalls) },
     required: ["skill_name", "arguments"],
     additionalProperties: false,
   };
@@ -56,28 +78,15 @@ function callsList(registry: Registry, names: readonly string[]): JsonSchema {
 /**
  * The JSON Schema of every action the model may write with this registry: one branch per skill (`skill_name` fixed
  * to that skill, `arguments` following its own schema), a final-answer branch (non-blank), and, with
- * `parallelCalls`, a `calls` branch. A loader compiles it to a grammar, so a constrained model cannot name an
- * unknown skill or write arguments of the wrong shape. `thought` comes first: the model reasons, then acts.
+ * `parallelCalls`, a `calls` branch; `answerOnly` keeps only the final answer. A loader compiles it to a grammar, so
+ * a constrained model cannot name an unknown skill or write arguments of the wrong shape. `thought` is placed and
+ * bounded per the options (bounds keep a small model's repeating thought from eating the step's tokens).
  */
-export function buildActionJsonSchema(registry: Registry, options: { parallelCalls?: boolean } = {}): JsonSchema {
-  const names = registry.names();
-  const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, { withThought: true }));
-  if (options.parallelCalls && names.length > 0) {
-    branches.push({
-      type: "object",
-      properties: {
-        thought: THOUGHT,
-        calls: callsList(registry, names),
-      },
-      required: ["calls"],
-      additionalProperties: false,
-    });
-  }
-  branches.push({
-    type: "object",
-    properties: { thought: THOUGHT, final_answer: NON_BLANK_STRING },
-    required: ["final_answer"],
-    additionalProperties: false,
-  });
+export function buildActionJsonSchema(registry: Registry, options: ActionSchemaOptions = {}): JsonSchema {
+  const names = options.answerOnly ? [] : registry.names();
+  const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, { action: options }));
+  if (options.parallelCalls && names.length > 0) branches.push(actionObject({ calls: callsList(registry, names) }, ["calls"], options));
+  const answer: JsonSchema = { type: "string", minLength: 1, pattern: "\\S", ...bounded(options.maxAnswerChars) };
+  branches.push(actionObject({ final_answer: answer }, ["final_answer"], options));
   return { anyOf: branches };
 }

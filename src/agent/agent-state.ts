@@ -6,7 +6,7 @@ import { RepetitionTracker } from "./repetition.js";
 export function emptyRunStats(): RunStats {
   return {
     modelCalls: 0, skillCalls: 0, validationErrors: 0, validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0,
-    repeatedCalls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, modelMs: 0,
+    repeatedCalls: 0, finalRounds: 0, contextTrims: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, modelMs: 0,
   };
 }
 
@@ -25,6 +25,8 @@ export class AgentState {
   readonly depth: number;
   /** Calls made in this run and their results (repetition control). */
   readonly repetition = new RepetitionTracker();
+  /** Set when a repeat asks for a final round at the next step (see FinalRoundEvent); cleared when it is held. */
+  finalRoundRequested = false;
   readonly #startedAt = performance.now();
 
   constructor(query: string, options: { stream?: EventStream; depth?: number } = {}) {

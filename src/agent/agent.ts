@@ -2,16 +2,20 @@ import type { ParsedReply } from "../actions/action.js";
 import { buildActionJsonSchema } from "../actions/action-json-schema.js";
 import { parseAction } from "../actions/parse-action.js";
 import { raceAbort } from "../abort.js";
-import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_USE_GRAMMAR } from "../defaults.js";
+import {
+  DEFAULT_FINAL_ROUND_WITHOUT_TOOLS, DEFAULT_FIT_CONTEXT, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_THOUGHT_CHARS,
+  DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_PROMPT_STYLE, DEFAULT_THOUGHT_PLACEMENT, DEFAULT_USE_GRAMMAR,
+} from "../defaults.js";
 import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
-import { buildSystemPrompt } from "../prompt/system-prompt.js";
+import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
 import { Registry } from "../skills/registry.js";
 import { describeThrown } from "../skills/render-result.js";
 import { AgentState } from "./agent-state.js";
-import { buildMessages } from "./build-messages.js";
+import { buildMessages, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import type { AgentEvent } from "./events.js";
+import { fitContext, type ContextFit } from "./fit-context.js";
 import { summarizeEvent } from "./summarize-event.js";
 import { runValidators, type Validator } from "./validator.js";
 
@@ -35,7 +39,29 @@ export interface AgentOptions extends DispatchOptions {
   chatFormat?: ChatFormat;
   /** Accept `{"calls": [...]}`: several calls in one step. Default false: small models do better with one. */
   parallelCalls?: boolean;
+  /**
+   * The last step of the budget (once the run has taken a step) and the step after a repeated call allow only a
+   * final answer, under the grammar and in the prompt: the loop cannot end in a tool call. Default true.
+   */
+  finalRoundWithoutTools?: boolean;
+  /** Where the action's `thought` goes: "first", "last" or "none". Default: DEFAULT_THOUGHT_PLACEMENT. */
+  thought?: ThoughtPlacement;
+  /** Longest `thought` under the grammar, in characters; 0: unbounded. Default: DEFAULT_MAX_THOUGHT_CHARS. */
+  maxThoughtChars?: number;
+  /** Longest `final_answer` under the grammar, in characters; 0: unbounded. Default: DEFAULT_MAX_ANSWER_CHARS. */
+  maxAnswerChars?: number;
+  /** System prompt style: "full" (skills' JSON Schemas) or "compact" (signatures). Default: DEFAULT_PROMPT_STYLE. */
+  promptStyle?: PromptStyle;
+  /**
+   * Before each step, measure the prompt with the model's tokenizer and leave out the oldest steps so that prompt +
+   * reply fit the model's context (a `context-trimmed` event says what). Needs `countTokens` and `contextSize` on the
+   * model. Default true.
+   */
+  fitContext?: boolean;
 }
+
+/** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
+export type LoopSettings = Pick<AgentOptions, "finalRoundWithoutTools" | "thought" | "maxThoughtChars" | "maxAnswerChars" | "promptStyle" | "fitContext">;
 
 /** Budgets and cancellation of one run. */
 export interface RunOptions {
@@ -45,6 +71,10 @@ export interface RunOptions {
   maxRetries?: number;
   /** Aborting stops the run promptly, also while the model generates or a skill runs. */
   signal?: AbortSignal;
+}
+
+function checkLimit(name: string, value: unknown): void {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) throw new RangeError(`Agent: ${name} must be an integer >= 0 (got ${String(value)})`);
 }
 
 type ResolvedRunOptions = Required<Pick<RunOptions, "maxIterations" | "maxRetries">> & { signal?: AbortSignal };
@@ -71,6 +101,8 @@ export class Agent {
   readonly #system: string;
   readonly #chatFormat: ChatFormat;
   readonly #jsonSchema: JsonSchema | undefined;
+  /** The final round's schema: the final answer alone (undefined when the grammar is off). */
+  readonly #answerSchema: JsonSchema | undefined;
 
   constructor(options: AgentOptions) {
     if (!options || typeof options.model?.generate !== "function") throw new TypeError("Agent: options.model must be a ModelHandle (an object with generate())");
@@ -78,10 +110,23 @@ export class Agent {
     this.options = { ...options };
     this.model = options.model;
     this.registry = options.registry;
+    checkLimit("maxThoughtChars", options.maxThoughtChars);
+    checkLimit("maxAnswerChars", options.maxAnswerChars);
     const parallelCalls = options.parallelCalls ?? DEFAULT_PARALLEL_CALLS;
-    this.#system = buildSystemPrompt(this.registry, { soul: options.soul, parallelCalls });
+    const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
+    if (!["first", "last", "none"].includes(thought)) throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
+    const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
+    if (style !== "full" && style !== "compact") throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
+    this.#system = buildSystemPrompt(this.registry, { soul: options.soul, parallelCalls, style, thought });
     this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
-    this.#jsonSchema = (options.grammar ?? DEFAULT_USE_GRAMMAR) ? buildActionJsonSchema(this.registry, { parallelCalls }) : undefined;
+    const shape = {
+      parallelCalls, thought,
+      maxThoughtChars: options.maxThoughtChars ?? DEFAULT_MAX_THOUGHT_CHARS,
+      maxAnswerChars: options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
+    };
+    const grammar = options.grammar ?? DEFAULT_USE_GRAMMAR;
+    this.#jsonSchema = grammar ? buildActionJsonSchema(this.registry, shape) : undefined;
+    this.#answerSchema = grammar ? buildActionJsonSchema(this.registry, { ...shape, answerOnly: true }) : undefined;
   }
 
   /** The system prompt every run starts with. */
@@ -95,18 +140,21 @@ export class Agent {
   }
 
   /** The full prompt of the next step of this run, as the model will see it. */
-  renderPrompt(state: AgentState): string {
-    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray(), state.depth));
+  renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
+    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray(), state.depth, options));
   }
 
   /**
    * One model call: render the prompt, generate, parse, validate. Returns the action, or the validation error the
-   * reply earned. Emits nothing (the loop does). Rejects when the model call itself fails or the signal aborts.
+   * reply earned. Emits nothing (the loop does). Rejects when the model call itself fails or the signal aborts. When
+   * the newest event of the run is a `final-round`, the grammar allows only a final answer; `maxTokens` overrides
+   * the agent's (the loop lowers it when the context is short).
    */
-  async step(state: AgentState, options: { signal?: AbortSignal } = {}): Promise<ParsedReply> {
+  async step(state: AgentState, options: { signal?: AbortSignal; maxTokens?: number } = {}): Promise<ParsedReply> {
     const prompt = this.renderPrompt(state);
+    const schema = this.#inFinalRound(state) ? this.#answerSchema : this.#jsonSchema;
     state.iterations++;
-    const raw = await this.#generate(prompt, state, options.signal);
+    const raw = await this.#generate(prompt, state, { signal: options.signal, schema, maxTokens: options.maxTokens });
     const reply = parseAction(raw, this.registry, { parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS });
     if (reply.type === "validation-error") return reply;
     return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
@@ -165,10 +213,11 @@ export class Agent {
     }
   }
 
-  async #generate(prompt: string, state: AgentState, signal: AbortSignal | undefined): Promise<string> {
+  async #generate(prompt: string, state: AgentState, step: { signal?: AbortSignal; schema?: JsonSchema; maxTokens?: number }): Promise<string> {
+    const { signal, schema } = step;
     const options: GenerateOptions = {
-      maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
-      ...(this.#jsonSchema && { jsonSchema: this.#jsonSchema }),
+      maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
+      ...(schema && { jsonSchema: schema }),
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
       ...(signal && { signal }),
     };
@@ -201,9 +250,11 @@ export class Agent {
     for (;;) {
       if (signal?.aborted) return aborted();
       if (state.iterations >= options.maxIterations) return this.#maxIterations(state);
+      this.#startFinalRound(state, options.maxIterations);
       let reply: ParsedReply;
       try {
-        reply = await this.step(state, { signal });
+        const fit = await this.#fitContext(state);
+        reply = await this.step(state, { signal, ...(fit && { maxTokens: fit.replyTokens }) });
       } catch (error) {
         if (signal?.aborted) return aborted();
         state.emit({ type: "model-error", message: describeThrown(error) });
@@ -221,9 +272,73 @@ export class Agent {
         state.answer = reply.answer;
         return stop("answer");
       }
+      if (this.#inFinalRound(state)) {
+        this.#refuseCall(state, reply);
+        continue;
+      }
       const result = await dispatchAction(reply, state, { registry: this.registry, signal, options: this.options });
       if (result === "aborted" || signal?.aborted) return aborted();
     }
+  }
+
+  /** Is the step about to run a final round (its run's newest own event a `final-round`)? */
+  #inFinalRound(state: AgentState): boolean {
+    const events = state.stream.toArray();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i];
+      if ((event.depth ?? 0) !== state.depth || event.type === "context-trimmed") continue;
+      return event.type === "final-round";
+    }
+    return false;
+  }
+
+  /** Emit `final-round` before the last step of the budget (once a step was taken) or the step after a repeat. */
+  #startFinalRound(state: AgentState, maxIterations: number): void {
+    if (!(this.options.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS) || this.registry.size === 0) return;
+    const lastStep = state.iterations >= 1 && state.iterations === maxIterations - 1;
+    if (!lastStep && !state.finalRoundRequested) return;
+    const reason = state.finalRoundRequested ? "repeat" : "budget";
+    state.finalRoundRequested = false;
+    state.stats.finalRounds++;
+    state.emit({ type: "final-round", reason, step: state.iterations + 1 });
+  }
+
+  /** A call written in a final round (possible only without the grammar): shown, not run, and the round goes on. */
+  #refuseCall(state: AgentState, reply: Exclude<ParsedReply, { type: "final-answer" | "validation-error" }>): void {
+    state.emit(reply);
+    const skillName = reply.type === "call-skill" ? reply.skillName : reply.calls.map((c) => c.skillName).join(", ");
+    state.stats.toolErrors++;
+    state.emit({ type: "tool-error", skillName, message: "no more skill calls in this run: the call was not made", availableSkills: [], guard: "final-round" });
+    state.finalRoundRequested = true;
+  }
+
+  /**
+   * Measure the next prompt and, when prompt + reply would not fit the model's context, leave out the oldest steps
+   * (a `context-trimmed` event records it). Returns the reply budget when it differs from the agent's. Throws
+   * ContextOverflowError when even the newest step alone leaves too little room (the loop's model error).
+   */
+  async #fitContext(state: AgentState): Promise<ContextFit | undefined> {
+    const model = this.model;
+    if (!(this.options.fitContext ?? DEFAULT_FIT_CONTEXT) || typeof model.countTokens !== "function" || !(model.contextSize! > 0)) return undefined;
+    const events = state.stream.toArray();
+    const previous = events.findLast((e) => e.type === "context-trimmed" && (e.depth ?? 0) === state.depth);
+    const replyTokens = this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
+    const fit = await fitContext({
+      render: (drop) => this.renderPrompt(state, { droppedSteps: drop }),
+      countTokens: (prompt) => model.countTokens!(prompt),
+      contextSize: model.contextSize!,
+      replyTokens,
+      replyOverrun: this.#jsonSchema ? (model.replyOverrun ?? 0) : 0,
+      dropped: previous?.type === "context-trimmed" ? previous.droppedSteps : 0,
+      steps: countSteps(events, state.depth),
+    });
+    if (!fit) return undefined;
+    state.stats.contextTrims++;
+    state.emit({
+      type: "context-trimmed", droppedSteps: fit.droppedSteps, promptTokensBefore: fit.promptTokensBefore, promptTokensAfter: fit.promptTokensAfter,
+      contextSize: model.contextSize!, replyTokens: fit.replyTokens, step: state.iterations + 1,
+    });
+    return fit;
   }
 
   #countValidationError(state: AgentState, reply: Extract<ParsedReply, { type: "validation-error" }>): void {

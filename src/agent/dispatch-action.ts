@@ -93,19 +93,44 @@ interface CallRecord {
   aborted?: boolean;
 }
 
-/** Guards, repetition control, execution: one call, from the model's arguments to its events. */
-async function runOneCall(
-  call: SkillCall,
-  callIndex: number | undefined,
-  state: AgentState,
-  ctx: DispatchContext,
-  announce: (args: Record<string, unknown>, originalArguments?: Record<string, unknown>) => void,
-): Promise<CallRecord> {
+/**
+ * Repetition control before a call runs: an exact repeat of a call that succeeded is answered with the earlier result
+ * (and not run, unless the skill is `repeatable`); a call that failed the same way REPEAT_BLOCK_AT - 1 times is
+ * blocked. Either asks the loop for a final round. Returns the call's record, or undefined when the call should run.
+ */
+function answerRepeat(call: SkillCall, indexed: { callIndex?: number }, state: AgentState, ctx: DispatchContext, announce: Announce): CallRecord | undefined {
+  const prior = state.repetition.prior(call);
+  if (!prior) return undefined;
+  state.stats.repeatedCalls++;
+  if (prior.outcome.ok && !ctx.registry.get(call.skillName)?.repeatable) {
+    announce(call.arguments, undefined, true);
+    state.finalRoundRequested = true;
+    const warning = promptText("repeat-answered");
+    return { failed: false, events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }] };
+  }
+  if (!prior.outcome.ok && state.repetition.blocked(call)) {
+    announce(call.arguments);
+    state.finalRoundRequested = true;
+    state.stats.toolErrors++;
+    const message = renderPrompt("repeat-blocked", { count: prior.count, message: prior.outcome.message });
+    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills: ctx.registry.names(), guard: "repetition", ...indexed }] };
+  }
+  return undefined;
+}
+
+type Announce = (args: Record<string, unknown>, originalArguments?: Record<string, unknown>, repeated?: boolean) => void;
+
+/** Repetition control, guards, execution: one call, from the model's arguments to its events. */
+async function runOneCall(call: SkillCall, callIndex: number | undefined, state: AgentState, ctx: DispatchContext, announce: Announce): Promise<CallRecord> {
   const indexed = callIndex === undefined ? {} : { callIndex };
+  const repeat = answerRepeat(call, indexed, state, ctx, announce);
+  if (repeat) return repeat;
   const availableSkills = ctx.registry.names();
   const toolError = (message: string, guard?: string): CallRecord => {
     state.stats.toolErrors++;
-    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills, ...(guard && { guard }), ...indexed }] };
+    const again = state.repetition.record(call, { ok: false, message });
+    const warning = again ? { warning: promptText("repeat-failed") } : {};
+    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills, ...(guard && { guard }), ...warning, ...indexed }] };
   };
   const cleared = await runGuards(call, state, ctx);
   if (!cleared.ok) {
@@ -113,10 +138,6 @@ async function runOneCall(
     return toolError(cleared.message, cleared.guard);
   }
   announce(cleared.arguments, cleared.originalArguments);
-  const effective: SkillCall = { skillName: call.skillName, arguments: cleared.validated };
-  if (state.repetition.isRepeat(effective)) state.stats.repeatedCalls++;
-  const blocked = state.repetition.blockedCount(effective);
-  if (blocked !== undefined) return toolError(renderPrompt("repeat-blocked", { count: blocked }), "repetition");
   state.stats.skillCalls++;
   const outcome: CallOutcome = await runSkill(ctx.registry.get(call.skillName)!, cleared.validated, {
     registry: ctx.registry,
@@ -128,7 +149,7 @@ async function runOneCall(
     forward: (event) => state.stream.push(event as AgentEvent),
   });
   if (!outcome.ok) return outcome.aborted ? { failed: true, aborted: true, events: [] } : toolError(outcome.message);
-  const repeated = state.repetition.record(effective, outcome.text);
+  const repeated = state.repetition.record(call, { ok: true, result: outcome.text });
   return {
     failed: false,
     value: outcome.value,
@@ -179,8 +200,8 @@ async function runCalls(action: CallSkillsAction, state: AgentState, ctx: Dispat
         }
         await acquire();
         try {
-          record = await runOneCall(resolved, i, state, ctx, (args, original) =>
-            state.emit({ type: "call-skill", skillName: call.skillName, arguments: args, raw: "", callIndex: i, ...(original && { originalArguments: original }) }));
+          record = await runOneCall(resolved, i, state, ctx, (args, original, repeated) =>
+            state.emit({ type: "call-skill", skillName: call.skillName, arguments: args, raw: "", callIndex: i, ...(original && { originalArguments: original }), ...(repeated && { repeated }) }));
         } finally {
           release();
         }
@@ -204,8 +225,8 @@ export async function dispatchAction(action: CallSkillAction | CallSkillsAction,
     state.emit(action);
     return runCalls(action, state, ctx);
   }
-  const record = await runOneCall(action, undefined, state, ctx, (args, original) =>
-    state.emit({ ...action, arguments: args, ...(original && { originalArguments: original }) }));
+  const record = await runOneCall(action, undefined, state, ctx, (args, original, repeated) =>
+    state.emit({ ...action, arguments: args, ...(original && { originalArguments: original }), ...(repeated && { repeated }) }));
   if (record.aborted) return "aborted";
   for (const event of record.events) state.emit(event);
   return "done";

@@ -15,6 +15,11 @@ export type CallSkillEvent = EventBase & CallSkillAction & {
   originalArguments?: Record<string, unknown>;
   /** Position of the call inside a parallel-calls action. */
   callIndex?: number;
+  /**
+   * The exact call (skill and arguments) was made before in this run and succeeded: it did not run again, the model
+   * was shown the earlier result, and it is not a new call (evaluations do not count it).
+   */
+  repeated?: true;
 };
 export type CallSkillsEvent = EventBase & CallSkillsAction;
 export type FinalAnswerEvent = EventBase & FinalAnswerAction;
@@ -40,7 +45,34 @@ export interface ToolErrorEvent extends EventBase {
   availableSkills: string[];
   /** The guard that refused the call (`arguments`, `scope`, `approval`, `repetition`, a custom guard's name). */
   guard?: string;
+  /** Shown to the model after the message: this exact call already failed the same way (what to change). */
+  warning?: string;
   callIndex?: number;
+}
+
+/**
+ * The next step is a final round: its grammar allows only a final answer and the model is told to answer now.
+ * `reason`: `budget` (the last step of the iteration budget) or `repeat` (the model repeated a call whose result it
+ * had, or a call kept failing the same way and was blocked).
+ */
+export interface FinalRoundEvent extends EventBase {
+  type: "final-round";
+  reason: "budget" | "repeat";
+}
+
+/**
+ * Earlier steps were left out of the prompt so that the prompt and the reply budget fit the model's context. The
+ * system prompt, the question and the newest step are never dropped. `droppedSteps` counts the oldest steps left out
+ * from now on (cumulative); the tokens are the prompt's before and after, measured with the model's tokenizer.
+ */
+export interface ContextTrimmedEvent extends EventBase {
+  type: "context-trimmed";
+  droppedSteps: number;
+  promptTokensBefore: number;
+  promptTokensAfter: number;
+  contextSize: number;
+  /** Tokens left for the reply (less than the step's maxTokens only when nothing more could be dropped). */
+  replyTokens: number;
 }
 
 /** The iteration budget ran out without an answer. */
@@ -75,7 +107,9 @@ export type AgentEvent =
   | ValidationErrorEvent
   | MaxIterationsEvent
   | ModelErrorEvent
-  | AbortedEvent;
+  | AbortedEvent
+  | FinalRoundEvent
+  | ContextTrimmedEvent;
 
 /** The `type` names of events. */
 export type AgentEventType = AgentEvent["type"];
@@ -93,8 +127,12 @@ export interface RunStats {
   toolErrors: number;
   /** Replies whose final answer was empty (the small-model short-circuit). */
   emptyAnswers: number;
-  /** Calls identical (skill and arguments) to an earlier call of the run. */
+  /** Calls identical (skill and arguments) to an earlier call of the run, whether it succeeded or failed. */
   repeatedCalls: number;
+  /** Steps whose grammar allowed only a final answer (see FinalRoundEvent). */
+  finalRounds: number;
+  /** Steps before which older steps were dropped from the prompt to fit the context. */
+  contextTrims: number;
   /** From the model handle's stats, when it has them. */
   promptTokens: number;
   evaluatedPromptTokens: number;

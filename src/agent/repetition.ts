@@ -19,39 +19,46 @@ export function callFingerprint(call: SkillCall): string {
   return `${call.skillName}\u0000${canonicalJson(call.arguments)}`;
 }
 
+/** What an earlier identical call came to. */
+export type PriorOutcome = { ok: true; result: string } | { ok: false; message: string };
+
 interface Seen {
-  /** How many times in a row this call gave `result`. */
-  sameResultCount: number;
-  result: string;
+  outcome: PriorOutcome;
+  /** How many times in a row the call came to this same outcome. */
+  sameCount: number;
 }
 
 /**
- * Per-run memory of calls and their results. The same call giving the same result a second time earns a warning for
- * the model; a third time it is blocked before it runs.
+ * Per-run memory of calls and what came of them. The loop answers an exact repeat of a call that succeeded with the
+ * earlier result (it does not run again); a call that fails the same way a second time earns a warning, and from
+ * REPEAT_BLOCK_AT on it is blocked before it runs. Skills whose results change between calls (`repeatable`) run every
+ * time and are never blocked.
  */
 export class RepetitionTracker {
   readonly #seen = new Map<string, Seen>();
 
-  /** Was this call made before in this run? */
-  isRepeat(call: SkillCall): boolean {
-    return this.#seen.has(callFingerprint(call));
-  }
-
-  /** How many times the call already gave the same result, when that reaches the block threshold; else undefined. */
-  blockedCount(call: SkillCall): number | undefined {
+  /** What the same call came to before in this run, and how many times in a row; undefined for a new call. */
+  prior(call: SkillCall): { outcome: PriorOutcome; count: number } | undefined {
     const seen = this.#seen.get(callFingerprint(call));
-    return seen && seen.sameResultCount >= REPEAT_BLOCK_AT - 1 ? seen.sameResultCount : undefined;
+    return seen && { outcome: seen.outcome, count: seen.sameCount };
   }
 
-  /** Record a result; true when this is at least the second time the call gave this same result. */
-  record(call: SkillCall, result: string): boolean {
+  /** Should this failing call be blocked before it runs (it failed the same way REPEAT_BLOCK_AT - 1 times)? */
+  blocked(call: SkillCall): boolean {
+    const seen = this.#seen.get(callFingerprint(call));
+    return seen !== undefined && !seen.outcome.ok && seen.sameCount >= REPEAT_BLOCK_AT - 1;
+  }
+
+  /** Record what a call came to; true when it is at least the REPEAT_WARN_AT-th time in a row with this outcome. */
+  record(call: SkillCall, outcome: PriorOutcome): boolean {
     const key = callFingerprint(call);
     const seen = this.#seen.get(key);
-    if (seen && seen.result === result) {
-      seen.sameResultCount++;
-      return seen.sameResultCount >= REPEAT_WARN_AT;
+    const same = seen !== undefined && seen.outcome.ok === outcome.ok && (outcome.ok ? seen.outcome.ok && seen.outcome.result === outcome.result : !seen.outcome.ok && seen.outcome.message === outcome.message);
+    if (seen && same) {
+      seen.sameCount++;
+      return seen.sameCount >= REPEAT_WARN_AT;
     }
-    this.#seen.set(key, { sameResultCount: 1, result });
+    this.#seen.set(key, { outcome, sameCount: 1 });
     return false;
   }
 }

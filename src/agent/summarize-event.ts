@@ -10,7 +10,7 @@ function clip(text: string, max = 160): string {
 export function summarizeEvent(event: AgentEvent): string {
   switch (event.type) {
     case "call-skill":
-      return `call-skill ${event.skillName} ${clip(safeStringify(event.arguments))}`;
+      return `call-skill ${event.skillName} ${clip(safeStringify(event.arguments))}${event.repeated ? " (repeat: earlier result shown)" : ""}`;
     case "call-skills":
       return `call-skills ${event.calls.map((c) => c.skillName).join(", ")}`;
     case "observation":
@@ -27,5 +27,9 @@ export function summarizeEvent(event: AgentEvent): string {
       return `max-iterations after ${event.iterations}`;
     case "aborted":
       return `aborted: ${clip(event.reason)}`;
+    case "final-round":
+      return `final-round (${event.reason}): only a final answer allowed`;
+    case "context-trimmed":
+      return `context-trimmed: ${event.droppedSteps} oldest step(s) left out, prompt ${event.promptTokensBefore} -> ${event.promptTokensAfter} of ${event.contextSize} tokens`;
   }
 }

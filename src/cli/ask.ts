@@ -13,8 +13,9 @@ import { selectSkills } from "./skill-selection.js";
 import { terminalApprover } from "./approve-prompt.js";
 import { isInteractive } from "./terminal-question.js";
 import { gpuOption, modelFlags, modelOptions, type ModelCommandOptions } from "./model-options.js";
+import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 
-interface AskOptions extends ModelCommandOptions {
+interface AskOptions extends ModelCommandOptions, LoopCommandOptions {
   maxIterations?: number;
   maxRetries?: number;
   maxTokens?: number;
@@ -78,7 +79,7 @@ function exitCodeFor(state: AgentState): number {
 }
 
 const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
-  modelOptions(new Command("ask"))
+  loopOptions(modelOptions(new Command("ask")))
     .description("Ask a question; the model answers, calling skills as it needs them.")
     .argument("[question]", "the question, in quotes; - (or nothing, when piped) reads it from stdin")
     .option("--max-iterations <n>", "model calls at most (default: the model's catalog budget, else 8)", parseIntegerOption(1))
@@ -105,6 +106,7 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
       try {
         const budgets = budgetsForModel(resolved, model.info.architecture);
         const agent = new Agent({
+          ...loopSettings(options),
           model,
           registry,
           grammar: options.grammar,

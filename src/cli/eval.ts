@@ -8,10 +8,11 @@ import { progressBar } from "../eval/report/progress-bar.js";
 import { renderSummaryTable } from "../eval/report/render-summary-table.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { gpuOption } from "./model-options.js";
+import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { CommandFactory } from "./program.js";
 
-interface EvalCommandOptions {
+interface EvalCommandOptions extends LoopCommandOptions {
   model: string[];
   budgets?: number[];
   seeds?: number;
@@ -64,6 +65,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
     ...(options.seeds !== undefined && { seeds: options.seeds }),
     signal: io.signal,
     grammar: options.grammar,
+    loop: loopSettings(options),
     ...(options.limit !== undefined && { limit: options.limit }),
     ...(options.task !== undefined && { taskIds: options.task }),
     ...(bar && { onProgress: (p) => bar.update(p) }),

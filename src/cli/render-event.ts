@@ -12,7 +12,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
   const step = `${indent}[${event.step}]`;
   switch (event.type) {
     case "call-skill":
-      return `${step} → ${event.skillName} ${oneLine(safeStringify(event.arguments))}${event.originalArguments ? ` (corrected from ${oneLine(safeStringify(event.originalArguments))})` : ""}`;
+      return `${step} → ${event.skillName} ${oneLine(safeStringify(event.arguments))}${event.originalArguments ? ` (corrected from ${oneLine(safeStringify(event.originalArguments))})` : ""}${event.repeated ? " (repeat: not run again)" : ""}`;
     case "call-skills":
       return `${step} → ${event.calls.length} calls: ${event.calls.map((c) => c.skillName).join(", ")}`;
     case "observation":
@@ -29,5 +29,9 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `${indent}model error: ${oneLine(event.message)}`;
     case "aborted":
       return `${indent}aborted: ${oneLine(event.reason)}`;
+    case "final-round":
+      return `${indent}[${event.step}] final round (${event.reason === "budget" ? "last step of the budget" : "after a repeated call"}): answer only`;
+    case "context-trimmed":
+      return `${indent}[${event.step}] context: ${event.droppedSteps} oldest step(s) left out (prompt ${event.promptTokensBefore} → ${event.promptTokensAfter} of ${event.contextSize} tokens)`;
   }
 }

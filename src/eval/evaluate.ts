@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import type { LoopSettings } from "../agent/agent.js";
 import { resolve } from "node:path";
 import { bfclTasks } from "./bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "./bfcl/bfcl-files.js";
@@ -28,6 +29,8 @@ export interface EvaluateOptions extends ProviderOptions {
   providers?: readonly ModelProvider[];
   /** Constrain replies with the action grammar. Default true; false measures the model writing JSON on its own. */
   grammar?: boolean;
+  /** How the loop runs (final round, thought, prompt style, context fitting); the report records what was given. */
+  loop?: LoopSettings;
   /**
    * Run only the first N tasks (in file order): a fixed sample when a whole suite or BFCL category would take hours
    * on a real model. The report records it.
@@ -83,9 +86,10 @@ async function evaluate(kind: EvalReport["kind"], title: string, source: string,
   const startedAt = new Date();
   const started = performance.now();
   const grammar = options.grammar ?? true;
-  const { records, interrupted } = await runEval({ tasks: sample, providers, budgets, seeds, grammar, signal: options.signal, onProgress: options.onProgress });
+  const loop = options.loop ?? {};
+  const { records, interrupted } = await runEval({ tasks: sample, providers, budgets, seeds, grammar, loop, signal: options.signal, onProgress: options.onProgress });
   return buildReport({
-    kind, title, source, models: names, budgets, seeds, tasks: sample.length, grammar,
+    kind, title, source, models: names, budgets, seeds, tasks: sample.length, grammar, ...(Object.keys(loop).length > 0 && { loop }),
     ...(sample.length < chosen.length && { sampledFrom: chosen.length }),
     runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started,
   });

@@ -61,4 +61,13 @@ export interface ModelHandle {
   readonly chatFormat?: ChatFormat;
   readonly info?: ModelInfo;
   readonly stats?: GenerationStats;
+  /**
+   * Tokens `generate` would evaluate for this whole prompt (the BOS it adds included). With `contextSize`, lets the
+   * agent keep prompt + reply inside the context. Absent: the agent cannot measure and does not trim.
+   */
+  countTokens?(prompt: string): number | Promise<number>;
+  /** The context window `generate` works in, in tokens. */
+  readonly contextSize?: number;
+  /** Tokens a constrained reply may run past `maxTokens` to close its JSON (a loader's wrap-up). Default 0. */
+  readonly replyOverrun?: number;
 }

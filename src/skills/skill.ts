@@ -27,6 +27,11 @@ export interface Skill<Args extends Record<string, unknown> = any, Result = unkn
   run(args: Args, ctx: SkillContext): Result | Promise<Result>;
   /** Per-skill timeout in ms; default: the dispatcher's (30 s). */
   readonly timeoutMs?: number;
+  /**
+   * The same arguments may give a different result (a clock, a counter, a live feed): an exact repeat runs again.
+   * Default false: an exact repeat of a call that succeeded is answered with the earlier result without running.
+   */
+  readonly repeatable?: boolean;
 }
 
 /** Names a model can write and a grammar can carry: letters, digits, `_`, `-`, `.` (BFCL uses dotted names). */
@@ -42,6 +47,7 @@ export function defineSkill<Shape extends z.ZodRawShape, Result>(definition: {
   parameters: z.ZodObject<Shape>;
   run(args: z.infer<z.ZodObject<Shape>>, ctx: SkillContext): Result | Promise<Result>;
   timeoutMs?: number;
+  repeatable?: boolean;
 }): Skill<z.infer<z.ZodObject<Shape>>, Result> {
   if (!SKILL_NAME.test(definition.name)) {
     throw new TypeError(`defineSkill: invalid skill name ${JSON.stringify(definition.name)} (letters, digits, _ - . ; 1-64 characters)`);

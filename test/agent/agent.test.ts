@@ -54,7 +54,7 @@ describe("Agent.run", () => {
 
   it("emits max-iterations with a deep-copied partial state", async () => {
     const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
-    const state = await new Agent({ model, registry: mathRegistry() }).run("loop", { maxIterations: 2 });
+    const state = await new Agent({ model, registry: mathRegistry(), finalRoundWithoutTools: false }).run("loop", { maxIterations: 2 });
     expect(state.stopReason).toBe("max_iterations");
     const event = state.stream.ofType("max-iterations")[0];
     expect(event.iterations).toBe(2);

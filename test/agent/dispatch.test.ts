@@ -5,6 +5,7 @@ import { defineSkill, Registry, type ApprovalHook, type Guard } from "../../src/
 import { ScriptedModel } from "../../src/testing/index.js";
 import { renderEvent } from "../../src/cli/render-event.js";
 import { answer, call } from "../helpers/skills.js";
+import { collectCalls } from "../../src/eval/runner/collect-calls.js";
 
 const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) => JSON.stringify({ calls: items });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -236,30 +237,99 @@ describe("time and size", () => {
 });
 
 describe("repetition control", () => {
-  it("warns on the second identical call with the same result and blocks the third, whatever the key order", async () => {
+  it("answers an exact repeat of a call that succeeded with the earlier result, whatever the key order, then holds a final round", async () => {
     let runs = 0;
     const registry = new Registry([defineSkill({ name: "lookup", description: "look up", parameters: z.object({ city: z.string(), unit: z.string() }), run: () => (runs++, "12 degrees") })]);
     const model = new ScriptedModel([
       call("lookup", { city: "Oslo", unit: "C" }),
-      JSON.stringify({ skill_name: "lookup", arguments: { unit: "C", city: "Oslo" } }),
       JSON.stringify({ arguments: { unit: "C", city: "Oslo" }, skill_name: "lookup" }),
       answer("12 degrees"),
     ]);
-    const state = await new Agent({ model, registry }).run("q");
+    const state = await new Agent({ model, registry }).run("q", { maxIterations: 8 });
+    expect(runs).toBe(1);
     const [first, second] = state.stream.ofType("observation");
     expect(first.warning).toBeUndefined();
-    expect(second.warning).toMatch(/already made this exact call/);
-    expect(model.calls[2].prompt).toContain(second.warning!);
-    expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "repetition" });
-    expect(runs).toBe(2);
-    expect(state.stats.repeatedCalls).toBe(2);
+    expect(second).toMatchObject({ result: "12 degrees", warning: expect.stringMatching(/already made this exact call/) });
+    expect(state.stream.ofType("call-skill").map((c) => c.repeated)).toEqual([undefined, true]);
+    expect(state.stats.repeatedCalls).toBe(1);
+    // the step after the repeat is a final round: answer-only grammar, and the model is told
+    expect(state.stream.ofType("final-round")).toMatchObject([{ reason: "repeat", step: 3 }]);
+    expect(model.calls[2].prompt).toContain("No more skill calls.");
+    expect(JSON.stringify(model.calls[2].options?.jsonSchema)).not.toContain("lookup");
+    expect(JSON.stringify(model.calls[1].options?.jsonSchema)).toContain("lookup");
+    expect(state.answer).toBe("12 degrees");
+    expect(collectCalls(state.stream)).toHaveLength(1);
   });
 
-  it("does not warn when the same call gives a different result", async () => {
+  it("runs a repeatable skill again and does not end the run for it", async () => {
     let n = 0;
-    const registry = new Registry([defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n })]);
+    const registry = new Registry([defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n, repeatable: true })]);
     const state = await new Agent({ model: new ScriptedModel([call("next", {}), call("next", {}), call("next", {}), answer("3")]), registry }).run("q");
     expect(state.stream.ofType("observation").map((o) => [o.result, o.warning])).toEqual([["1", undefined], ["2", undefined], ["3", undefined]]);
+    expect(state.stream.ofType("final-round")).toHaveLength(0);
+  });
+
+  it("warns when a call fails the same way twice, blocks it the third time, then holds a final round", async () => {
+    let runs = 0;
+    const registry = new Registry([defineSkill({ name: "calc", description: "calc", parameters: z.object({ e: z.string() }), run: () => { runs++; throw new Error("cannot read %"); } })]);
+    const model = new ScriptedModel([call("calc", { e: "17% of 2340" }), call("calc", { e: "17% of 2340" }), call("calc", { e: "17% of 2340" }), answer("I could not compute it")]);
+    const state = await new Agent({ model, registry }).run("q", { maxIterations: 8 });
+    expect(runs).toBe(2);
+    const errors = state.stream.ofType("tool-error");
+    expect(errors.map((e) => [e.guard, e.warning !== undefined])).toEqual([[undefined, false], [undefined, true], ["repetition", false]]);
+    expect(model.calls[2].prompt).toContain("already failed the same way");
+    expect(errors[2].message).toMatch(/failed 2 times with the same error, so it was not run again: cannot read %/);
+    expect(state.stats.repeatedCalls).toBe(2);
+    expect(state.stream.ofType("final-round")).toMatchObject([{ reason: "repeat", step: 4 }]);
+    expect(state.answer).toBe("I could not compute it");
+  });
+
+  it("does not warn when a failing call changes", async () => {
+    const registry = new Registry([defineSkill({ name: "calc", description: "calc", parameters: z.object({ e: z.string() }), run: ({ e }) => { if (e.includes("%")) throw new Error("no %"); return 1; } })]);
+    const model = new ScriptedModel([call("calc", { e: "17%" }), call("calc", { e: "0.17" }), answer("1")]);
+    const state = await new Agent({ model, registry }).run("q");
+    expect(state.stream.ofType("tool-error").map((e) => e.warning)).toEqual([undefined]);
+    expect(state.stats.repeatedCalls).toBe(0);
+    expect(state.stream.ofType("final-round")).toHaveLength(0);
+  });
+});
+
+describe("final round without tools", () => {
+  const echo = () => new Registry([defineSkill({ name: "echo", description: "echo", parameters: z.object({ text: z.string() }), run: ({ text }) => text })]);
+
+  it("makes the last step of the budget answer-only once the run has taken a step", async () => {
+    const model = new ScriptedModel([call("echo", { text: "a" }), answer("a")]);
+    const state = await new Agent({ model, registry: echo() }).run("q", { maxIterations: 2 });
+    expect(state.stream.ofType("final-round")).toMatchObject([{ reason: "budget", step: 2 }]);
+    expect(JSON.stringify(model.calls[0].options?.jsonSchema)).toContain("echo");
+    expect(JSON.stringify(model.calls[1].options?.jsonSchema)).not.toContain("echo");
+    expect(state.stopReason).toBe("answer");
+    expect(state.stats.finalRounds).toBe(1);
+  });
+
+  it("leaves a budget of 1 free to call (nothing to answer from yet)", async () => {
+    const model = new ScriptedModel([call("echo", { text: "a" })]);
+    const state = await new Agent({ model, registry: echo() }).run("q", { maxIterations: 1 });
+    expect(state.stream.ofType("final-round")).toHaveLength(0);
+    expect(state.stream.ofType("observation")).toHaveLength(1);
+    expect(state.stopReason).toBe("max_iterations");
+  });
+
+  it("without the grammar, a call written in the final round is not made", async () => {
+    let runs = 0;
+    const registry = new Registry([defineSkill({ name: "echo", description: "echo", parameters: z.object({ text: z.string() }), run: ({ text }) => (runs++, text) })]);
+    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
+    const state = await new Agent({ model, registry, grammar: false }).run("q", { maxIterations: 2 });
+    expect(runs).toBe(1);
+    expect(state.stream.ofType("tool-error")).toMatchObject([{ guard: "final-round" }]);
+    expect(state.stopReason).toBe("max_iterations");
+  });
+
+  it("can be turned off", async () => {
+    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
+    const state = await new Agent({ model, registry: echo(), finalRoundWithoutTools: false }).run("q", { maxIterations: 2 });
+    expect(state.stream.ofType("final-round")).toHaveLength(0);
+    expect(state.stream.ofType("observation")).toHaveLength(2);
   });
 });
 

@@ -146,13 +146,18 @@ describe("what a BFCL question scores: the calls of the model's turn", () => {
     expect(await judged([...garbage], 12)).toMatchObject({ success: false, stopReason: "retries_exhausted", errorType: "simple_function_checker:wrong_count" });
   });
 
-  it("the issue's case: a right call, stalls, then a repeat. Cut off at 3 it fails, not succeeds, so budget 4's failure is no drop", async () => {
+  it("a right call, stalls, then an exact repeat: the repeat is not a second call, and the final round after it answers", async () => {
     const replies = [right, "stall", "stall", right, done];
     const at3 = await judged(replies, 3);
     const at4 = await judged(replies, 4);
     const at5 = await judged(replies, 5);
-    expect([at3.success, at4.success, at5.success]).toEqual([false, false, false]);
-    expect(at5.failures[0]).toMatch(/expected 1 call\(s\), got 2/);
+    // cut off at 3 and 4 (the stalls use up the retries and the budget), answered at 5
+    expect([at3.success, at4.success, at5.success]).toEqual([false, false, true]);
+    expect(at5).toMatchObject({ stopReason: "answer", skillCalls: 1, repeatedCalls: 1, finalRounds: 1 });
+    // a different second call is a second call
+    const other = JSON.stringify({ skill_name: "area", arguments: { radius: 6 } });
+    const twice = await judged([right, other, done], 3);
+    expect(twice.failures[0]).toMatch(/expected 1 call\(s\), got 2/);
   });
 
   it("with one seed, a larger budget never lowers a question's success, for every profile, on a scored and the irrelevance category", async () => {

@@ -34,8 +34,10 @@ describe("smaller budgets played back from the largest budget's run", () => {
     for (const spec of ["profile:chaotic", "heuristic"]) {
       const each = counting(spec, false);
       const prefix = counting(spec, true);
-      const a = await evaluateSuite(BASIC, { models: [], providers: [each.provider], budgets, seeds: 2 });
-      const b = await evaluateSuite(BASIC, { models: [], providers: [prefix.provider], budgets, seeds: 2 });
+      // scripted models answer by position, not by prompt: only a pure playback (no final round) can stand in for them
+      const loop = { finalRoundWithoutTools: false };
+      const a = await evaluateSuite(BASIC, { models: [], providers: [each.provider], budgets, seeds: 2, loop });
+      const b = await evaluateSuite(BASIC, { models: [], providers: [prefix.provider], budgets, seeds: 2, loop });
       expect(b.runs.map(comparable)).toEqual(a.runs.map(comparable));
       // every smaller budget was derived, and only the largest budget's runs called the model
       expect(b.runs.filter((r) => r.budget < 8).every((r) => r.derivedFrom === 8)).toBe(true);
@@ -46,5 +48,41 @@ describe("smaller budgets played back from the largest budget's run", () => {
       expect(a.runs.some((r) => r.stopReason === "max_iterations" && r.budget < 8)).toBe(true);
       expect(a.runs.some((r) => r.stopReason === "answer" && r.budget < 8)).toBe(true);
     }
+  });
+
+  it("with the final round on, plays back all but the last call and makes that one for real: the same records as running every budget", async () => {
+    /** Replies from the prompt alone (as a GGUF at temperature 0): calls the first skill the grammar offers until 3 results are in. */
+    const byPrompt = (deterministic: boolean) => {
+      let calls = 0;
+      const provider: ModelProvider = {
+        name: "by-prompt", concurrency: 1, deterministic,
+        async acquire() {
+          return {
+            async generate(prompt, options) {
+              calls++;
+              const results = prompt.split("Result of").length - 1 + prompt.split("failed:").length - 1;
+              const names = [...JSON.stringify(options?.jsonSchema ?? {}).matchAll(/"skill_name":\{"const":"([^"]+)"/g)].map((m) => m[1]);
+              if (names.length === 0 || results >= 3) return JSON.stringify({ final_answer: `after ${results}` });
+              return JSON.stringify({ skill_name: names[0], arguments: { expression: `${results}+1` } });
+            },
+          };
+        },
+        dispose: async () => {},
+      };
+      return { provider, calls: () => calls };
+    };
+    const budgets = [1, 2, 3, 4, 6];
+    const each = byPrompt(false);
+    const prefix = byPrompt(true);
+    const a = await evaluateSuite(BASIC, { models: [], providers: [each.provider], budgets });
+    const b = await evaluateSuite(BASIC, { models: [], providers: [prefix.provider], budgets });
+    expect(b.runs.map(comparable)).toEqual(a.runs.map(comparable));
+    expect(b.runs.filter((r) => r.budget < 6).every((r) => r.derivedFrom === 6)).toBe(true);
+    expect(prefix.calls()).toBeLessThan(each.calls());
+    // the final round changed outcomes: budget 2 answers after one result, and budget 1 is cut off
+    const at = (budget: number) => a.runs.filter((r) => r.budget === budget && r.finalRounds === 1);
+    expect(at(2).length).toBeGreaterThan(10);
+    expect(at(2).every((r) => r.stopReason === "answer" && r.iterations === 2)).toBe(true);
+    expect(a.runs.filter((r) => r.budget === 1).some((r) => r.stopReason === "max_iterations")).toBe(true);
   });
 });

@@ -33,7 +33,7 @@ function sibling(name: string): string {
 }
 
 interface Pending {
-  resolve: (text: string) => void;
+  resolve: (value: string | number) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -47,6 +47,11 @@ interface Pending {
 export class ChildProcessModel implements ModelHandle {
   readonly info: ModelInfo | undefined;
   readonly chatFormat: ChatFormat | undefined;
+  /** The child model's context window and reply overrun, when it has them (the agent fits prompts to them). */
+  readonly contextSize: number | undefined;
+  readonly replyOverrun: number | undefined;
+  /** Counts a prompt's tokens in the child (a round trip); undefined when the child model cannot. */
+  readonly countTokens: ((prompt: string) => Promise<number>) | undefined;
   readonly #child: ChildProcess;
   readonly #pending = new Map<number, Pending>();
   readonly #timeoutMs: number;
@@ -58,6 +63,9 @@ export class ChildProcessModel implements ModelHandle {
     this.#child = child;
     this.#timeoutMs = timeoutMs;
     this.info = ready.info;
+    this.contextSize = ready.contextSize;
+    this.replyOverrun = ready.replyOverrun;
+    this.countTokens = ready.countsTokens ? (prompt) => this.#request<number>({ type: "count-tokens", id: this.#nextId++, prompt }) : undefined;
     this.chatFormat =
       ready.chatFormat === "gemma4" ? gemma4ChatFormat
       : ready.chatFormat === "gemma3" ? gemma3ChatFormat
@@ -122,12 +130,25 @@ export class ChildProcessModel implements ModelHandle {
         this.#child.kill("SIGKILL");
       }, this.#timeoutMs);
       this.#pending.set(id, {
-        resolve: (text) => (cleanup(), resolve(text)),
+        resolve: (text) => (cleanup(), resolve(text as string)),
         reject: (error) => (cleanup(), reject(error)),
         timer,
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
       this.#send({ type: "generate", id, prompt, options: { ...(jsonSchema && { jsonSchema }), ...(maxTokens !== undefined && { maxTokens }), ...(temperature !== undefined && { temperature }) } });
+    });
+  }
+
+  /** One request/reply round trip that needs no abort (it is quick): rejects when the process exits or times out. */
+  #request<T extends string | number>(message: Extract<ToWorker, { id: number }>): Promise<T> {
+    if (this.#exit !== undefined) return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#settle(message.id)?.reject(new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`));
+        this.#child.kill("SIGKILL");
+      }, this.#timeoutMs);
+      this.#pending.set(message.id, { resolve: (value) => resolve(value as T), reject, timer });
+      this.#send(message);
     });
   }
 
@@ -157,6 +178,8 @@ export class ChildProcessModel implements ModelHandle {
     if (message.type === "result") {
       if (message.stats) this.#stats = message.stats;
       this.#settle(message.id)?.resolve(message.text);
+    } else if (message.type === "count") {
+      this.#settle(message.id)?.resolve(message.tokens);
     } else if (message.type === "error") {
       this.#settle(message.id)?.reject(new Error(message.message));
     }

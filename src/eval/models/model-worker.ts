@@ -31,7 +31,11 @@ async function load(factory: string, options: unknown): Promise<void> {
     const url = /^[a-z]+:/i.test(factory) ? factory : pathToFileURL(factory).href;
     const module = (await import(url)) as ModelFactoryModule;
     model = await module.createModel(options);
-    send({ type: "ready", ...(model.info && { info: model.info }), ...(model.chatFormat && { chatFormat: model.chatFormat.name }) });
+    send({
+      type: "ready", ...(model.info && { info: model.info }), ...(model.chatFormat && { chatFormat: model.chatFormat.name }),
+      ...(model.contextSize !== undefined && { contextSize: model.contextSize }), ...(model.replyOverrun !== undefined && { replyOverrun: model.replyOverrun }),
+      countsTokens: typeof model.countTokens === "function",
+    });
   } catch (error) {
     send({ type: "load-error", ...describe(error) });
   }
@@ -51,6 +55,15 @@ async function generate(message: Extract<ToWorker, { type: "generate" }>): Promi
   }
 }
 
+async function countTokens(message: Extract<ToWorker, { type: "count-tokens" }>): Promise<void> {
+  try {
+    if (!model?.countTokens) throw new Error("this model cannot count tokens");
+    send({ type: "count", id: message.id, tokens: await model.countTokens(message.prompt) });
+  } catch (error) {
+    send({ type: "error", id: message.id, message: describe(error).message });
+  }
+}
+
 async function dispose(): Promise<void> {
   for (const controller of running.values()) controller.abort(new Error("disposed"));
   try {
@@ -64,6 +77,7 @@ async function dispose(): Promise<void> {
 process.on("message", (message: ToWorker) => {
   if (message.type === "load") void load(message.factory, message.options);
   else if (message.type === "generate") void generate(message);
+  else if (message.type === "count-tokens") void countTokens(message);
   else if (message.type === "abort") running.get(message.id)?.abort(new Error("aborted by the parent"));
   else if (message.type === "dispose") void dispose();
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { EventStream } from "../../agent/event-stream.js";
-import { observationText } from "../../agent/build-messages.js";
+import { finalRoundText, observationText } from "../../agent/build-messages.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { neutralizeControlText } from "../../prompt/chat-format.js";
@@ -56,6 +56,9 @@ export function recordedSteps(events: Iterable<AgentEvent>): RecordedStep[] {
       case "observation":
       case "tool-error":
         current?.feedback.push(observationText(event));
+        break;
+      case "final-round":
+        current?.feedback.push(finalRoundText());
         break;
       default:
         break;

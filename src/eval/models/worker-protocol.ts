@@ -11,12 +11,14 @@ export interface WorkerGenerateOptions {
 export type ToWorker =
   | { type: "load"; factory: string; options: unknown }
   | { type: "generate"; id: number; prompt: string; options: WorkerGenerateOptions }
+  | { type: "count-tokens"; id: number; prompt: string }
   | { type: "abort"; id: number }
   | { type: "dispose" };
 
 /** Messages from the model process to the parent. */
 export type FromWorker =
-  | { type: "ready"; info?: ModelInfo; chatFormat?: string }
+  | { type: "ready"; info?: ModelInfo; chatFormat?: string; contextSize?: number; replyOverrun?: number; countsTokens?: boolean }
+  | { type: "count"; id: number; tokens: number }
   | { type: "load-error"; name: string; message: string; code?: string; path?: string }
   | { type: "result"; id: number; text: string; stats?: GenerationStats }
   | { type: "error"; id: number; message: string };
@@ -35,5 +37,8 @@ export interface WorkerServedModel {
   readonly info?: ModelInfo;
   readonly stats?: GenerationStats;
   readonly chatFormat?: { readonly name: string };
+  readonly contextSize?: number;
+  readonly replyOverrun?: number;
+  countTokens?(prompt: string): number | Promise<number>;
   dispose?(): unknown;
 }

@@ -6,7 +6,7 @@ import { renderConvergenceSvg } from "./render-convergence-svg.js";
 import { renderMarkdown } from "./render-markdown.js";
 
 /** What {@link buildReport} needs. */
-export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "sampledFrom" | "grammar" | "runs" | "interrupted" | "bfcl"> & {
+export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "sampledFrom" | "grammar" | "loop" | "runs" | "interrupted" | "bfcl"> & {
   startedAt: Date;
   wallMs: number;
 };
@@ -25,6 +25,7 @@ export function buildReport(input: ReportInput): EvalReport {
     tasks: input.tasks,
     ...(input.sampledFrom !== undefined && { sampledFrom: input.sampledFrom }),
     grammar: input.grammar,
+    ...(input.loop && { loop: input.loop }),
     interrupted: input.interrupted,
     aggregates,
     convergence: convergence(aggregates, input.models),

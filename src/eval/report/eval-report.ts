@@ -1,3 +1,4 @@
+import type { LoopSettings } from "../../agent/agent.js";
 import type { RunCounters, RunRecord } from "../runner/run-record.js";
 
 /** The failure kinds of the profiles, measured per model call, so a real model's run calibrates a profile. */
@@ -71,6 +72,8 @@ export interface EvalReport {
   sampledFrom?: number;
   /** Whether replies were constrained by the action grammar. */
   grammar: boolean;
+  /** Loop settings given to the agent (absent: the agent's defaults of the version that ran). */
+  loop?: LoopSettings;
   interrupted: boolean;
   aggregates: Aggregate[];
   convergence: ConvergenceSeries[];

@@ -5,6 +5,10 @@
  * the run under the largest budget. The runner makes that one real run, records each model call's stats and time,
  * and plays its replies back through the real loop under each smaller budget: the judge, the stop reason and the
  * counters come from the loop itself, and the strict replay fails loudly if the conversation ever diverges.
+ *
+ * With the final round on (the last step of a budget allows only an answer), the run under budget b differs from
+ * the largest run at its last step only: its first b - 1 calls are played back and call b goes to the real model
+ * (whose KV cache still holds nearly all of that prompt).
  */
 import type { AgentEvent } from "../../agent/events.js";
 import type { GenerateOptions, GenerationStats, ModelHandle } from "../../model/model-handle.js";
@@ -34,6 +38,21 @@ export class RecordingModel implements ModelHandle {
   get stats() {
     return this.#inner.stats;
   }
+  get contextSize() {
+    return this.#inner.contextSize;
+  }
+  get replyOverrun() {
+    return this.#inner.replyOverrun;
+  }
+  get countTokens(): ((prompt: string) => number | Promise<number>) | undefined {
+    const inner = this.#inner;
+    return inner.countTokens && ((prompt) => inner.countTokens!(prompt));
+  }
+
+  /** The model the calls go to. */
+  get inner(): ModelHandle {
+    return this.#inner;
+  }
 
   async generate(prompt: string, options?: GenerateOptions): Promise<string> {
     const started = performance.now();
@@ -48,18 +67,23 @@ export class RecordingModel implements ModelHandle {
 
 /**
  * The recorded run's replies, strictly replayed (see {@link ReplayModel}), each call reporting the stats the real call
- * had; `elapsedMs` is the recorded time of the calls replayed so far (the run's model time under the smaller budget).
+ * had; from call `liveFrom` on (when given) the calls go to the real model instead. `elapsedMs` is the model time of
+ * the calls so far: recorded for the replayed ones, measured for the live ones.
  */
 export class PrefixReplayModel implements ModelHandle {
   readonly #replay: ReplayModel;
   readonly #calls: readonly RecordedCall[];
-  readonly #source: ModelHandle;
+  readonly #source: RecordingModel;
+  readonly #liveFrom: number;
   #done = 0;
+  #liveMs = 0;
+  #liveStats: GenerationStats | undefined;
 
-  constructor(events: readonly AgentEvent[], recorded: RecordingModel) {
+  constructor(events: readonly AgentEvent[], recorded: RecordingModel, options: { liveFrom?: number } = {}) {
     this.#replay = new ReplayModel(events);
     this.#calls = recorded.calls;
     this.#source = recorded;
+    this.#liveFrom = options.liveFrom ?? Infinity;
   }
 
   get chatFormat() {
@@ -68,15 +92,36 @@ export class PrefixReplayModel implements ModelHandle {
   get info() {
     return this.#source.info;
   }
+  get contextSize() {
+    return this.#source.contextSize;
+  }
+  get replyOverrun() {
+    return this.#source.replyOverrun;
+  }
+  get countTokens() {
+    return this.#source.countTokens;
+  }
   get stats(): GenerationStats | undefined {
+    if (this.#liveStats) return this.#liveStats;
     return this.#done > 0 ? this.#calls[this.#done - 1]?.stats : undefined;
   }
 
   get elapsedMs(): number {
-    return this.#calls.slice(0, this.#done).reduce((sum, call) => sum + call.ms, 0);
+    return this.#calls.slice(0, Math.min(this.#done, this.#liveFrom - 1)).reduce((sum, call) => sum + call.ms, 0) + this.#liveMs;
   }
 
   async generate(prompt: string, options?: GenerateOptions): Promise<string> {
+    if (this.#done + 1 >= this.#liveFrom) {
+      const started = performance.now();
+      try {
+        return await this.#source.inner.generate(prompt, options);
+      } finally {
+        this.#done++;
+        this.#liveMs += performance.now() - started;
+        const stats = this.#source.inner.stats;
+        this.#liveStats = stats && structuredClone(stats);
+      }
+    }
     const text = await this.#replay.generate(prompt, options);
     this.#done++;
     return text;

@@ -11,14 +11,14 @@ function modelArguments(event: CallSkillEvent): Record<string, unknown> {
  * agent, and each call of a `call-skills` (parallel) action as written in that action. A `call-skill` that carries a
  * `callIndex` is one call of a `call-skills` action already counted, so the list is the same whether or not the loop
  * emits per-call events. Calls refused at parse time (validation errors) are not calls; calls refused at dispatch
- * (tool errors) are.
+ * (tool errors) are. An exact repeat of a call that succeeded (`repeated`) did not run and is not a new call.
  */
 export function collectCalls(events: Iterable<AgentEvent>): SkillCall[] {
   const calls: SkillCall[] = [];
   for (const event of events) {
     if (event.depth) continue;
     if (event.type === "call-skills") calls.push(...event.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
-    else if (event.type === "call-skill" && event.callIndex === undefined) calls.push({ skillName: event.skillName, arguments: modelArguments(event) });
+    else if (event.type === "call-skill" && event.callIndex === undefined && !event.repeated) calls.push({ skillName: event.skillName, arguments: modelArguments(event) });
   }
   return calls;
 }

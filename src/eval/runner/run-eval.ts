@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
-import { Agent } from "../../agent/agent.js";
+import { Agent, type LoopSettings } from "../../agent/agent.js";
+import { DEFAULT_FINAL_ROUND_WITHOUT_TOOLS } from "../../defaults.js";
 import type { AgentState } from "../../agent/agent-state.js";
 import type { ModelHandle } from "../../model/model-handle.js";
 import { describeThrown } from "../../skills/render-result.js";
@@ -30,6 +31,8 @@ export interface RunEvalOptions {
   onProgress?: (progress: EvalProgress) => void;
   /** Constrain replies with the action grammar. Default true (the agent's default). */
   grammar?: boolean;
+  /** How the loop runs (final round, thought, prompt style, context fitting). Default: the agent's defaults. */
+  loop?: LoopSettings;
 }
 
 /** The records of an eval, in a fixed order: model, budget, seed, then task order. */
@@ -56,6 +59,7 @@ interface RunSetup {
   budget: number;
   seed: number;
   grammar: boolean;
+  loop?: LoopSettings;
   signal?: AbortSignal;
   /** Wraps the acquired model (recording, for budget-prefix runs). */
   wrap?: (model: ModelHandle) => ModelHandle;
@@ -65,8 +69,8 @@ interface RunSetup {
  * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
  * iterations, judged by the task. Never throws: a model that cannot be had or a run that throws is a failed record.
  */
-export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal, grammar = true): Promise<RunRecord> {
-  return (await runTaskWithState(task, { provider, budget, seed, grammar, ...(signal && { signal }) })).record;
+export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal, grammar = true, loop?: LoopSettings): Promise<RunRecord> {
+  return (await runTaskWithState(task, { provider, budget, seed, grammar, ...(loop && { loop }), ...(signal && { signal }) })).record;
 }
 
 async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ record: RunRecord; state?: AgentState; model?: ModelHandle }> {
@@ -78,7 +82,7 @@ async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ reco
   try {
     const acquired = await provider.acquire(task, seed);
     model = setup.wrap ? setup.wrap(acquired) : acquired;
-    const agent = new Agent({ model, registry: task.registry, grammar: setup.grammar, ...(task.parallelCalls && { parallelCalls: true }) });
+    const agent = new Agent({ ...setup.loop, model, registry: task.registry, grammar: setup.grammar, ...(task.parallelCalls && { parallelCalls: true }) });
     state = await agent.run(task.query, { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) });
   } catch (error) {
     return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
@@ -108,6 +112,8 @@ async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ reco
     evaluatedPromptTokens: tokens ? stats.evaluatedPromptTokens : null,
     generatedTokens: tokens ? stats.generatedTokens : null,
     ...(state.answer !== undefined && { answer: state.answer }),
+    finalRounds: stats.finalRounds,
+    contextTrims: stats.contextTrims,
     wallMs,
   };
   return { record, state, model };
@@ -115,8 +121,9 @@ async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ reco
 
 /**
  * Every budget of one (task, seed) for a deterministic provider: one real run under the largest budget, recorded,
- * then each smaller budget played back from it through the loop (see budget-prefix.ts). A playback that diverges
- * (it should not) is run for real instead. Records come back in budget order.
+ * then each smaller budget played back from it through the loop (see budget-prefix.ts; with the final round on, the
+ * last call of a smaller budget is made for real). A playback that diverges (it should not) is run for real instead.
+ * Records come back in budget order.
  */
 async function runBudgetPrefixes(task: EvalTask, setup: Omit<RunSetup, "budget" | "wrap">, budgets: readonly number[]): Promise<RunRecord[]> {
   const largest = Math.max(...budgets);
@@ -129,7 +136,8 @@ async function runBudgetPrefixes(task: EvalTask, setup: Omit<RunSetup, "budget" 
       records.set(budget, (await runTaskWithState(task, { ...setup, budget })).record);
       continue;
     }
-    const replay = new PrefixReplayModel(full.state.stream.toArray(), recording);
+    const finalRound = setup.loop?.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS;
+    const replay = new PrefixReplayModel(full.state.stream.toArray(), recording, { ...(finalRound && { liveFrom: budget }) });
     const replayProvider: ModelProvider = { name: setup.provider.name, concurrency: 1, acquire: async () => replay, dispose: async () => {} };
     const derived = await runTaskWithState(task, { ...setup, provider: replayProvider, budget });
     const diverged = derived.state?.stream.ofType("model-error").some((e) => /replay/.test(e.message)) ?? true;
@@ -174,7 +182,7 @@ async function runAll(options: RunEvalOptions, jobs: ReturnType<typeof jobsOf>, 
     if (signal.aborted) break;
     await provider.prepare?.();
     try {
-      const setup = (seed: number) => ({ provider, seed, grammar, signal });
+      const setup = (seed: number) => ({ provider, seed, grammar, signal, ...(options.loop && { loop: options.loop }) });
       const progress = (count: number) => options.onProgress?.({ done: (done += count), total, model: provider.name });
       if (provider.deterministic && options.budgets.length > 1) {
         // One real run per (seed, task) under the largest budget; the smaller budgets are played back from it.

@@ -30,6 +30,10 @@ export interface RunRecord extends RunCounters {
   evaluatedPromptTokens: number | null;
   generatedTokens: number | null;
   answer?: string;
+  /** Final rounds held (the answer-only steps; see FinalRoundEvent). Absent in reports of earlier versions. */
+  finalRounds?: number;
+  /** Steps before which old steps were left out to fit the context. Absent in reports of earlier versions. */
+  contextTrims?: number;
   /** Wall time of the run, ms (the only field that differs between two runs with the same seed). */
   wallMs: number;
   /**

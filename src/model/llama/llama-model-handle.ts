@@ -5,7 +5,7 @@ import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from ".
 import { DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
 import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
-import { commonPrefixLength, promptTokens, type HeldContent } from "./prompt-tokens.js";
+import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
 import { JsonStringState } from "./json-string-state.js";
 import { TextAssembler } from "./text-assembler.js";
@@ -141,6 +141,16 @@ export class LlamaModelHandle implements ModelHandle {
    */
   tokenize(text: string): Token[] {
     return this.#model.tokenize(text, true);
+  }
+
+  /** Tokens `generate` evaluates for `prompt` as a whole prompt: its tokens, and the BOS the GGUF asks for. */
+  countTokens(prompt: string): number {
+    return withBos(this.#model.tokenize(prompt, true), this.#bos).length;
+  }
+
+  /** A constrained reply may take GRAMMAR_WRAP_UP_TOKENS past maxTokens to close its JSON. */
+  get replyOverrun(): number {
+    return GRAMMAR_WRAP_UP_TOKENS;
   }
 
   /** The BOS token to put before a whole prompt, or undefined when the model asks for none. */

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 19's lever table: each loop lever alone and together, on evals/basic.json and BFCL simple_python, budgets
+# 2, 4 and 8 (4 and 2 played back from the budget-8 run, their last call made for real), for one test model, on a
+# fixed sample (the first BASIC_LIMIT / BFCL_LIMIT tasks: a full sweep takes hours on 2 CPU cores).
+#
+#   npm run build && bash scripts/run-lever-evals.sh smollm2-135m-instruct [OUT_DIR]
+#
+# Env: LEVERS (default: all below, in order), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
+# ROOT (the build whose dist/ runs; default this checkout), OLD_ROOT (a build of the commit before issue 19, for the
+# "before" row; skipped when unset), BFCL_DIR (../shared/bfcl). A report already in OUT_DIR is kept (resumable).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+key="$1"
+out="${2:-docs/results/levers}"
+dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
+declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
+model="$dir/${files[$key]}"
+bfcl="$(cd "${BFCL_DIR:-../shared/bfcl}" && pwd)"
+declare -A flags=(
+  [before]=""                                                               # the old loop (OLD_ROOT)
+  [final-round]="--max-thought-chars 0 --max-answer-chars 0"                # §0 + §4: repeats answered, final rounds
+  [bounded]="--no-final-round"                                              # §3: thought <= 200, answer <= 300 chars
+  [compact]="--no-final-round --max-thought-chars 0 --max-answer-chars 0 --prompt-style compact"  # §5
+  [all]=""                                                                  # every default
+  [all-compact]="--prompt-style compact"
+  [thought-none]="--thought none"
+  [thought-last]="--thought last"
+)
+for lever in ${LEVERS:-before all final-round bounded compact all-compact thought-none thought-last}; do
+  root="${ROOT:-$PWD}"
+  if [ "$lever" = before ]; then
+    [ -n "${OLD_ROOT:-}" ] || { echo ">> before: OLD_ROOT not set, skipped" >&2; continue; }
+    root="$OLD_ROOT"
+  fi
+  for suite in basic bfcl-simple_python; do
+    dest="$out/$key/$lever/$suite"
+    [ -f "$dest/report.json" ] && { echo ">> $key $lever $suite: done already" >&2; continue; }
+    mkdir -p "$dest"
+    if [ "$suite" = basic ]; then target=("$root/evals/basic.json" --limit "${BASIC_LIMIT:-12}")
+    else target=(--bfcl "$bfcl" --category simple_python --limit "${BFCL_LIMIT:-20}"); fi
+    # shellcheck disable=SC2206
+    cmd=(node "$root/dist/cli/main.js" eval "${target[@]}" --model "$model" --budgets 2,4,8 --threads "${THREADS:-1}" ${flags[$lever]} --quiet --out "$dest")
+    echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#; s#$root/#./#g; s#$bfcl#../shared/bfcl#" > "$dest/command.txt"
+    echo ">> $key $lever $suite" >&2
+    "${cmd[@]}" > "$dest/summary.txt" 2> "$dest/progress.log" || echo ">> $key $lever $suite failed (see $dest/progress.log)" >&2
+  done
+done

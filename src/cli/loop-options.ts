@@ -1,0 +1,36 @@
+import { Command, Option } from "commander";
+import type { LoopSettings } from "../agent/agent.js";
+import { parseIntegerOption } from "./parse-options.js";
+
+/** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
+export interface LoopCommandOptions {
+  finalRound?: boolean;
+  thought?: "first" | "last" | "none";
+  maxThoughtChars?: number;
+  maxAnswerChars?: number;
+  promptStyle?: "full" | "compact";
+  fitContext?: boolean;
+}
+
+/** Add the flags that shape the loop on a small model (each defaults to the agent's default). */
+export function loopOptions(command: Command): Command {
+  return command
+    .option("--no-final-round", "let the last step of the budget, and the step after a repeated call, call skills too")
+    .addOption(new Option("--thought <where>", "where the action's thought goes (default: first)").choices(["first", "last", "none"]))
+    .option("--max-thought-chars <n>", "longest thought under the grammar, 0 = unbounded (default: 200)", parseIntegerOption(0))
+    .option("--max-answer-chars <n>", "longest final answer under the grammar, 0 = unbounded (default: 300)", parseIntegerOption(0))
+    .addOption(new Option("--prompt-style <style>", "system prompt: full (skills' JSON Schemas) or compact (signatures)").choices(["full", "compact"]))
+    .option("--no-fit-context", "do not leave out old steps to keep the prompt inside the context");
+}
+
+/** The agent's loop settings from the parsed flags: only those given (commander sets the `--no-` ones to true by default). */
+export function loopSettings(options: LoopCommandOptions): LoopSettings {
+  return {
+    ...(options.finalRound === false && { finalRoundWithoutTools: false }),
+    ...(options.thought !== undefined && { thought: options.thought }),
+    ...(options.maxThoughtChars !== undefined && { maxThoughtChars: options.maxThoughtChars }),
+    ...(options.maxAnswerChars !== undefined && { maxAnswerChars: options.maxAnswerChars }),
+    ...(options.promptStyle !== undefined && { promptStyle: options.promptStyle }),
+    ...(options.fitContext === false && { fitContext: false }),
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/index.js";
+import { defineSkill, Registry } from "../../src/skills/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { answer, call } from "../helpers/skills.js";
+
+/** A scripted model that counts a token per 4 characters and has a small context. */
+function smallContextModel(replies: string[], contextSize: number): ScriptedModel & { countTokens(p: string): number; contextSize: number } {
+  const model = new ScriptedModel(replies) as ScriptedModel & { countTokens(p: string): number; contextSize: number; replyOverrun: number };
+  model.countTokens = (prompt: string) => Math.ceil(prompt.length / 4);
+  model.contextSize = contextSize;
+  model.replyOverrun = 16;
+  return model;
+}
+
+const lookup = new Registry([defineSkill({ name: "lookup", description: "Look a word up.", parameters: z.object({ word: z.string() }), run: ({ word }) => `${word}: ${"a long definition ".repeat(6)}` })]);
+
+describe("context fitting", () => {
+  it("leaves out the oldest steps so that prompt + reply fit, keeping the instructions, the question and the newest result", async () => {
+    const replies = [...Array.from({ length: 11 }, (_, i) => call("lookup", { word: `w${i}` })), answer("done")];
+    const model = smallContextModel(replies, 700);
+    const state = await new Agent({ model, registry: lookup, maxTokens: 100, finalRoundWithoutTools: false }).run("Define eleven words.", { maxIterations: 12 });
+    expect(state.stopReason).toBe("answer");
+    expect(state.iterations).toBe(12);
+    for (const { prompt } of model.calls) expect(model.countTokens(prompt) + 100 + 16).toBeLessThanOrEqual(700);
+    const trims = state.stream.ofType("context-trimmed");
+    expect(trims.length).toBeGreaterThan(0);
+    expect(trims.map((t) => t.droppedSteps)).toEqual([...trims.map((t) => t.droppedSteps)].sort((a, b) => a - b));
+    const last = model.calls.at(-1)!.prompt;
+    expect(last).toContain("Define eleven words.");
+    expect(last).toContain("# Skills");
+    expect(last).toContain("w10: a long definition");
+    expect(last).not.toContain("w0: a long definition");
+    expect(last).toMatch(/\d+ earlier steps are not shown/);
+    expect(state.stats.contextTrims).toBe(trims.length);
+  });
+
+  it("shrinks the reply budget when nothing more can be dropped, and fails clearly when even that is too little", async () => {
+    const model = smallContextModel([call("lookup", { word: "x" }), answer("x")], 520);
+    const state = await new Agent({ model, registry: lookup, maxTokens: 400 }).run("q");
+    expect(state.stopReason).toBe("answer");
+    const budgets = model.calls.map((c) => c.options.maxTokens!);
+    expect(budgets.every((b) => b < 400 && b >= 64)).toBe(true);
+
+    const tiny = smallContextModel([answer("x")], 200);
+    const failed = await new Agent({ model: tiny, registry: lookup }).run("q");
+    expect(failed.stopReason).toBe("model_error");
+    expect(failed.stream.ofType("model-error")[0].message).toMatch(/the prompt needs \d+ tokens even with 0 earlier step\(s\) left out/);
+    expect(tiny.calls).toHaveLength(0);
+  });
+
+  it("does nothing when the model cannot count tokens or fitting is off", async () => {
+    const model = smallContextModel([answer("x")], 100);
+    const state = await new Agent({ model, registry: lookup, fitContext: false }).run("q");
+    expect(state.stream.ofType("context-trimmed")).toHaveLength(0);
+    expect(state.stopReason).toBe("answer");
+  });
+});
