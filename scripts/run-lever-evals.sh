@@ -5,7 +5,7 @@
 #
 #   npm run build && bash scripts/run-lever-evals.sh smollm2-135m-instruct [OUT_DIR]
 #
-# Env: LEVERS (default: all below, in order), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
+# Env: LEVERS (default: all below, in order; first-call runs budget 1 alone), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
 # ROOT (the build whose dist/ runs; default this checkout), OLD_ROOT (a build of the commit before issue 19, for the
 # "before" row; skipped when unset), BFCL_DIR (../shared/bfcl). A report already in OUT_DIR is kept (resumable).
 set -euo pipefail
@@ -25,8 +25,9 @@ declare -A flags=(
   [all-compact]="--prompt-style compact"
   [thought-none]="--thought none"
   [thought-last]="--thought last"
+  [first-call]=""                                                           # budget 1: the first call alone
 )
-for lever in ${LEVERS:-before all final-round bounded compact all-compact thought-none thought-last}; do
+for lever in ${LEVERS:-before first-call all final-round bounded compact all-compact thought-none thought-last}; do
   root="${ROOT:-$PWD}"
   if [ "$lever" = before ]; then
     [ -n "${OLD_ROOT:-}" ] || { echo ">> before: OLD_ROOT not set, skipped" >&2; continue; }
@@ -39,7 +40,8 @@ for lever in ${LEVERS:-before all final-round bounded compact all-compact though
     if [ "$suite" = basic ]; then target=("$root/evals/basic.json" --limit "${BASIC_LIMIT:-12}")
     else target=(--bfcl "$bfcl" --category simple_python --limit "${BFCL_LIMIT:-20}"); fi
     # shellcheck disable=SC2206
-    cmd=(node "$root/dist/cli/main.js" eval "${target[@]}" --model "$model" --budgets 2,4,8 --threads "${THREADS:-1}" ${flags[$lever]} --quiet --out "$dest")
+    budgets=2,4,8; [ "$lever" = first-call ] && budgets=1
+    cmd=(node "$root/dist/cli/main.js" eval "${target[@]}" --model "$model" --budgets "$budgets" --threads "${THREADS:-1}" ${flags[$lever]} --quiet --out "$dest")
     echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#; s#$root/#./#g; s#$bfcl#../shared/bfcl#" > "$dest/command.txt"
     echo ">> $key $lever $suite" >&2
     "${cmd[@]}" > "$dest/summary.txt" 2> "$dest/progress.log" || echo ">> $key $lever $suite failed (see $dest/progress.log)" >&2

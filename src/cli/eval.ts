@@ -98,7 +98,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
  * convergence.svg there. Exit 0 when the eval ran (whatever the scores), 2 for bad input, 130 when interrupted.
  */
 const evalCommand: CommandFactory = (io: CliIO) =>
-  new Command("eval")
+  loopOptions(new Command("eval"))
     .description("Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.")
     .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
     .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectList)

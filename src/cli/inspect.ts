@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
+import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
 import { ModelLoadError } from "../model/errors.js";
 import { readGgufHeader } from "../model/gguf-header.js";
@@ -75,19 +76,19 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
 }
 
 const inspectCommand: CommandFactory = (io: CliIO) =>
-  new Command("inspect")
+  loopOptions(new Command("inspect"))
     .description("Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.")
     .option("--model <alias|path>", "a catalog alias, a GGUF file, or script:FILE.json (default: the catalog default)")
     .option("--skills <names>", "only these skills, comma-separated", parseListOption)
     .option("--allow-dir <dir>", "include list_files and read_file, confined to this folder")
     .option("--no-grammar", "show the setup without the action grammar")
     .option("--json", "print one JSON document")
-    .addHelpText("after", `\nExample:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n`)
-    .action(async (options: { model?: string; skills?: string[]; allowDir?: string; grammar: boolean; json?: boolean }) => {
+    .addHelpText("after", `\nExamples:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n  ${hint(io, "inspect --prompt-style compact --thought none")}   (the prompt a small model gets with those flags)\n`)
+    .action(async (options: { model?: string; skills?: string[]; allowDir?: string; grammar: boolean; json?: boolean } & LoopCommandOptions) => {
       const registry = selectSkills(options);
       const model = await viewModel(io, options.model);
       const chatFormat = chatFormatForArchitecture(model.architecture);
-      const agent = new Agent({ model: notRun, registry, grammar: options.grammar, chatFormat: chatFormat ?? gemma3ChatFormat });
+      const agent = new Agent({ ...loopSettings(options), model: notRun, registry, grammar: options.grammar, chatFormat: chatFormat ?? gemma3ChatFormat });
       const rendered = (chatFormat ?? gemma3ChatFormat).render([{ role: "system", content: agent.systemPrompt }, { role: "user", content: "{question}" }]);
       let tokens: { systemPrompt: number; renderedPrompt: number } | null = null;
       let tokensNote = model.noTokens;
@@ -110,6 +111,7 @@ const inspectCommand: CommandFactory = (io: CliIO) =>
         skills: registry.list().map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
         systemPrompt: agent.systemPrompt,
         renderedPrompt: rendered,
+        actionJsonSchema: agent.actionJsonSchema ?? null,
       };
       if (options.json) {
         io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -28,6 +28,21 @@ describe("inspect without a model file", () => {
     expect(stdout).toContain("<|turn>system");
   });
 
+  it("shows the prompt the loop flags make: compact skill signatures, no thought, bounded answer in the grammar", async () => {
+    const full = await inspect(["--skills", "calculator", "--json"]);
+    const compact = await inspect(["--skills", "calculator", "--json", "--prompt-style", "compact", "--thought", "none", "--max-answer-chars", "40"]);
+    expect(compact.code, compact.stderr).toBe(0);
+    const [a, b] = [JSON.parse(full.stdout), JSON.parse(compact.stdout)];
+    expect(b.systemPrompt).toContain("- calculator(expression: string): Evaluate an arithmetic expression");
+    expect(b.systemPrompt).not.toContain('"thought"');
+    expect(a.systemPrompt).toContain('{"thought": "why this skill"');
+    expect(b.systemPrompt.length).toBeLessThan(a.systemPrompt.length * 0.7);
+    expect(JSON.stringify(b.actionJsonSchema)).toContain('"maxLength":40');
+    const bad = await inspect(["--thought", "sideways"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/sideways/);
+  });
+
   it("--json: tokens null, with the reason", async () => {
     const { code, stdout } = await inspect(["--model", "gemma-3-270m", "--json"]);
     expect(code).toBe(0);
