@@ -106,7 +106,7 @@ function answerRepeat(call: SkillCall, indexed: { callIndex?: number }, state: A
     announce(call.arguments, undefined, true);
     state.finalRoundRequested = true;
     const warning = promptText("repeat-answered");
-    return { failed: false, events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }] };
+    return { failed: false, value: prior.outcome.value, events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }] };
   }
   if (!prior.outcome.ok && state.repetition.blocked(call)) {
     announce(call.arguments);
@@ -149,7 +149,7 @@ async function runOneCall(call: SkillCall, callIndex: number | undefined, state:
     forward: (event) => state.stream.push(event as AgentEvent),
   });
   if (!outcome.ok) return outcome.aborted ? { failed: true, aborted: true, events: [] } : toolError(outcome.message);
-  const repeated = state.repetition.record(call, { ok: true, result: outcome.text });
+  const repeated = state.repetition.record(call, { ok: true, result: outcome.text, value: outcome.value });
   return {
     failed: false,
     value: outcome.value,

@@ -20,7 +20,7 @@ export function callFingerprint(call: SkillCall): string {
 }
 
 /** What an earlier identical call came to. */
-export type PriorOutcome = { ok: true; result: string } | { ok: false; message: string };
+export type PriorOutcome = { ok: true; result: string; value?: unknown } | { ok: false; message: string };
 
 interface Seen {
   outcome: PriorOutcome;
