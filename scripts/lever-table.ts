@@ -1,8 +1,8 @@
 /**
  * Issue 19's lever table from the reports scripts/run-lever-evals.sh (and scripts/peer-eval.ts) wrote:
  * DIR/<model>/<lever>/<suite>/report.json → one Markdown table per suite: lever × model → success at each budget,
- * median generated tokens per model call (all runs of the largest budget), runs ending in a model error, and calls
- * repeated. Links are relative to OUT's folder when given.
+ * and, over the runs of the report's largest budget (the real ones), the median generated tokens per model call, runs
+ * ending in a model error, calls repeated and the wall time of those runs.
  *
  *   npx tsx scripts/lever-table.ts docs/results/levers > docs/results/levers-table.md
  */
@@ -38,7 +38,7 @@ for (const suite of [...new Set(rows.map((r) => r.suite))].sort()) {
   const tasks = chosen[0].report.tasks;
   const from = chosen[0].report.sampledFrom;
   out.push(`### ${suite} (first ${tasks}${from ? ` of ${from}` : ""} tasks)`, "");
-  out.push(`| model | lever | ${budgets.map((b) => `budget ${b}`).join(" | ")} | gen. tokens / call (median) | model errors | repeated calls | wall s (budget ${budgets.at(-1)}) |`);
+  out.push(`| model | lever | ${budgets.map((b) => `budget ${b}`).join(" | ")} | gen. tokens / call (median) | model errors | repeated calls | wall s |`);
   out.push(`| --- | --- | ${budgets.map(() => "---").join(" | ")} | --- | --- | --- | --- |`);
   for (const { model, lever, report } of chosen) {
     const rate = (b: number) => {
@@ -47,7 +47,8 @@ for (const suite of [...new Set(rows.map((r) => r.suite))].sort()) {
       const ok = runs.filter((r) => r.success).length;
       return `${((ok / runs.length) * 100).toFixed(0)}% (${ok}/${runs.length})`;
     };
-    const largest = report.runs.filter((r) => r.budget === budgets.at(-1));
+    // the largest budget's runs are the real ones (smaller budgets are played back from them)
+    const largest = report.runs.filter((r) => r.budget === Math.max(...report.budgets));
     const perCall = median(largest.filter((r) => r.generatedTokens !== null && r.iterations > 0).map((r) => r.generatedTokens! / r.iterations));
     const errors = largest.filter((r) => r.stopReason === "model_error").length;
     const repeated = largest.reduce((n, r) => n + r.repeatedCalls, 0);

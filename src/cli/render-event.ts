@@ -18,7 +18,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "observation":
       return `${step}   = ${oneLine(event.result)}${event.truncated ? " (cut)" : ""}${event.warning ? " (repeated call)" : ""}`;
     case "tool-error":
-      return `${step}   ✗ ${event.skillName}${event.guard ? ` [${event.guard}]` : ""}: ${oneLine(event.message)}`;
+      return `${step}   ✗ ${event.skillName}${event.guard ? ` [${event.guard}]` : ""}${event.warning ? " (same error again)" : ""}: ${oneLine(event.message)}`;
     case "validation-error":
       return `${step} ✗ invalid reply (${event.errorType ?? event.validatorName}): ${oneLine(event.feedback)}`;
     case "final-answer":
