@@ -17,6 +17,12 @@ export const DEFAULT_MAX_TOKENS_PER_STEP = 512;
  * is a model error: a constrained call with a short thought needs about 40-80 tokens.
  */
 export const MIN_REPLY_TOKENS = 64;
+/**
+ * When the context is that short, the room kept past the reply budget for a constrained reply's wrap-up shrinks to
+ * this (closing a cut JSON string and its objects takes a few tokens). Measured: SmolLM2's first prompt on some
+ * evals/basic.json tasks is 918-949 tokens, which with the full 128-token wrap-up left no reply in a 1,024 context.
+ */
+export const MIN_WRAP_UP_TOKENS = 32;
 /** Keep prompt + reply inside the model's context by leaving out the oldest steps (when the model can count tokens). */
 export const DEFAULT_FIT_CONTEXT = true;
 /** Where an action's thought goes (see AgentOptions.thought); chosen by the issue-19 measurements. */

@@ -1,4 +1,4 @@
-import { MIN_REPLY_TOKENS } from "../defaults.js";
+import { MIN_REPLY_TOKENS, MIN_WRAP_UP_TOKENS } from "../defaults.js";
 
 /** What a step needs to know to fit its prompt into the model's context. */
 export interface FitInput {
@@ -31,7 +31,8 @@ export class ContextOverflowError extends Error {
 
 /**
  * Keep prompt + reply (+ overrun) inside the context: leave out the fewest oldest steps that make the whole reply
- * budget fit; when the newest step alone is still too large, shrink the reply budget, down to MIN_REPLY_TOKENS.
+ * budget fit; when the newest step alone is still too large, shrink the reply budget, down to MIN_REPLY_TOKENS, and
+ * then the room kept for the overrun, down to MIN_WRAP_UP_TOKENS.
  * Returns undefined when the prompt fits as it is.
  */
 export async function fitContext(input: FitInput): Promise<ContextFit | undefined> {
@@ -42,7 +43,9 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
   if (room(tokens) >= input.replyTokens) return undefined;
   const maxDrop = Math.max(input.dropped, input.steps - 1);
   while (drop < maxDrop && room(tokens) < input.replyTokens) tokens = await input.countTokens(input.render(++drop));
-  const replyTokens = Math.min(input.replyTokens, room(tokens));
+  let replyTokens = Math.min(input.replyTokens, room(tokens));
+  // Still short: keep only MIN_WRAP_UP_TOKENS of the overrun (closing a cut JSON value takes a few tokens).
+  if (replyTokens < MIN_REPLY_TOKENS) replyTokens = Math.min(input.replyTokens, room(tokens) + input.replyOverrun - Math.min(input.replyOverrun, MIN_WRAP_UP_TOKENS));
   if (replyTokens < MIN_REPLY_TOKENS) {
     throw new ContextOverflowError(
       `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${MIN_REPLY_TOKENS} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,

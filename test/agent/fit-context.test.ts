@@ -4,6 +4,7 @@ import { Agent } from "../../src/agent/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { answer, call } from "../helpers/skills.js";
+import { fitContext } from "../../src/agent/fit-context.js";
 
 /** A scripted model that counts a token per 4 characters and has a small context. */
 function smallContextModel(replies: string[], contextSize: number): ScriptedModel & { countTokens(p: string): number; contextSize: number } {
@@ -48,6 +49,12 @@ describe("context fitting", () => {
     expect(failed.stopReason).toBe("model_error");
     expect(failed.stream.ofType("model-error")[0].message).toMatch(/the prompt needs \d+ tokens even with 0 earlier step\(s\) left out/);
     expect(tiny.calls).toHaveLength(0);
+  });
+
+  it("keeps only a short wrap-up when the newest step leaves too little room for the full one", async () => {
+    const input = { render: () => "p", countTokens: () => 918, contextSize: 1024, replyTokens: 512, replyOverrun: 128, dropped: 0, steps: 0 };
+    expect(await fitContext(input)).toEqual({ droppedSteps: 0, promptTokensBefore: 918, promptTokensAfter: 918, replyTokens: 1024 - 918 - 32 });
+    await expect(fitContext({ ...input, countTokens: () => 940 })).rejects.toThrow(/leaves 52 of the 1024-token context/);
   });
 
   it("does nothing when the model cannot count tokens or fitting is off", async () => {
