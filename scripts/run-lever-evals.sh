@@ -5,7 +5,8 @@
 #
 #   npm run build && bash scripts/run-lever-evals.sh smollm2-135m-instruct [OUT_DIR]
 #
-# Env: LEVERS (default: all below, in order; first-call runs budget 1 alone), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
+# Env: LEVERS (default: all below but first-call, in order; first-call runs budget 1 alone), SUITES (basic
+# bfcl-simple_python), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
 # ROOT (the build whose dist/ runs; default this checkout), OLD_ROOT (a build of the commit before issue 19, for the
 # "before" row; skipped when unset), BFCL_DIR (../shared/bfcl). A report already in OUT_DIR is kept (resumable).
 set -euo pipefail
@@ -26,14 +27,16 @@ declare -A flags=(
   [thought-none]="--thought none"
   [thought-last]="--thought last"
   [first-call]=""                                                           # budget 1: the first call alone
+  [ctx-1024]="--context-size 1024"                                          # §2: a 1,024-token context, fitted
+  [ctx-1024-nofit]="--context-size 1024 --no-fit-context"                   # ... and not fitted
 )
-for lever in ${LEVERS:-before first-call all final-round bounded compact all-compact thought-none thought-last}; do
+for lever in ${LEVERS:-before all final-round bounded compact all-compact thought-none thought-last ctx-1024 ctx-1024-nofit}; do
   root="${ROOT:-$PWD}"
   if [ "$lever" = before ]; then
     [ -n "${OLD_ROOT:-}" ] || { echo ">> before: OLD_ROOT not set, skipped" >&2; continue; }
     root="$OLD_ROOT"
   fi
-  for suite in basic bfcl-simple_python; do
+  for suite in ${SUITES:-basic bfcl-simple_python}; do
     dest="$out/$key/$lever/$suite"
     [ -f "$dest/report.json" ] && { echo ">> $key $lever $suite: done already" >&2; continue; }
     mkdir -p "$dest"
