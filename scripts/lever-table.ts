@@ -29,7 +29,7 @@ for (const model of subdirs(dir)) {
   }
 }
 
-const order = ["peer", "first-call", "before", "final-round", "bounded", "compact", "all", "all-compact", "thought-none", "thought-last"];
+const order = ["peer", "first-call", "before", "final-round", "bounded", "compact", "all", "all-compact", "thought-none", "thought-last", "example"];
 const rank = (lever: string) => (order.indexOf(lever) < 0 ? order.length : order.indexOf(lever));
 const out: string[] = [];
 for (const suite of [...new Set(rows.map((r) => r.suite))].sort()) {

@@ -6,7 +6,7 @@
 #   npm run build && bash scripts/run-lever-evals.sh smollm2-135m-instruct [OUT_DIR]
 #
 # Env: LEVERS (default: all below but first-call, in order; first-call runs budget 1 alone), SUITES (basic
-# bfcl-simple_python), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
+# bfcl-simple_python; basic-all is the whole of evals/basic.json, whose first 12 tasks are arithmetic and conversions), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
 # ROOT (the build whose dist/ runs; default this checkout), OLD_ROOT (a build of the commit before issue 19, for the
 # "before" row; skipped when unset), BFCL_DIR (../shared/bfcl). A report already in OUT_DIR is kept (resumable).
 set -euo pipefail
@@ -26,11 +26,12 @@ declare -A flags=(
   [all-compact]="--prompt-style compact"
   [thought-none]="--thought none"
   [thought-last]="--thought last"
+  [example]="--example-trajectory"                                          # §4: one worked example conversation
   [first-call]=""                                                           # budget 1: the first call alone
   [ctx-1024]="--context-size 1024"                                          # §2: a 1,024-token context, fitted
   [ctx-1024-nofit]="--context-size 1024 --no-fit-context"                   # ... and not fitted
 )
-for lever in ${LEVERS:-before all final-round bounded compact all-compact thought-none thought-last ctx-1024 ctx-1024-nofit}; do
+for lever in ${LEVERS:-before all final-round bounded compact all-compact thought-none thought-last example ctx-1024 ctx-1024-nofit}; do
   root="${ROOT:-$PWD}"
   if [ "$lever" = before ]; then
     [ -n "${OLD_ROOT:-}" ] || { echo ">> before: OLD_ROOT not set, skipped" >&2; continue; }
@@ -41,6 +42,7 @@ for lever in ${LEVERS:-before all final-round bounded compact all-compact though
     [ -f "$dest/report.json" ] && { echo ">> $key $lever $suite: done already" >&2; continue; }
     mkdir -p "$dest"
     if [ "$suite" = basic ]; then target=("$root/evals/basic.json" --limit "${BASIC_LIMIT:-12}")
+    elif [ "$suite" = basic-all ]; then target=("$root/evals/basic.json")
     else target=(--bfcl "$bfcl" --category simple_python --limit "${BFCL_LIMIT:-20}"); fi
     # shellcheck disable=SC2206
     budgets=2,4,8; [ "$lever" = first-call ] && budgets=1

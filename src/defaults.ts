@@ -33,6 +33,8 @@ export const DEFAULT_MAX_THOUGHT_CHARS = 200;
 export const DEFAULT_MAX_ANSWER_CHARS = 300;
 /** System prompt style (see AgentOptions.promptStyle). */
 export const DEFAULT_PROMPT_STYLE: "full" | "compact" = "full";
+/** Show a worked example conversation in the system prompt (see AgentOptions.exampleTrajectory); off until measured better. */
+export const DEFAULT_EXAMPLE_TRAJECTORY = false;
 /** Constrain actions with the JSON-schema grammar unless told not to: it removes every syntax and schema error. */
 export const DEFAULT_USE_GRAMMAR = true;
 

@@ -4,7 +4,7 @@ import { parseAction } from "../actions/parse-action.js";
 import { raceAbort } from "../abort.js";
 import {
   DEFAULT_FINAL_ROUND_WITHOUT_TOOLS, DEFAULT_FIT_CONTEXT, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_THOUGHT_CHARS,
-  DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_PROMPT_STYLE, DEFAULT_THOUGHT_PLACEMENT, DEFAULT_USE_GRAMMAR,
+  DEFAULT_EXAMPLE_TRAJECTORY, DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_PROMPT_STYLE, DEFAULT_THOUGHT_PLACEMENT, DEFAULT_USE_GRAMMAR,
 } from "../defaults.js";
 import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
@@ -53,6 +53,11 @@ export interface AgentOptions extends DispatchOptions {
   /** System prompt style: "full" (skills' JSON Schemas) or "compact" (signatures). Default: DEFAULT_PROMPT_STYLE. */
   promptStyle?: PromptStyle;
   /**
+   * Show one worked example conversation (call, result, answer; `prompts/example-trajectory.md`) after the action
+   * format. Default: DEFAULT_EXAMPLE_TRAJECTORY.
+   */
+  exampleTrajectory?: boolean;
+  /**
    * Before each step, measure the prompt with the model's tokenizer and leave out the oldest steps so that prompt +
    * reply fit the model's context (a `context-trimmed` event says what). Needs `countTokens` and `contextSize` on the
    * model. Default true.
@@ -61,7 +66,7 @@ export interface AgentOptions extends DispatchOptions {
 }
 
 /** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
-export type LoopSettings = Pick<AgentOptions, "finalRoundWithoutTools" | "thought" | "maxThoughtChars" | "maxAnswerChars" | "promptStyle" | "fitContext">;
+export type LoopSettings = Pick<AgentOptions, "finalRoundWithoutTools" | "thought" | "maxThoughtChars" | "maxAnswerChars" | "promptStyle" | "exampleTrajectory" | "fitContext">;
 
 /** Budgets and cancellation of one run. */
 export interface RunOptions {
@@ -117,7 +122,9 @@ export class Agent {
     if (!["first", "last", "none"].includes(thought)) throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
     if (style !== "full" && style !== "compact") throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
-    this.#system = buildSystemPrompt(this.registry, { soul: options.soul, parallelCalls, style, thought });
+    this.#system = buildSystemPrompt(this.registry, {
+      soul: options.soul, parallelCalls, style, thought, exampleTrajectory: options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY,
+    });
     this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
     const shape = {
       parallelCalls, thought,

@@ -9,6 +9,7 @@ export interface LoopCommandOptions {
   maxThoughtChars?: number;
   maxAnswerChars?: number;
   promptStyle?: "full" | "compact";
+  exampleTrajectory?: boolean;
   fitContext?: boolean;
 }
 
@@ -20,6 +21,7 @@ export function loopOptions(command: Command): Command {
     .option("--max-thought-chars <n>", "longest thought under the grammar, 0 = unbounded (default: 200)", parseIntegerOption(0))
     .option("--max-answer-chars <n>", "longest final answer under the grammar, 0 = unbounded (default: 300)", parseIntegerOption(0))
     .addOption(new Option("--prompt-style <style>", "system prompt: full (skills' JSON Schemas) or compact (signatures)").choices(["full", "compact"]))
+    .option("--example-trajectory", "show the model one worked example conversation (call, result, answer)")
     .option("--no-fit-context", "do not leave out old steps to keep the prompt inside the context");
 }
 
@@ -31,6 +33,7 @@ export function loopSettings(options: LoopCommandOptions): LoopSettings {
     ...(options.maxThoughtChars !== undefined && { maxThoughtChars: options.maxThoughtChars }),
     ...(options.maxAnswerChars !== undefined && { maxAnswerChars: options.maxAnswerChars }),
     ...(options.promptStyle !== undefined && { promptStyle: options.promptStyle }),
+    ...(options.exampleTrajectory && { exampleTrajectory: true }),
     ...(options.fitContext === false && { fitContext: false }),
   };
 }

@@ -22,6 +22,8 @@ export interface SystemPromptOptions {
   style?: PromptStyle;
   /** Where the examples put `thought` (it must match the grammar's order). Default "first". */
   thought?: ThoughtPlacement;
+  /** Add one worked example conversation (call, result, answer) after the action format. Default false. */
+  exampleTrajectory?: boolean;
 }
 
 /** The prompt file of a style: `compact/<name>` when the compact style has one of its own. */
@@ -38,15 +40,33 @@ export function renderSkillDoc(registry: Registry, name: string, style: PromptSt
   return renderPrompt("skill", { name, description: skill.description, schema: JSON.stringify(schema) });
 }
 
-/** The two example actions of the format, with `thought` where the grammar puts it. */
-function actionExamples(thought: ThoughtPlacement): { call_example: string; answer_example: string } {
-  const [callThought, answerThought, skillName, answer] = promptText("action-examples").split("\n");
+/**
+ * A call and an answer as the grammar orders them: `thought` (with `callThought` / `answerThought`) first, last or
+ * left out. `args` is JSON text; the other values go in verbatim (prompt files write them JSON-safe).
+ */
+function exampleActions(thought: ThoughtPlacement, [callThought, answerThought, skillName, args, answer]: string[]): { call: string; answer: string } {
   const withThought = (fields: string, text: string) =>
     thought === "first" ? `{"thought": "${text}", ${fields}}` : thought === "last" ? `{${fields}, "thought": "${text}"}` : `{${fields}}`;
   return {
-    call_example: withThought(`"skill_name": "${skillName}", "arguments": {...}`, callThought),
-    answer_example: withThought(`"final_answer": "${answer}"`, answerThought),
+    call: withThought(`"skill_name": "${skillName}", "arguments": ${args}`, callThought),
+    answer: withThought(`"final_answer": "${answer}"`, answerThought),
   };
+}
+
+/** The two example actions of the format (placeholders for the skill and the answer). */
+function actionExamples(thought: ThoughtPlacement): { call_example: string; answer_example: string } {
+  const [callThought, answerThought, skillName, answer] = promptText("action-examples").split("\n");
+  const { call, answer: answerExample } = exampleActions(thought, [callThought, answerThought, skillName, "{...}", answer]);
+  return { call_example: call, answer_example: answerExample };
+}
+
+/**
+ * One worked conversation (question, call, result, answer) with a skill no agent has, kept under its own heading and
+ * marked as an example: small models copy what a prompt shows them (issue 19 saw Gemma 3 270M answer with the
+ * format's placeholder), so the example's values must be visibly not the answer.
+ */
+function exampleTrajectory(thought: ThoughtPlacement): string {
+  return renderPrompt("example-trajectory", exampleActions(thought, promptText("example-trajectory-steps").split("\n")));
 }
 
 /**
@@ -57,6 +77,9 @@ export function buildSystemPrompt(registry: Registry, options: SystemPromptOptio
   const style = options.style ?? "full";
   const names = registry.names();
   const skills = names.length ? names.map((name) => renderSkillDoc(registry, name, style)).join("\n") : promptText("no-skills");
-  const format = renderPrompt(styled("action-format", style), actionExamples(options.thought ?? "first")) + (options.parallelCalls ? `\n${promptText("parallel-format")}` : "");
+  const thought = options.thought ?? "first";
+  const format = renderPrompt(styled("action-format", style), actionExamples(thought))
+    + (options.parallelCalls ? `\n${promptText("parallel-format")}` : "")
+    + (options.exampleTrajectory ? `\n\n${exampleTrajectory(thought)}` : "");
   return renderPrompt(styled("system", style), { soul: options.soul ?? promptText(styled("soul", style)), skills, action_format: format });
 }

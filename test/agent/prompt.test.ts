@@ -31,6 +31,24 @@ describe("the prompt", () => {
     expect(system).toContain('"skill_name"');
   });
 
+  it("exampleTrajectory adds one worked conversation, apart under its own heading, in the grammar's key order", () => {
+    const plain = new Agent({ model: new ScriptedModel([]), registry: mathRegistry() }).systemPrompt;
+    expect(plain).not.toContain("# Example");
+    for (const thought of ["first", "last", "none"] as const) {
+      const system = new Agent({ model: new ScriptedModel([]), registry: mathRegistry(), exampleTrajectory: true, thought }).systemPrompt;
+      expect(system.startsWith(plain.slice(0, plain.indexOf("# How to reply")))).toBe(true);
+      const example = system.slice(system.indexOf("# Example"));
+      expect(example.length).toBeGreaterThan(0);
+      const replies = example.split("\n").filter((line) => line.startsWith("You: ")).map((line) => JSON.parse(line.slice(5)));
+      expect(replies).toHaveLength(2);
+      const [callKeys, answerKeys] = replies.map((reply) => Object.keys(reply));
+      const expected = { first: [["thought", "skill_name", "arguments"], ["thought", "final_answer"]], last: [["skill_name", "arguments", "thought"], ["final_answer", "thought"]], none: [["skill_name", "arguments"], ["final_answer"]] }[thought];
+      expect([callKeys, answerKeys]).toEqual(expected);
+      // the example's skill is not one the agent has, so the grammar cannot call it
+      expect(mathRegistry().names()).not.toContain(replies[0].skill_name);
+    }
+  });
+
   it("Gemma 3 opens the first user turn with the system text; Gemma 4 has a system turn", () => {
     const messages = [{ role: "system" as const, content: "SYS" }, { role: "user" as const, content: "Q" }];
     expect(gemma3ChatFormat.render(messages)).toBe("<bos><start_of_turn>user\nSYS\n\nQ<end_of_turn>\n<start_of_turn>model\n");
