@@ -1,6 +1,8 @@
+import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { GgufInsights, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
 import { ModelLoadError } from "./errors.js";
+import { GgufHeaderError, isGgufMagic, readGgufHeader, type GgufHeader } from "./gguf-header.js";
 
 /** What {@link checkGgufFile} learnt about a file that passed. */
 export interface GgufCheckResult {
@@ -15,12 +17,6 @@ export interface GgufCheckResult {
 
 /** Metadata arrays skipped when reading a header: they are megabytes and the check needs none of them. */
 const SKIPPED_KEYS = ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"];
-
-/** Smallest possible GGUF: magic, version, tensor count, metadata count. */
-const HEADER_BYTES = 24;
-/** Bounds that no real model file exceeds; past them the counts are garbage (a damaged file). */
-const MAX_TENSORS = 1_000_000;
-const MAX_METADATA_ENTRIES = 1_000_000;
 
 const REDOWNLOAD = "delete it and download it again (gemma-agent pull <model>), or pick another file";
 
@@ -38,10 +34,27 @@ function describeNotGguf(head: Buffer): string {
   return "it does not start with the GGUF magic bytes";
 }
 
+/** The first bytes of a file, opened without blocking (a FIFO put in its place after the stat cannot hang us). */
+async function readHead(path: string, size: number): Promise<Buffer> {
+  const head = Buffer.alloc(Math.min(size, 64));
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    throw new ModelLoadError("not_found", `Cannot open ${path} (${error.code ?? error.message}): check its permissions.`, path, { cause: error });
+  });
+  try {
+    await file.read(head, 0, head.length, 0);
+  } finally {
+    await file.close();
+  }
+  return head;
+}
+
 /**
  * Check a model file before llama.cpp sees it, so that every problem becomes a {@link ModelLoadError} with advice
- * instead of an opaque native error: it exists and is a file (`not_found`), starts with the GGUF magic (`not_gguf`),
- * and has a sane header that parses (`corrupt`). {@link checkGgufRunnable} goes on with what needs llama.cpp.
+ * instead of an opaque native error or a crash: it exists and is a regular file (`not_found`; a FIFO or device is
+ * `not_gguf`), starts with the GGUF magic (`not_gguf`), and passes the project's own bounded header reader
+ * ({@link readGgufHeader}: every length, count, type, dimension and tensor extent, `corrupt` naming the field and its
+ * byte offset) before node-llama-cpp's reader, which trusts the header's lengths, opens it.
+ * {@link checkGgufRunnable} goes on with what needs llama.cpp.
  */
 export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   let size: number;
@@ -50,6 +63,7 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
     if (info.isDirectory()) {
       throw new ModelLoadError("not_found", `${path} is a directory, not a model file: pass the path of a .gguf file (or a catalog alias).`, path);
     }
+    if (!info.isFile()) throw new ModelLoadError("not_gguf", `${path} is not a regular file (a FIFO, socket or device): pass the path of a .gguf file.`, path);
     size = info.size;
   } catch (error) {
     if (error instanceof ModelLoadError) throw error;
@@ -60,28 +74,20 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
     throw new ModelLoadError("not_found", `Cannot read ${path} (${code ?? String(error)}): check the path and its permissions.`, path, { cause: error });
   }
 
-  const head = Buffer.alloc(Math.min(size, 64));
-  const file = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
-    throw new ModelLoadError("not_found", `Cannot open ${path} (${error.code ?? error.message}): check its permissions.`, path, { cause: error });
-  });
-  try {
-    await file.read(head, 0, head.length, 0);
-  } finally {
-    await file.close();
-  }
-  if (head.length < 4 || head.toString("latin1", 0, 4) !== "GGUF") {
+  const head = await readHead(path, size);
+  if (!isGgufMagic(head)) {
     throw new ModelLoadError("not_gguf", `${path} is not a GGUF model file: ${describeNotGguf(head)}. gemma-agent runs GGUF files (e.g. gemma-agent pull gemma-4-e2b).`, path);
   }
-  if (size < HEADER_BYTES) throw corrupt(path, `only ${size} bytes, the header alone needs ${HEADER_BYTES}`);
-  const version = head.readUInt32LE(4);
-  if (version < 1 || version > 3) {
-    throw corrupt(path, `GGUF version ${version}; this llama.cpp reads versions 1-3 (a newer file needs a newer gemma-agent)`);
+  let header: GgufHeader;
+  try {
+    header = await readGgufHeader(path);
+  } catch (error) {
+    if (!(error instanceof GgufHeaderError)) throw new ModelLoadError("not_found", `Cannot read ${path} (${(error as Error)?.message ?? String(error)}).`, path, { cause: error });
+    if (error.code === "not_a_file") throw new ModelLoadError("not_gguf", error.message, path, { cause: error });
+    throw corrupt(path, error.message, error);
   }
-  const tensorCount = head.readBigUInt64LE(8);
-  const metadataCount = head.readBigUInt64LE(16);
-  if (tensorCount > BigInt(MAX_TENSORS) || metadataCount > BigInt(MAX_METADATA_ENTRIES) || metadataCount * 12n > BigInt(size)) {
-    throw corrupt(path, `the header declares ${tensorCount} tensors and ${metadataCount} metadata entries`);
-  }
+  if (header.tensorCount === 0) throw corrupt(path, "the file holds no tensors");
+  if (!header.architecture) throw corrupt(path, "the header names no general.architecture");
 
   let fileInfo: GgufFileInfo;
   try {
@@ -89,17 +95,7 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   } catch (error) {
     throw corrupt(path, `its header cannot be read: ${(error as Error)?.message ?? String(error)}`, error);
   }
-  const architecture = fileInfo.metadata?.general?.architecture as string | undefined;
-  if (typeof architecture !== "string" || architecture === "") throw corrupt(path, "the header names no general.architecture");
-  const tensors = fileInfo.tensorInfo ?? [];
-  if (tensors.length === 0) throw corrupt(path, "the file holds no tensors");
-  // node-llama-cpp's reader reads zeros past the end of a file: a cut-off header shows as nameless tensors or data
-  // that would start past the end.
-  if (tensors.some((t) => t.name === "" || t.dimensions.length === 0)) throw corrupt(path, "its header is cut off or garbled");
-  const dataStart = tensors.reduce((min, t) => Math.min(min, Number(t.fileOffset)), Number.POSITIVE_INFINITY);
-  if (!(dataStart <= size)) throw corrupt(path, `its header ends at byte ${dataStart}, past the end of the ${size}-byte file: a truncated download?`);
-
-  return { path, sizeBytes: size, version, architecture, fileInfo };
+  return { path, sizeBytes: size, version: header.version, architecture: header.architecture, fileInfo };
 }
 
 /**

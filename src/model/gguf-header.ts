@@ -1,5 +1,6 @@
 import { CodedError } from "../coded-error.js";
-import { open, type FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import {
   GGUF_MAX_HEADER_BYTES,
   GGUF_MAX_METADATA_ENTRIES,
@@ -7,6 +8,7 @@ import {
   GGUF_READ_CHUNK_BYTES,
 } from "./constants.js";
 import { quantizationName } from "./gguf-file-type.js";
+import { GGML_MAX_DIMS, GGML_MAX_NAME_BYTES, GGUF_DEFAULT_ALIGNMENT, ggmlTypeTraits } from "./ggml-types.js";
 
 /** The four bytes every GGUF file starts with. */
 export const GGUF_MAGIC = Buffer.from("GGUF", "latin1");
@@ -17,7 +19,7 @@ export function isGgufMagic(bytes: Uint8Array): boolean {
 }
 
 /** Why a GGUF header could not be read. */
-export type GgufHeaderErrorCode = "not_gguf" | "truncated" | "unsupported_version" | "corrupt";
+export type GgufHeaderErrorCode = "not_a_file" | "not_gguf" | "truncated" | "unsupported_version" | "corrupt";
 
 /** A file is not a readable GGUF; `message` says what is wrong and where. */
 export class GgufHeaderError extends CodedError<GgufHeaderErrorCode> {
@@ -47,6 +49,12 @@ export interface GgufHeader {
   metadata: Record<string, GgufMetadataValue>;
   /** Bytes of the file the header (magic through metadata, tensor infos excluded) occupies. */
   metadataBytes: number;
+  /** `general.alignment`, or GGUF's default 32. */
+  alignment: number;
+  /** Byte offset where the tensor data starts (after the tensor infos, aligned). */
+  tensorDataOffset: number;
+  /** Bytes of tensor data the tensor infos describe (the end of the last tensor, from tensorDataOffset). */
+  tensorDataBytes: number;
 }
 
 const VALUE_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"] as const;
@@ -57,17 +65,27 @@ const FIXED_SIZES: Partial<Record<GgufValueTypeName, number>> = {
 };
 const MAX_ARRAY_DEPTH = 4;
 
+/** Smallest tensor info: an empty name's length, one dimension, its type and its offset. */
+const MIN_TENSOR_INFO_BYTES = 8 + 4 + 8 + 4 + 8;
+
 /**
- * Reads the header and metadata of a GGUF file without loading the model: bounded (at most
- * `GGUF_MAX_HEADER_BYTES` walked, strings and counts checked against the file size before anything is allocated) and
- * safe on any input. A file that is not a well-formed GGUF rejects with {@link GgufHeaderError}; file-system errors
- * (ENOENT, EISDIR, EACCES) reject as they are.
+ * Reads and validates the header, metadata and tensor infos of a GGUF file without loading the model, so that
+ * nothing else (node-llama-cpp's reader, llama.cpp) ever opens a file this has not checked. Bounded (at most
+ * `GGUF_MAX_HEADER_BYTES` walked; every string, count and array length checked against what the rest of the file can
+ * hold before anything is allocated) and safe on any input: value and tensor types must be known, tensor dimensions
+ * and names sane, tensor data laid out as llama.cpp expects and inside the file. Only a regular file is opened (a
+ * FIFO or device would block or never end), and what was opened is checked again. A file that fails rejects with
+ * {@link GgufHeaderError} naming the field and its byte offset; file-system errors (ENOENT, EACCES) reject as they are.
  */
 export async function readGgufHeader(path: string): Promise<GgufHeader> {
-  const handle = await open(path, "r");
+  const notAFile = () => new GgufHeaderError("not_a_file", `${path} is not a regular file (a directory, FIFO, socket or device): pass a .gguf file`);
+  if (!(await stat(path)).isFile()) throw notAFile();
+  // O_NONBLOCK: should the path become a FIFO after the stat, the open returns instead of waiting for a writer.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const { size } = await handle.stat();
-    return await new HeaderReader(handle, size).read();
+    const info = await handle.stat();
+    if (!info.isFile()) throw notAFile();
+    return await new HeaderReader(handle, info.size).read();
   } finally {
     await handle.close();
   }
@@ -101,6 +119,9 @@ class HeaderReader {
       const key = await this.string("metadata key", 65_535);
       metadata[key] = await this.value(await this.valueType(key), key, 0);
     }
+    const metadataBytes = this.pos;
+    const alignment = this.alignment(metadata["general.alignment"]);
+    const tensors = await this.tensorInfos(tensorCount, alignment);
     const architecture = typeof metadata["general.architecture"] === "string" ? metadata["general.architecture"] : undefined;
     const fileType = numberOf(metadata["general.file_type"]);
     return {
@@ -113,8 +134,81 @@ class HeaderReader {
       quantization: quantizationName(fileType),
       contextLength: architecture === undefined ? undefined : numberOf(metadata[`${architecture}.context_length`]),
       metadata,
-      metadataBytes: this.pos,
+      metadataBytes,
+      alignment,
+      ...tensors,
     };
+  }
+
+  private alignment(value: GgufMetadataValue | undefined): number {
+    if (value === undefined) return GGUF_DEFAULT_ALIGNMENT;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 2 ** 30 || (value & (value - 1)) !== 0) {
+      throw this.corrupt(`general.alignment is ${JSON.stringify(value)}, not a power of two`);
+    }
+    return value;
+  }
+
+  /**
+   * Walks the tensor infos (name, dimensions, type, offset) and checks them as llama.cpp's loader will: unique names
+   * of at most 63 bytes, 1 to 4 dimensions whose element count is exact in the type's blocks, a type llama.cpp reads,
+   * and each tensor's data right after the previous one's (aligned) and inside the file.
+   */
+  private async tensorInfos(count: number, alignment: number): Promise<{ tensorDataOffset: number; tensorDataBytes: number }> {
+    if (count * MIN_TENSOR_INFO_BYTES > this.fileSize - this.pos) {
+      throw this.corrupt(`tensor count is ${count}: ${count} tensor infos need at least ${count * MIN_TENSOR_INFO_BYTES} bytes, the file has ${this.fileSize - this.pos} left`);
+    }
+    const names = new Set<string>();
+    let expectedOffset = 0;
+    let last = "";
+    for (let index = 0; index < count; index++) {
+      const name = await this.string(`name of tensor ${index}`, GGML_MAX_NAME_BYTES);
+      if (name === "" || names.has(name)) throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
+      names.add(name);
+      const dims = await this.u32();
+      if (dims < 1 || dims > GGML_MAX_DIMS) throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
+      const extents: number[] = [];
+      let elements = 1;
+      for (let d = 0; d < dims; d++) {
+        const extent = await this.u64();
+        if (extent === undefined || !Number.isSafeInteger(elements * extent)) throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
+        elements *= extent;
+        extents.push(extent);
+      }
+      const type = await this.u32();
+      const traits = ggmlTypeTraits(type);
+      if (!traits) throw this.corrupt(`tensor ${name} has type ${type}, not a ggml type llama.cpp reads`);
+      if (extents[0] % traits.blockSize !== 0) throw this.corrupt(`tensor ${name} rows of ${extents[0]} are not whole ${traits.name} blocks of ${traits.blockSize}`);
+      const bytes = (elements / traits.blockSize) * traits.typeSize;
+      const offset = await this.u64();
+      if (offset !== expectedOffset) throw this.corrupt(`tensor ${name} data offset is ${offset ?? "above 2^53"}, expected ${expectedOffset} (right after the previous tensor)`);
+      expectedOffset += Math.ceil(bytes / alignment) * alignment;
+      if (!Number.isSafeInteger(expectedOffset) || expectedOffset > this.fileSize) {
+        throw new GgufHeaderError("truncated", `tensor ${name} (${bytes} bytes of ${traits.name}) does not fit in the ${this.fileSize}-byte file: a truncated download?`);
+      }
+      last = name;
+    }
+    const tensorDataOffset = Math.ceil(this.pos / alignment) * alignment;
+    const end = tensorDataOffset + expectedOffset;
+    if (count > 0 && end > this.fileSize) {
+      throw new GgufHeaderError("truncated", `GGUF file truncated: its tensor data (through tensor ${last}) runs to byte ${end} of a ${this.fileSize}-byte file: a truncated download?`);
+    }
+    return { tensorDataOffset, tensorDataBytes: expectedOffset };
+  }
+
+  /** A u32 at the current position. */
+  private async u32(): Promise<number> {
+    await this.need(4);
+    const view = this.bytes(4);
+    this.pos += 4;
+    return this.littleEndian ? view.readUInt32LE(0) : view.readUInt32BE(0);
+  }
+
+  /** A u64 at the current position as a number, or undefined above 2^53 (no file-size bound: see {@link HeaderReader.count}). */
+  private async u64(): Promise<number | undefined> {
+    await this.need(8);
+    const value = safeInteger(this.littleEndian ? this.bytes(8).readBigUInt64LE(0) : this.bytes(8).readBigUInt64BE(0));
+    this.pos += 8;
+    return typeof value === "number" ? value : undefined;
   }
 
   private async readVersion(): Promise<number> {

@@ -1,0 +1,138 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { baseGguf, craftedGgufFiles } from "./crafted-gguf.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "ga-crafted-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Checks every file in one child process (the product's built code), one JSON line each, then its peak RSS. */
+const CHILD = `
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+const { checkGgufFile } = await import(process.env.GA_ROOT + "dist/model/gguf-check.js");
+const dir = process.env.GA_DIR;
+for (const file of readdirSync(dir).sort()) {
+  const start = performance.now();
+  let outcome;
+  try { await checkGgufFile(join(dir, file)); outcome = { ok: true }; }
+  catch (error) { outcome = { ok: false, name: error?.name, code: error?.code, message: String(error?.message).slice(0, 300) }; }
+  console.log(JSON.stringify({ file, ms: performance.now() - start, ...outcome }));
+}
+console.log(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+`;
+
+interface Outcome { file: string; ms: number; ok: boolean; name?: string; code?: string; message?: string }
+
+function checkAll(): Promise<{ outcomes: Outcome[]; maxRssMb: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD], { env: { ...process.env, GA_ROOT: ROOT, GA_DIR: dir }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code, signal) => {
+      const lines = stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      const last = lines.at(-1) ?? {};
+      resolve({ outcomes: lines.filter((l) => "file" in l), maxRssMb: last.maxRssMb ?? NaN, code, signal, stderr });
+    });
+  });
+}
+
+describe("crafted GGUF files (issue 18 §1)", () => {
+  it("every length, count, type, dimension, offset and truncation gives a typed error in under 2 s, under 300 MB, the process alive", async () => {
+    const files = craftedGgufFiles();
+    const names = new Map<string, string>();
+    files.forEach((file, index) => {
+      const name = `${String(index).padStart(4, "0")}.gguf`;
+      names.set(name, file.name);
+      writeFileSync(join(dir, name), file.bytes);
+    });
+    writeFileSync(join(dir, "base.gguf"), baseGguf().bytes);
+    const { outcomes, maxRssMb, code, signal, stderr } = await checkAll();
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    expect(outcomes).toHaveLength(files.length + 1);
+    const base = outcomes.find((o) => o.file === "base.gguf")!;
+    expect(base.ok, base.message).toBe(true);
+    const refused = outcomes.filter((o) => !o.ok);
+    const accepted = outcomes.filter((o) => o.ok && o.file !== "base.gguf").map((o) => names.get(o.file));
+    console.log(`crafted GGUF files: ${files.length} variants, ${refused.length} refused, ${accepted.length} still valid (${accepted.join("; ")}); slowest ${Math.max(...outcomes.map((o) => o.ms)).toFixed(0)} ms; peak RSS ${maxRssMb.toFixed(0)} MB`);
+    for (const outcome of refused) {
+      expect(outcome.name, `${names.get(outcome.file)}: ${outcome.message}`).toBe("ModelLoadError");
+      expect(["corrupt", "not_gguf"], `${names.get(outcome.file)}: ${outcome.message}`).toContain(outcome.code);
+    }
+    for (const outcome of outcomes) expect(outcome.ms, names.get(outcome.file)).toBeLessThan(2000);
+    expect(maxRssMb).toBeLessThan(300);
+    // Every cut is refused, and every length, count, dimension or offset set to a huge value. What stays valid is a
+    // plain value (a context length, a token type), another type or dimension of the same padded size, or a tensor
+    // count that leaves the later tensor infos as data (llama.cpp then reports the missing tensor).
+    for (const name of accepted) {
+      expect(name).not.toMatch(/^cut at/);
+      if (/^(length|inner length|tensor count|metadata entry count|dimension|data offset)/.test(name!)) expect(name).not.toMatch(/= 2\^/);
+    }
+    expect(refused.length).toBeGreaterThan(files.length * 0.8);
+  }, 120_000);
+});
+
+/** Runs the CLI; resolves with its exit code, output and how long it took (killed after 20 s). */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [join(ROOT, "dist/cli/main.js"), ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - start });
+    });
+  });
+}
+
+describe("hostile model files through the CLI (issue 18 §1)", () => {
+  const models = mkdtempSync(join(tmpdir(), "ga-crafted-cli-"));
+  afterAll(() => rmSync(models, { recursive: true, force: true }));
+  const crafted = () => {
+    // the 1 KB file that aborted the process: the first key's length set to 2^31
+    const { bytes, fields } = baseGguf();
+    const key = fields.find((f) => f.name === "length of key general.architecture")!;
+    bytes.writeBigUInt64LE(2n ** 31n, key.offset);
+    const path = join(models, "crafted.gguf");
+    writeFileSync(path, bytes);
+    return path;
+  };
+  const fifo = () => {
+    const path = join(models, "fifo.gguf");
+    execFileSync("mkfifo", [path]);
+    return path;
+  };
+
+  it("ask, inspect and models refuse a crafted header with a line naming the field and offset, exit 2, alive", async () => {
+    const path = crafted();
+    for (const args of [["ask", "hi", "--model", path], ["inspect", "--model", path]]) {
+      const run = await cli(args);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/metadata key is 2147483648, more than the file can hold/);
+      expect(run.stderr).toMatch(/at byte \d+/);
+    }
+    const listed = await cli(["models"], { GEMMA_AGENT_MODELS: models });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout + listed.stderr).toMatch(/crafted\.gguf/);
+  }, 60_000);
+
+  it("a FIFO given as --model is refused at once instead of hanging", async () => {
+    const path = fifo();
+    for (const args of [["ask", "hi", "--model", path], ["inspect", "--model", path]]) {
+      const run = await cli(args);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/not a regular file/);
+      expect(run.ms).toBeLessThan(10_000);
+    }
+  }, 60_000);
+});
