@@ -53,7 +53,7 @@ export interface GgufHeader {
   alignment: number;
   /** Byte offset where the tensor data starts (after the tensor infos, aligned). */
   tensorDataOffset: number;
-  /** Bytes of tensor data the tensor infos describe (the end of the last tensor, from tensorDataOffset). */
+  /** Bytes of tensor data the tensor infos describe: the end of the last tensor (unpadded), from tensorDataOffset. */
   tensorDataBytes: number;
 }
 
@@ -159,6 +159,7 @@ class HeaderReader {
     }
     const names = new Set<string>();
     let expectedOffset = 0;
+    let dataEnd = 0;
     let last = "";
     for (let index = 0; index < count; index++) {
       const name = await this.string(`name of tensor ${index}`, GGML_MAX_NAME_BYTES);
@@ -181,18 +182,18 @@ class HeaderReader {
       const bytes = (elements / traits.blockSize) * traits.typeSize;
       const offset = await this.u64();
       if (offset !== expectedOffset) throw this.corrupt(`tensor ${name} data offset is ${offset ?? "above 2^53"}, expected ${expectedOffset} (right after the previous tensor)`);
-      expectedOffset += Math.ceil(bytes / alignment) * alignment;
-      if (!Number.isSafeInteger(expectedOffset) || expectedOffset > this.fileSize) {
+      dataEnd = offset + bytes;
+      expectedOffset = Math.ceil(dataEnd / alignment) * alignment;
+      if (!Number.isSafeInteger(expectedOffset) || dataEnd > this.fileSize) {
         throw new GgufHeaderError("truncated", `tensor ${name} (${bytes} bytes of ${traits.name}) does not fit in the ${this.fileSize}-byte file: a truncated download?`);
       }
       last = name;
     }
     const tensorDataOffset = Math.ceil(this.pos / alignment) * alignment;
-    const end = tensorDataOffset + expectedOffset;
-    if (count > 0 && end > this.fileSize) {
-      throw new GgufHeaderError("truncated", `GGUF file truncated: its tensor data (through tensor ${last}) runs to byte ${end} of a ${this.fileSize}-byte file: a truncated download?`);
+    if (count > 0 && tensorDataOffset + dataEnd > this.fileSize) {
+      throw new GgufHeaderError("truncated", `GGUF file truncated: its tensor data (through tensor ${last}) runs to byte ${tensorDataOffset + dataEnd} of a ${this.fileSize}-byte file: a truncated download?`);
     }
-    return { tensorDataOffset, tensorDataBytes: expectedOffset };
+    return { tensorDataOffset, tensorDataBytes: dataEnd };
   }
 
   /** A u32 at the current position. */

@@ -4,7 +4,7 @@ import { CATALOG_SIZE_TOLERANCE, DOWNLOAD_WAIT_REPORT_MS, PART_SUFFIX } from "./
 import { hfToken } from "./download-settings.js";
 import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
-import { isGgufMagic } from "./gguf-header.js";
+import { GgufHeaderError, isGgufMagic, readGgufHeader } from "./gguf-header.js";
 import { transferFailureText } from "./network-failure.js";
 import { disk, hashFile, startsWithGguf, write } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
@@ -240,6 +240,26 @@ export class Transfer {
       if (actual !== this.expectedSha256) {
         await reject("hash_mismatch", `${this.pull.fileName} has sha256 ${actual}, expected ${this.expectedSha256}; the file was deleted.`);
       }
+    }
+    await this.verifyHeader(reject);
+  }
+
+  /**
+   * The finished file through the same bounded GGUF reader as every model file: a header whose tensors run past the
+   * end is an incomplete download (kept, to resume); a header that is not valid GGUF, or tensor data followed by
+   * bytes no tensor owns (two writers into one file), is a bad file (deleted).
+   */
+  private async verifyHeader(reject: (code: "size_mismatch" | "bad_source", message: string) => Promise<never>): Promise<void> {
+    try {
+      const header = await readGgufHeader(this.partPath);
+      const end = header.tensorDataOffset + Math.ceil(header.tensorDataBytes / header.alignment) * header.alignment;
+      if (header.tensorCount > 0 && this.received > end) {
+        await reject("size_mismatch", `The download has ${this.received} bytes, but its GGUF header accounts for ${end}: the file is damaged (was it written twice?) and was deleted; pull again.`);
+      }
+    } catch (error) {
+      if (!(error instanceof GgufHeaderError)) throw error;
+      if (error.code === "truncated") throw new DownloadError("network", `The download is incomplete (${error.message}); run the pull again to resume.`);
+      await reject("bad_source", `${this.pull.url} served a damaged GGUF file (${error.message}); it was deleted.`);
     }
   }
 

@@ -8,12 +8,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
+import { gemmaLikeGguf } from "../model-files/gguf-writer.js";
 
 const CLI = resolve("dist/cli/main.js");
 let server: Server;
 let base: string;
 /** A small file that starts like a GGUF (what pull checks before keeping a download). */
-const payload = Buffer.concat([Buffer.from("GGUF"), Buffer.alloc(200_000, 7)]);
+const payload = gemmaLikeGguf({ payloadBytes: 200_000 });
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {

@@ -202,6 +202,25 @@ describe("pullModel refusals", () => {
     expect(existsSync(join(dir, "nothing.gguf.part"))).toBe(false);
   });
 
+  it("a body without Content-Length that ends early is incomplete, not downloaded: kept as .part, and the next pull resumes it", async () => {
+    const dir = freshDir();
+    const cut = await pullError(pullModel(`${server.origin}/short/early.gguf`, { modelsDir: dir }));
+    expect(cut.code).toBe("network");
+    expect(cut.message).toMatch(/incomplete \(tensor payload \(3145851 bytes of I8\) does not fit in the 1048583-byte file.*run the pull again to resume/);
+    expect(existsSync(join(dir, "early.gguf"))).toBe(false);
+    expect(statSync(join(dir, "early.gguf.part")).size).toBe(CUT_AFTER);
+  });
+
+  it("a file with bytes after its last tensor is damaged: deleted, never reported as downloaded", async () => {
+    const dir = freshDir();
+    const bad = await pullError(pullModel(`${server.origin}/longer/twice.gguf`, { modelsDir: dir }));
+    expect(bad.code).toBe("size_mismatch");
+    // the header accounts for the payload tensor and the padding after it, to the next 32 bytes
+    expect(bad.message).toMatch(new RegExp(`has ${PAYLOAD.length + 1000} bytes, but its GGUF header accounts for ${Math.ceil(PAYLOAD.length / 32) * 32}`));
+    expect(existsSync(join(dir, "twice.gguf"))).toBe(false);
+    expect(existsSync(join(dir, "twice.gguf.part"))).toBe(false);
+  });
+
   it("rejects a payload that is not a GGUF (an HTML page) and deletes it", async () => {
     const dir = freshDir();
     const error = await pullError(pullModel(`${server.origin}/html/page.gguf`, { modelsDir: dir }));

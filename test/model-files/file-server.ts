@@ -6,6 +6,8 @@
  *   /cut/…       first request: 200, `cutAfter` bytes, then the socket is destroyed; later requests as /ok/
  *   /slow/…      200 announcing the whole payload, sends `cutAfter` bytes, then nothing (until closed)
  *   /chunked/…   200 without Content-Length (chunked encoding), the whole payload in two writes
+ *   /short/…     200 without Content-Length, `cutAfter` bytes, then a clean end (a server that stops early)
+ *   /longer/…    200, the payload followed by 1,000 bytes no tensor owns (two writers into one file)
  *   /html/…      200 with an HTML page
  *   /silent/…    takes the request and never answers (until closed)
  *   /gated/…     401 without a Bearer token, else as /ok/ (a gated Hugging Face repository; also /gated/<repo>/resolve/…)
@@ -60,6 +62,11 @@ export async function startFileServer(payload: Buffer, cutAfter: number): Promis
       res.write(payload.subarray(0, cutAfter));
       return void setTimeout(() => res.end(payload.subarray(cutAfter)), 20);
     }
+    if (route === "short") {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      return void res.end(payload.subarray(0, cutAfter));
+    }
+    if (route === "longer") return serveWhole(res, Buffer.concat([payload, Buffer.alloc(1000, 1)]));
     if (route === "silent") return; // the connection stays open, and nothing comes back
     if (route === "html") {
       const page = Buffer.from("<!DOCTYPE html><html><body>Sign in to continue</body></html>");

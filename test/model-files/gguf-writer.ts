@@ -17,12 +17,12 @@ export interface GgufSpec {
   metadata: Array<[key: string, value: GgufValue]>;
   /** Default 3. */
   version?: number;
-  /** Declared tensor count (no tensor infos are written). Default 0. */
+  /** Declared tensor count (no tensor infos are written). Default: 1 with a payload (an I8 tensor holding it), else 0. */
   tensorCount?: bigint;
   /** Declared metadata count; default the real one. Lying here makes corrupt files. */
   metadataCount?: bigint;
   bigEndian?: boolean;
-  /** Bytes appended after the header, padded to 32 (stand-in for tensor data, to make files of a given size). */
+  /** Tensor data after the header (aligned to 32): one I8 tensor `payload` of this many elements, to make files of a given size. */
   payload?: Buffer;
 }
 
@@ -69,7 +69,8 @@ export function buildGguf(spec: GgufSpec): Buffer {
   };
 
   u32(spec.version ?? 3);
-  u64(spec.tensorCount ?? 0n);
+  const payloadTensor = spec.payload !== undefined && spec.tensorCount === undefined;
+  u64(spec.tensorCount ?? (payloadTensor ? 1n : 0n));
   u64(spec.metadataCount ?? BigInt(spec.metadata.length));
   for (const [key, value] of spec.metadata) {
     str(key);
@@ -83,6 +84,13 @@ export function buildGguf(spec: GgufSpec): Buffer {
         else scalar(value.itemType, item as number);
       }
     } else scalar(value.type, value.value);
+  }
+  if (payloadTensor) {
+    str("payload");
+    u32(1);
+    u64(BigInt(spec.payload!.length));
+    u32(24); // GGML_TYPE_I8
+    u64(0n);
   }
   const header = Buffer.concat(parts);
   if (!spec.payload) return header;

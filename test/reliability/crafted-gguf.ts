@@ -152,7 +152,8 @@ export function craftedGgufFiles(): CraftedFile[] {
       files.push({ name: `${field.name} = ${label}`, bytes: copy });
     }
   }
-  const cuts = new Set<number>([5, 8, 16, 24, bytes.length - 1, bytes.length - 32]);
+  // the last tensor (68 bytes of Q8_0) is followed by 28 bytes of padding: cut into its data, not the padding
+  const cuts = new Set<number>([5, 8, 16, 24, bytes.length - 29, bytes.length - 60]);
   for (const field of fields) {
     cuts.add(field.offset);
     cuts.add(field.offset + 1);
