@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CALLS_PER_ACTION } from "../defaults.js";
 
 /**
  * The outer shape of an action as the model writes it. Field values are checked loosely here (a number as
@@ -22,6 +23,7 @@ export const actionEnvelopeSchema = z.object({
       { error: "calls must be an array of {skill_name, arguments}" },
     )
     .min(1, { error: "calls must hold at least one call" })
+    .max(MAX_CALLS_PER_ACTION, { error: `calls may hold at most ${MAX_CALLS_PER_ACTION} calls; make the others in the next step` })
     .optional(),
 });
 

@@ -1,4 +1,5 @@
 import { callReferencePattern, MAX_REFERENCEABLE_CALLS } from "../call-reference-pattern.js";
+import { MAX_CALLS_PER_ACTION } from "../defaults.js";
 import type { JsonSchema } from "../model/model-handle.js";
 import type { ThoughtPlacement } from "../prompt/system-prompt.js";
 import type { Registry } from "../skills/registry.js";
@@ -70,6 +71,7 @@ function callsList(registry: Registry, names: readonly string[]): JsonSchema {
   return {
     type: "array",
     minItems: 1,
+    maxItems: MAX_CALLS_PER_ACTION,
     prefixItems: Array.from({ length: MAX_REFERENCEABLE_CALLS + 1 }, (_, k) => item(k)),
     items: item(MAX_REFERENCEABLE_CALLS),
   };

@@ -17,20 +17,37 @@ function candidateText(reply: string): string | undefined {
   return end > start ? reply.slice(start, end + 1) : reply.slice(start);
 }
 
-/** The deepest bracket nesting outside strings, stopping early once past `limit`. */
-function nestingDepth(text: string, limit: number): number {
+/**
+ * The deepest bracket nesting, stopping early once past `limit`: outside strings, or (`strings: "count"`) counting
+ * brackets inside strings too, which a reply with a stray quote cannot fool (`{"x":"a, "y": [[[[…` looks like one
+ * long string to a string-aware scan, and jsonrepair then builds the nesting).
+ */
+function nestingDepth(text: string, limit: number, strings: "skip" | "count" = "skip"): number {
   let depth = 0;
   let max = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
+    if (inString && strings === "skip") {
       if (c === 92 /* \ */) i++;
       else if (c === 34 /* " */) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
       if (++depth > max && (max = depth) > limit) return max;
     } else if (c === 125 || c === 93) depth = Math.max(0, depth - 1);
+  }
+  return max;
+}
+
+/** How deep a parsed value nests (objects and arrays), walked without recursion, stopping early once past `limit`. */
+function valueDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth > max && (max = depth) > limit) return max;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
   return max;
 }
@@ -49,9 +66,10 @@ export function extractJsonObject(reply: string): ExtractResult {
   if (reply.length > MAX_ACTION_CHARS) return { ok: false, detail: `the reply was too long (${reply.length} characters); keep it short` };
   const text = candidateText(reply);
   if (text === undefined) return { ok: false, detail: "no JSON object found" };
-  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    return { ok: false, detail: `the JSON is nested more than ${MAX_JSON_DEPTH} levels deep` };
-  }
+  const tooDeep = { ok: false as const, detail: `the JSON is nested more than ${MAX_JSON_DEPTH} levels deep` };
+  // Brackets inside strings count here at 4x the limit: text that real answers hold passes, a reply that hides its
+  // nesting behind a stray quote does not reach jsonrepair (recursive) or anything after it.
+  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH || nestingDepth(text, 4 * MAX_JSON_DEPTH, "count") > 4 * MAX_JSON_DEPTH) return tooDeep;
   let value: unknown;
   let repaired = false;
   try {
@@ -66,5 +84,6 @@ export function extractJsonObject(reply: string): ExtractResult {
     }
   }
   if (!isPlainObject(value)) return { ok: false, detail: "expected a JSON object" };
+  if (valueDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return tooDeep;
   return { ok: true, value, repaired };
 }
