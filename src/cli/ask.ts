@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
@@ -23,21 +23,46 @@ interface AskOptions extends ModelCommandOptions, LoopCommandOptions {
   allowDir?: string;
   json?: boolean;
   trace?: string;
+  overwriteTrace?: boolean;
   grammar: boolean;
   quiet?: boolean;
   approve?: boolean;
 }
 
-/** Open the trace file now (a bad path fails before the model loads) and return a writer that appends each event. */
-function openTrace(path: string | undefined): ((event: AgentEvent) => void) | undefined {
+/**
+ * Open the trace file now (a bad path fails before the model loads) and return a writer that appends each event and
+ * a close. Only a regular file: a FIFO with no reader would block the run, a device would swallow it. An existing
+ * file is kept unless `overwrite` (a second run must not silently destroy the first one's trace).
+ */
+function openTrace(path: string | undefined, overwrite = false): { write: (event: AgentEvent) => void; close: () => void } | undefined {
   if (!path) return undefined;
+  const notAFile = () => new CliUsageError(`--trace: ${path} is not a regular file (a FIFO, device or folder): give the path of a file`);
+  let fd: number;
   try {
-    writeFileSync(path, "");
+    const existing = statSync(path, { throwIfNoEntry: false });
+    if (existing && !existing.isFile()) throw notAFile();
+    if (existing && !overwrite) throw new CliUsageError(`--trace: ${path} already exists; give a new path, or add --overwrite-trace to replace it`);
+    // O_EXCL: a file that appeared since the stat is not replaced; O_NONBLOCK: a FIFO put there cannot block the open
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (overwrite ? constants.O_TRUNC : constants.O_EXCL);
+    fd = openSync(path, flags, 0o644);
   } catch (error) {
+    if (error instanceof CliUsageError) throw error;
     throw new CliUsageError(`--trace: cannot write ${path}: ${(error as Error).message}`);
   }
-  // one synchronous append per event: the trace is complete up to the last event even when the run is interrupted
-  return (event) => appendFileSync(path, `${JSON.stringify(event)}\n`);
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw notAFile();
+  }
+  let written = 0;
+  return {
+    // one synchronous write per event: the trace is complete up to the last event even when the run is interrupted
+    write: (event) => void (written += writeSync(fd, `${JSON.stringify(event)}\n`)),
+    // a run that never started (the model did not load) leaves no empty file to refuse the next --trace
+    close: () => {
+      closeSync(fd);
+      if (written === 0 && !overwrite) rmSync(path, { force: true });
+    },
+  };
 }
 
 /** The `--json` document. */
@@ -88,7 +113,8 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
     .option("--skills <names>", "only these skills, comma-separated (default: all built-in)", parseListOption)
     .option("--allow-dir <dir>", "let list_files and read_file read this folder (read-only)")
     .option("--json", "print one JSON document (answer, stopReason, iterations, events, stats) on stdout")
-    .option("--trace <file>", "write the run's events to this file as JSON Lines, as they happen")
+    .option("--trace <file>", "write the run's events to this file as JSON Lines, as they happen (a new file)")
+    .option("--overwrite-trace", "let --trace replace a file that exists")
     .option("--no-grammar", "do not constrain replies with the action grammar")
     .option("--approve", "ask before each skill call: y / n / e(dit) (needs a terminal)")
     .option("--quiet", "no progress on stderr")
@@ -99,10 +125,17 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
       if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
       if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
       const registry = selectSkills(options);
-      const writeTrace = openTrace(options.trace);
+      const trace = openTrace(options.trace, options.overwriteTrace);
       const progress = new Progress(io, { quiet: options.quiet });
-      const resolved = await resolveModelForCli(io, options.model, progress);
-      const model = await loadModelForCli(resolved, modelFlags(options), progress);
+      let resolved: Awaited<ReturnType<typeof resolveModelForCli>>;
+      let model: Awaited<ReturnType<typeof loadModelForCli>>;
+      try {
+        resolved = await resolveModelForCli(io, options.model, progress);
+        model = await loadModelForCli(resolved, modelFlags(options), progress);
+      } catch (error) {
+        trace?.close();
+        throw error;
+      }
       try {
         const budgets = budgetsForModel(resolved, model.info.architecture);
         const agent = new Agent({
@@ -124,7 +157,7 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
         let next = await run.next();
         while (!next.done) {
           const event = next.value;
-          writeTrace?.(event);
+          trace?.write(event);
           const line = renderEvent(event);
           if (line) progress.note(line);
           const s = model.stats;
@@ -138,6 +171,7 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
         else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);
         setExitCode(exitCodeFor(state));
       } finally {
+        trace?.close();
         progress.stop();
         await model.dispose();
       }

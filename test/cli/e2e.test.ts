@@ -82,8 +82,12 @@ describe("gemma-agent ask on the fixture model", () => {
     expect(JSON.parse(stdout)).toMatchObject({ answer: null, stopReason: "max_iterations", iterations: 2 });
   });
 
-  it("Ctrl-C aborts the run cleanly: exit 130, and the trace holds every event up to the abort", async () => {
-    const trace = join(work, "interrupted.jsonl");
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)("%s aborts the run cleanly: exit %i, and the trace holds every event up to the abort", async (signal, exitCode) => {
+    const trace = join(work, `interrupted-${signal}.jsonl`);
     let sent = false;
     const { code } = await run(
       ["ask", "Count forever", "--model", fixture, "--max-iterations", "200", "--max-retries", "200", "--max-tokens", "8", "--no-grammar", "--trace", trace],
@@ -91,12 +95,12 @@ describe("gemma-agent ask on the fixture model", () => {
         onStderr: (_text, child) => {
           if (sent || !existsSync(trace) || readFileSync(trace, "utf8").split("\n").length < 3) return;
           sent = true;
-          child.kill("SIGINT");
+          child.kill(signal);
         },
       },
     );
     expect(sent).toBe(true);
-    expect(code).toBe(130);
+    expect(code).toBe(exitCode);
     const events = EventStream.fromJSONL(readFileSync(trace, "utf8")).toArray();
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(events.at(-1)!.type).toBe("aborted");
