@@ -236,6 +236,28 @@ describe("time and size", () => {
   });
 });
 
+describe("safeStringify", () => {
+  it("writes an object shared by two branches in both; only an object that is its own ancestor is [Circular]", async () => {
+    const { safeStringify } = await import("../../src/skills/render-result.js");
+    const shared = { a: 1 };
+    expect(JSON.parse(safeStringify({ x: shared, y: [shared, { z: shared }] }))).toEqual({ x: { a: 1 }, y: [{ a: 1 }, { z: { a: 1 } }] });
+    const loop: Record<string, unknown> = { n: 1 };
+    loop.arr = [loop, { back: loop }];
+    const map = new Map<string, unknown>([["self", undefined]]);
+    map.set("self", map);
+    expect(JSON.parse(safeStringify({ loop, map }))).toEqual({ loop: { n: 1, arr: ["[Circular]", { back: "[Circular]" }] }, map: { self: "[Circular]" } });
+  });
+
+  it("a value whose shared objects double at each of 60 levels is written in bounded time and size", async () => {
+    const { safeStringify } = await import("../../src/skills/render-result.js");
+    let node: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 60; i++) node = { l: node, r: node };
+    const text = safeStringify(node);
+    expect(text.length).toBeLessThan(5_000_000);
+    expect(text).toContain('"[…]"');
+  });
+});
+
 describe("repetition control", () => {
   it("answers an exact repeat of a call that succeeded with the earlier result, whatever the key order, then holds a final round", async () => {
     let runs = 0;

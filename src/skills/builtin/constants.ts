@@ -33,4 +33,10 @@ export const READ_FILE_MAX_BYTES = 3_000;
 
 /** Entries `list_files` shows at most; a huge directory would flood the prompt. */
 export const LIST_FILES_MAX_ENTRIES = 200;
+/**
+ * Characters of entries `list_files` returns at most (3,000), for the reason READ_FILE_MAX_BYTES gives: the listing
+ * stays whole under the dispatcher's 4,000-character cap, so its note says how many entries the model really sees
+ * (200 entries were cut to about 20 by that cap while the note said 200).
+ */
+export const LIST_FILES_MAX_CHARS = 3_000;
 

@@ -3,7 +3,7 @@ import { lstat, open, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineSkill, type Skill } from "../skill.js";
-import { LIST_FILES_MAX_ENTRIES, READ_FILE_MAX_BYTES } from "./constants.js";
+import { LIST_FILES_MAX_CHARS, LIST_FILES_MAX_ENTRIES, READ_FILE_MAX_BYTES } from "./constants.js";
 import { resolveAllowedRoot, resolveConfinedPath, type AllowedRoot } from "./confined-path.js";
 import { FileAccessError } from "./file-access-error.js";
 
@@ -124,17 +124,17 @@ async function listCapped(root: AllowedRoot, requested: string, maxEntries: numb
   found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const entries: FileEntry[] = [];
+  let chars = 0;
   for (const { name, type } of found.slice(0, maxEntries)) {
     signal.throwIfAborted();
-    if (type !== "file") {
-      entries.push({ name, type });
-      continue;
-    }
-    const size = await lstat(path.join(real, name)).then((s) => s.size, () => undefined);
-    entries.push(size === undefined ? { name, type } : { name, type, size });
+    const size = type === "file" ? await lstat(path.join(real, name)).then((s) => s.size, () => undefined) : undefined;
+    const entry: FileEntry = size === undefined ? { name, type } : { name, type, size };
+    chars += JSON.stringify(entry).length + 1;
+    if (chars > LIST_FILES_MAX_CHARS) break;
+    entries.push(entry);
   }
   const listing: FileListing = { path: display, entries };
-  if (found.length > maxEntries || more) {
+  if (found.length > entries.length || more) {
     listing.note = `Showing the first ${entries.length} of ${more ? "more than " : ""}${found.length} entries, by name.`;
   }
   return listing;

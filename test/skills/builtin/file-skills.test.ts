@@ -239,6 +239,18 @@ describe("createFileSkills", () => {
     expect(renderResult(content, 4_000).truncated).toBe(false);
   });
 
+  it("a listing of 300 files stays whole under the dispatcher's 4,000-character result cap, its note counting what is shown", async () => {
+    const crowd = path.join(base, "crowd");
+    await mkdir(crowd);
+    for (let i = 0; i < 300; i++) await writeFile(path.join(crowd, `report-${String(i).padStart(3, "0")}.txt`), "x".repeat(i));
+    const skills = createFileSkills({ allowDir: crowd });
+    const listing = (await skills.listFiles.run({}, ctx)) as FileListing;
+    const { renderResult } = await import("../../../src/skills/render-result.js");
+    expect(renderResult(listing, 4_000).truncated).toBe(false);
+    expect(listing.entries.length).toBeGreaterThan(20);
+    expect(listing.note).toBe(`Showing the first ${listing.entries.length} of 300 entries, by name.`);
+  });
+
   it("read_file requires a path in its schema", () => {
     expect(readFile.parameters.safeParse({}).success).toBe(false);
     expect(readFile.parameters.safeParse({ path: "" }).success).toBe(false);
