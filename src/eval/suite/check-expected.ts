@@ -1,4 +1,5 @@
 import type { SkillCall } from "../../actions/action.js";
+import { SUITE_REGEX_TIMEOUT_MS, testRegexBounded } from "./bounded-regex.js";
 import type { Expected } from "./suite-schema.js";
 
 /** The verdict on one run. `failures` says, one line each, which conditions did not hold. */
@@ -75,7 +76,11 @@ export function checkExpected(expected: Expected, run: { answer: string | undefi
     for (const needle of expected.includes === undefined ? [] : [expected.includes].flat()) {
       if (!answerIncludes(answer, needle)) failures.push(`answer does not include ${JSON.stringify(needle)}`);
     }
-    if (expected.matches !== undefined && !new RegExp(expected.matches, "i").test(answer)) failures.push(`answer does not match /${expected.matches}/i`);
+    if (expected.matches !== undefined) {
+      const matched = testRegexBounded(expected.matches, "i", answer);
+      if (matched === "timeout") failures.push(`the check /${expected.matches}/i timed out after ${SUITE_REGEX_TIMEOUT_MS / 1000} s on this answer (catastrophic backtracking?)`);
+      else if (!matched) failures.push(`answer does not match /${expected.matches}/i`);
+    }
   }
   if (expected.calls) {
     const unused = [...calls];

@@ -1,0 +1,51 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { testRegexBounded } from "../../src/eval/suite/bounded-regex.js";
+import { checkExpected } from "../../src/eval/suite/check-expected.js";
+
+const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "ga-regex-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `^(a+)+$` on forty a's and a b: about 2^40 backtracking steps in JavaScript's RegExp. */
+const CATASTROPHIC = "^(a+)+$";
+const EVIL_ANSWER = `${"a".repeat(40)}b`;
+
+describe("suite regexes under a time limit (issue 18 §5)", () => {
+  it("a catastrophic pattern gives up after its limit; ordinary ones answer as RegExp does, lookbehind included", () => {
+    const start = performance.now();
+    expect(testRegexBounded(CATASTROPHIC, "", EVIL_ANSWER, 300)).toBe("timeout");
+    expect(performance.now() - start).toBeLessThan(5_000);
+    expect(testRegexBounded("(?<![\\d.])42\\b", "i", "it is 42.")).toBe(true);
+    expect(testRegexBounded("(?<![\\d.])42\\b", "i", "it is 142.")).toBe(false);
+    expect(checkExpected({ matches: CATASTROPHIC }, { answer: EVIL_ANSWER, calls: [] }).failures).toEqual([
+      `the check /${CATASTROPHIC}/i timed out after 1 s on this answer (catastrophic backtracking?)`,
+    ]);
+    expect(checkExpected({ matches: "^a+b$" }, { answer: EVIL_ANSWER, calls: [] }).success).toBe(true);
+  });
+
+  it("eval on a suite with such a check finishes and reports the task whose check timed out", () => {
+    const suite = join(dir, "evil.json");
+    writeFileSync(suite, JSON.stringify({
+      name: "evil",
+      tasks: [
+        { id: "evil", query: "Write forty a's and a b.", skills: [], expected: { matches: CATASTROPHIC }, trajectory: [{ answer: EVIL_ANSWER }] },
+        { id: "fine", query: "Say ok.", skills: [], expected: { matches: "^ok$" }, trajectory: [{ answer: "ok" }] },
+      ],
+    }));
+    const out = join(dir, "out");
+    const start = performance.now();
+    const run = spawnSync(process.execPath, [CLI, "eval", suite, "--model", "oracle", "--budgets", "2", "--quiet", "--out", out], { encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(performance.now() - start).toBeLessThan(30_000);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    const byTask = Object.fromEntries(report.runs.map((r: { taskId: string; success: boolean; failures: string[] }) => [r.taskId, r]));
+    expect(byTask.fine.success).toBe(true);
+    expect(byTask.evil.success).toBe(false);
+    expect(byTask.evil.failures[0]).toMatch(/timed out after 1 s/);
+  });
+});
