@@ -1,6 +1,6 @@
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { DownloadError } from "./errors.js";
 import { isGgufMagic } from "./gguf-header.js";
 
@@ -40,4 +40,73 @@ export async function disk<T>(what: string, step: () => Promise<T>): Promise<T> 
     const code = (error as NodeJS.ErrnoException).code;
     throw new DownloadError("disk", `Could not ${what}${code ? ` (${code})` : ""}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** The lock a pull holds on its `.part`: `<file>.part.lock`, holding the puller's pid. */
+export function lockPathOf(partPath: string): string {
+  return `${partPath}.lock`;
+}
+
+/** True when a process with this pid runs (EPERM: it runs as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Takes the lock on a `.part` so that a second pull of the same file refuses instead of writing into it too (two
+ * pulls at once once made a 73.8 MB source a 74.8 MB file). A lock left by a process that no longer runs is taken
+ * over. Returns its release.
+ */
+export async function lockPart(partPath: string, fileName: string): Promise<() => Promise<void>> {
+  const lockPath = lockPathOf(partPath);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, "wx");
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new DownloadError("disk", `Could not create ${lockPath}: ${(error as Error).message}`, { cause: error });
+      }
+      const pid = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+        throw new DownloadError("in_progress", `Another pull of ${fileName} is running (process ${pid}); wait for it to finish, or stop it and pull again.`);
+      }
+      await rm(lockPath, { force: true }); // left by a pull that died: take it over
+    }
+  }
+  throw new DownloadError("in_progress", `Another pull of ${fileName} keeps taking its lock (${lockPath}); try again.`);
+}
+
+/** What identifies the version of the file a `.part` holds: the first response's ETag or Last-Modified. */
+export interface PartValidator {
+  etag?: string;
+  lastModified?: string;
+}
+
+/** `<file>.part.validator`: the validator of the response a `.part` was started from. */
+function validatorPathOf(partPath: string): string {
+  return `${partPath}.validator`;
+}
+
+/** The validator saved with a `.part`, if any. */
+export async function readPartValidator(partPath: string): Promise<PartValidator | undefined> {
+  try {
+    const value = JSON.parse(await readFile(validatorPathOf(partPath), "utf8")) as PartValidator;
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves (or, with `undefined`, removes) the validator of a `.part`. */
+export async function writePartValidator(partPath: string, validator: PartValidator | undefined): Promise<void> {
+  if (!validator || (!validator.etag && !validator.lastModified)) return rm(validatorPathOf(partPath), { force: true });
+  await writeFile(validatorPathOf(partPath), JSON.stringify(validator));
 }

@@ -6,7 +6,7 @@ import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
 import { GgufHeaderError, isGgufMagic, readGgufHeader } from "./gguf-header.js";
 import { transferFailureText } from "./network-failure.js";
-import { disk, hashFile, startsWithGguf, write } from "./part-file.js";
+import { disk, hashFile, lockPart, readPartValidator, startsWithGguf, write, writePartValidator, type PartValidator } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import type { PullSource } from "./pull-source.js";
 
@@ -32,6 +32,8 @@ export class Transfer {
   private received = 0;
   private total: number | undefined;
   private resumed = false;
+  /** The ETag / Last-Modified of the response the `.part` was started from: sent as If-Range when resuming. */
+  private validator: PartValidator | undefined;
 
   constructor(
     private readonly pull: PullSource,
@@ -48,13 +50,15 @@ export class Transfer {
   }
 
   async run(): Promise<PullResult> {
-    await this.preparePart();
-    this.newMeter();
+    const release = await lockPart(this.partPath, this.pull.fileName);
     try {
+      await this.preparePart();
+      this.newMeter();
       return await this.transfer();
     } finally {
       this.stopWaitTicker();
       this.meter?.stop();
+      await release();
     }
   }
 
@@ -74,10 +78,12 @@ export class Transfer {
     if (this.offset > 0) response = await this.reconcileResume(response);
     if (response.status !== 416 || this.offset === 0) {
       this.acceptResponse(response);
+      if (!this.resumed) await this.keepValidator(response);
       await this.receive(response);
     }
     await this.verify();
     await disk(`rename ${this.partPath} to ${this.path}`, () => rename(this.partPath, this.path));
+    await writePartValidator(this.partPath, undefined);
     return {
       path: this.path,
       bytes: this.received,
@@ -94,17 +100,38 @@ export class Transfer {
     if (size === 0) return;
     const tooLarge = this.options.expectedBytes !== undefined && size > this.options.expectedBytes;
     if (size < 4 || tooLarge || !(await startsWithGguf(this.partPath))) {
-      await rm(this.partPath, { force: true });
+      await this.removePart();
       return;
     }
     await hashFile(this.hash, this.partPath);
     this.offset = this.received = size;
+    this.validator = await readPartValidator(this.partPath);
+  }
+
+  /** Deletes the `.part` and its validator. */
+  private async removePart(): Promise<void> {
+    await rm(this.partPath, { force: true });
+    await writePartValidator(this.partPath, undefined);
+  }
+
+  /**
+   * Remembers what identifies this version of the file (a strong ETag, else Last-Modified), so that a resume asks for
+   * the rest of the same version (If-Range): a file changed upstream then comes whole, never spliced onto the old
+   * prefix.
+   */
+  private async keepValidator(response: Response): Promise<void> {
+    const etag = response.headers.get("etag") ?? undefined;
+    const lastModified = response.headers.get("last-modified") ?? undefined;
+    this.validator = { ...(etag && !etag.startsWith("W/") && { etag }), ...(lastModified && { lastModified }) };
+    await disk(`write the validator of ${this.partPath}`, () => writePartValidator(this.partPath, this.validator));
   }
 
   private async request(offset: number): Promise<Response> {
     throwIfAborted(this.options.signal);
     const headers: Record<string, string> = { "accept-encoding": "identity" };
     if (offset > 0) headers.range = `bytes=${offset}-`;
+    const ifRange = this.validator?.etag ?? this.validator?.lastModified;
+    if (offset > 0 && ifRange) headers["if-range"] = ifRange;
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, this.stall.signal]) : this.stall.signal;
     this.phase = "connecting";
@@ -207,7 +234,7 @@ export class Transfer {
       await discard(response);
       if (error instanceof DownloadError && (error.code === "bad_source" || error.code === "size_mismatch")) {
         await handle.close().catch(() => undefined);
-        await rm(this.partPath, { force: true });
+        await this.removePart();
         throw error;
       }
       throw this.failure(error, "transfer");
@@ -229,7 +256,7 @@ export class Transfer {
       );
     }
     const reject = async (code: "size_mismatch" | "hash_mismatch" | "bad_source", message: string): Promise<never> => {
-      await rm(this.partPath, { force: true });
+      await this.removePart();
       throw new DownloadError(code, message);
     };
     if (this.received < 4) await reject("bad_source", `${this.pull.url} sent ${this.received} bytes: not a GGUF file.`);

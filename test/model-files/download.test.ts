@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,8 @@ import { gemmaLikeGguf } from "./gguf-writer.js";
 
 const PAYLOAD = gemmaLikeGguf({ name: "Served Model", payloadBytes: 3 * 1024 * 1024 + 123 });
 const PAYLOAD_SHA = createHash("sha256").update(PAYLOAD).digest("hex");
+/** The file served after it "changed upstream" (/changing/): another model of another size. */
+const CHANGED = gemmaLikeGguf({ name: "Served Model, version 2", payloadBytes: 2 * 1024 * 1024 + 77 });
 const CUT_AFTER = 1024 * 1024 + 7;
 
 let server: FileServer;
@@ -21,7 +23,7 @@ const freshDir = () => join(root, `models-${++dirCount}`);
 const sha256Of = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 beforeAll(async () => {
-  server = await startFileServer(PAYLOAD, CUT_AFTER);
+  server = await startFileServer(PAYLOAD, CUT_AFTER, CHANGED);
   root = mkdtempSync(join(tmpdir(), "gemma-pull-"));
 });
 afterAll(async () => {
@@ -200,6 +202,36 @@ describe("pullModel refusals", () => {
     expect(error.message).toMatch(/HTTP 404.*no such file/);
     expect(existsSync(join(dir, "nothing.gguf"))).toBe(false);
     expect(existsSync(join(dir, "nothing.gguf.part"))).toBe(false);
+  });
+
+  it("a resume after the file changed upstream gets the new file whole (If-Range), never the old prefix spliced onto it", async () => {
+    const dir = freshDir();
+    const url = `${server.origin}/changing/moving.gguf`;
+    expect((await pullError(pullModel(url, { modelsDir: dir }))).code).toBe("network");
+    const result = await pullModel(url, { modelsDir: dir });
+    // the resume asked for the rest of version "v1"; the server had "v2" and sent it whole
+    expect(server.requests[1]).toMatchObject({ range: expect.stringMatching(/^bytes=\d+-$/), ifRange: '"v1"' });
+    expect(result.resumed).toBe(false);
+    expect(sha256Of(result.path)).toBe(createHash("sha256").update(CHANGED).digest("hex"));
+    expect(readdirSync(dir)).toEqual(["moving.gguf"]);
+  });
+
+  it("two pulls of one file at once: the second refuses while the first runs, and the file is whole", async () => {
+    const dir = freshDir();
+    const url = `${server.origin}/trickle/twice.gguf`;
+    const first = pullModel(url, { modelsDir: dir });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await pullError(pullModel(url, { modelsDir: dir }));
+    expect(second.code).toBe("in_progress");
+    expect(second.message).toMatch(new RegExp(`Another pull of twice.gguf is running \\(process ${process.pid}\\)`));
+    const result = await first;
+    expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
+    expect(readdirSync(dir)).toEqual(["twice.gguf"]);
+    // a lock left by a pull that died is taken over
+    writeFileSync(join(dir, "stale.gguf.part.lock"), "999999999");
+    const after = await pullModel(`${server.origin}/ok/stale.gguf`, { modelsDir: dir });
+    expect(sha256Of(after.path)).toBe(PAYLOAD_SHA);
+    expect(readdirSync(dir).sort()).toEqual(["stale.gguf", "twice.gguf"]);
   });
 
   it("a body without Content-Length that ends early is incomplete, not downloaded: kept as .part, and the next pull resumes it", async () => {
