@@ -40,7 +40,7 @@ export async function startFileServer(payload: Buffer, cutAfter: number, changed
   const cutDone = new Set<string>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    requests.push({ path, range: req.headers.range, ...(req.headers["if-range"] && { ifRange: req.headers["if-range"] }), ...(req.headers.authorization && { authorization: req.headers.authorization }) });
+    requests.push({ path, range: req.headers.range, ...(req.headers["if-range"] && { ifRange: String(req.headers["if-range"]) }), ...(req.headers.authorization && { authorization: req.headers.authorization }) });
     const route = path.split("/")[1];
     if (route === "gated") {
       if (/^Bearer .+/.test(req.headers.authorization ?? "")) return serveRange(req, res, payload);

@@ -1,5 +1,5 @@
-import { realpathSync, statSync } from "node:fs";
-import { realpath } from "node:fs/promises";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AllowDirError, FileAccessError } from "./file-access-error.js";
 
@@ -21,6 +21,13 @@ export interface ConfinedPath {
  */
 export function resolveAllowedRoot(allowDir: string): AllowedRoot {
   const given = path.resolve(allowDir);
+  if (!existsSync(OPEN_FILES_DIR)) {
+    throw new AllowDirError(
+      "unsupported_platform",
+      `The file skills need ${OPEN_FILES_DIR} (Linux) to check that what they open is inside ${given}; on this platform a symbolic link swapped in during a read could escape it, so they are off`,
+      given,
+    );
+  }
   let real: string;
   try {
     real = realpathSync(given);
@@ -67,12 +74,41 @@ export async function resolveConfinedPath(root: AllowedRoot, requested: string):
     }
     throw new FileAccessError("not_found", `Cannot access ${JSON.stringify(requested)} (${code ?? "error"})`, { cause });
   }
-  if (!isInside(root.real, real)) {
-    throw new FileAccessError(
-      "symlink_escape",
-      `Refused: ${JSON.stringify(requested)} is a symbolic link (or goes through one) that points outside the allowed directory`,
-    );
-  }
+  if (!isInside(root.real, real)) throw escape(requested);
   const display = path.relative(root.real, real).split(path.sep).join("/") || ".";
   return { real, display };
+}
+
+/** Where Linux shows each open descriptor as a link to the file it holds, whatever happened to its path since. */
+const OPEN_FILES_DIR = "/proc/self/fd";
+
+/**
+ * Opens a checked path and then checks what was opened: the descriptor's own path (from /proc/self/fd) must be inside
+ * the root. The check and the use are the same object, so a directory swapped for a symbolic link between
+ * {@link resolveConfinedPath} and the open cannot lead outside (issue 18 measured 10% of such races won before).
+ * `fdPath` names the opened file through its descriptor, for reading a directory or its entries without a second
+ * walk of the path. The caller closes `handle`.
+ */
+export async function openConfined(root: AllowedRoot, requested: string, real: string, flags: number): Promise<{ handle: FileHandle; fdPath: string }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(real, flags);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw escape(requested);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new FileAccessError("not_found", `No such file or directory: ${JSON.stringify(requested)}; call list_files to see what exists`, { cause });
+    throw new FileAccessError("not_found", `Cannot open ${JSON.stringify(requested)} (${code ?? "error"})`, { cause });
+  }
+  const fdPath = `${OPEN_FILES_DIR}/${handle.fd}`;
+  try {
+    if (!isInside(root.real, await readlink(fdPath))) throw escape(requested);
+    return { handle, fdPath };
+  } catch (error) {
+    await handle.close();
+    throw error instanceof FileAccessError ? error : new FileAccessError("not_found", `Cannot check ${JSON.stringify(requested)}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function escape(requested: string): FileAccessError {
+  return new FileAccessError("symlink_escape", `Refused: ${JSON.stringify(requested)} is a symbolic link (or goes through one) that points outside the allowed directory`);
 }

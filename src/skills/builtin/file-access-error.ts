@@ -1,7 +1,7 @@
 import { CodedError } from "../../coded-error.js";
 
 /** Why `createFileSkills` could not use the allowed directory (a setup problem: the CLI exits 2 on it). */
-export type AllowDirErrorCode = "not_found" | "not_a_directory";
+export type AllowDirErrorCode = "not_found" | "not_a_directory" | "unsupported_platform";
 
 /** `allowDir` does not exist or is not a directory; thrown when the file skills are created, before any run. */
 export class AllowDirError extends CodedError<AllowDirErrorCode> {

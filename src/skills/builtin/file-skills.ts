@@ -1,10 +1,10 @@
 import { constants } from "node:fs";
-import { lstat, open, opendir, stat } from "node:fs/promises";
+import { lstat, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineSkill, type Skill } from "../skill.js";
 import { LIST_FILES_MAX_CHARS, LIST_FILES_MAX_ENTRIES, READ_FILE_MAX_BYTES } from "./constants.js";
-import { resolveAllowedRoot, resolveConfinedPath, type AllowedRoot } from "./confined-path.js";
+import { openConfined, resolveAllowedRoot, resolveConfinedPath, type AllowedRoot } from "./confined-path.js";
 import { FileAccessError } from "./file-access-error.js";
 
 /** Options of `createFileSkills`. */
@@ -44,6 +44,8 @@ export interface FileContent {
 const LIST_SCAN_LIMIT = 10_000;
 /** No symbolic link is followed at open (the checked path has none), and a FIFO cannot block the read. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+/** A directory, not followed if its last component became a link. */
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Length of `bytes` without a UTF-8 sequence cut off at the end (a truncated read may split a character). */
@@ -66,7 +68,7 @@ async function readCapped(root: AllowedRoot, requested: string, cap: number, sig
   if (!info.isFile()) throw new FileAccessError("not_a_file", `${JSON.stringify(requested)} is not a regular file (a device, socket or pipe)`);
 
   signal.throwIfAborted();
-  const handle = await open(real, OPEN_FLAGS);
+  const { handle } = await openConfined(root, requested, real, OPEN_FLAGS);
   let size: number;
   let length = 0;
   const buffer = Buffer.alloc(cap + 1); // one byte more than shown tells whether there is more
@@ -110,9 +112,20 @@ async function listCapped(root: AllowedRoot, requested: string, maxEntries: numb
   if (!(await stat(real)).isDirectory()) {
     throw new FileAccessError("not_a_directory", `${JSON.stringify(requested)} is a file, not a directory; use read_file to read it`);
   }
+  // The directory is opened, checked, and listed through its descriptor: what is listed is what was checked.
+  const { handle, fdPath } = await openConfined(root, requested, real, DIRECTORY_FLAGS);
+  try {
+    return await listOpened(fdPath, display, maxEntries, signal);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The listing of a directory opened and checked by {@link openConfined}, read through its descriptor path. */
+async function listOpened(dir: string, display: string, maxEntries: number, signal: AbortSignal): Promise<FileListing> {
   const found: { name: string; type: FileEntry["type"] }[] = [];
   let more = false;
-  for await (const entry of await opendir(real)) {
+  for await (const entry of await opendir(dir)) {
     signal.throwIfAborted();
     if (found.length === LIST_SCAN_LIMIT) {
       more = true;
@@ -127,7 +140,7 @@ async function listCapped(root: AllowedRoot, requested: string, maxEntries: numb
   let chars = 0;
   for (const { name, type } of found.slice(0, maxEntries)) {
     signal.throwIfAborted();
-    const size = type === "file" ? await lstat(path.join(real, name)).then((s) => s.size, () => undefined) : undefined;
+    const size = type === "file" ? await lstat(path.join(dir, name)).then((s) => s.size, () => undefined) : undefined;
     const entry: FileEntry = size === undefined ? { name, type } : { name, type, size };
     chars += JSON.stringify(entry).length + 1;
     if (chars > LIST_FILES_MAX_CHARS) break;
