@@ -50,10 +50,11 @@ export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;
 /** A skill result enters the prompt capped at 4,000 characters (about 1,000 tokens), with a note that says so. */
 export const DEFAULT_MAX_RESULT_CHARS = 4_000;
 /**
- * Most calls one `calls` action may hold (grammar and parser): two rounds of DEFAULT_MAX_CONCURRENCY. A step that
- * needs more is a runaway; unbounded, one reply of 10,000 calls made a 2.48M-character prompt.
+ * Most calls one `calls` action may hold (grammar and parser): four rounds of DEFAULT_MAX_CONCURRENCY, and room for
+ * calls after the ten a `$ref` can name. A step that needs more is a runaway; unbounded, one reply of 10,000 calls
+ * made a 2.48M-character prompt.
  */
-export const MAX_CALLS_PER_ACTION = 8;
+export const MAX_CALLS_PER_ACTION = 16;
 /** Parallel calls in one action run at most 4 at a time. */
 export const DEFAULT_MAX_CONCURRENCY = 4;
 /** Parallel calls are off by default: small models do better with one call a step. */

@@ -12,7 +12,7 @@ import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../p
 import { Registry } from "../skills/registry.js";
 import { describeThrown } from "../skills/render-result.js";
 import { AgentState } from "./agent-state.js";
-import { buildMessages, countSteps } from "./build-messages.js";
+import { Conversation, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import type { AgentEvent } from "./events.js";
 import { fitContext, type ContextFit } from "./fit-context.js";
@@ -104,6 +104,8 @@ export class Agent {
   readonly registry: Registry;
   readonly options: Readonly<AgentOptions>;
   readonly #system: string;
+  /** Each run's conversation, built up one step at a time (see Conversation). */
+  readonly #conversations = new WeakMap<AgentState, Conversation>();
   readonly #chatFormat: ChatFormat;
   readonly #jsonSchema: JsonSchema | undefined;
   /** The final round's schema: the final answer alone (undefined when the grammar is off). */
@@ -148,7 +150,9 @@ export class Agent {
 
   /** The full prompt of the next step of this run, as the model will see it. */
   renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
-    return this.#chatFormat.render(buildMessages(this.#system, state.query, state.stream.toArray(), state.depth, options));
+    let conversation = this.#conversations.get(state);
+    if (!conversation) this.#conversations.set(state, (conversation = new Conversation(this.#system, state.query, state.depth)));
+    return this.#chatFormat.render(conversation.add(state.stream.toArray()).messages(options.droppedSteps));
   }
 
   /**

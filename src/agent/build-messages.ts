@@ -21,15 +21,6 @@ export function finalRoundText(): string {
   return promptText("final-round");
 }
 
-/** How many of the oldest steps the prompt leaves out: the newest `context-trimmed` event of this conversation says. */
-function droppedSteps(events: readonly AgentEvent[], depth: number): number {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event.type === "context-trimmed" && (event.depth ?? 0) === depth) return event.droppedSteps;
-  }
-  return 0;
-}
-
 /**
  * The conversation of a run so far: the system prompt, the query, then for each step the model's reply as it wrote
  * it and, as the next user turn, what came of it (results, errors, feedback, a final-round note). Built only from the
@@ -39,48 +30,93 @@ function droppedSteps(events: readonly AgentEvent[], depth: number): number {
  * conversation this is) are not part of it.
  */
 export function buildMessages(system: string, query: string, events: readonly AgentEvent[], depth = 0, options: { droppedSteps?: number } = {}): ChatMessage[] {
-  const drop = options.droppedSteps ?? droppedSteps(events, depth);
-  const question = drop > 0 ? `${query}\n\n${renderPrompt("context-trimmed", { count: drop })}` : query;
-  const messages: ChatMessage[] = [{ role: "system", content: system }, { role: "user", content: question }];
-  let feedback: string[] = [];
-  let steps = 0;
-  const shown = () => steps === 0 || steps > drop;
-  const flush = () => {
-    if (feedback.length && shown()) messages.push({ role: "user", content: feedback.join("\n\n") });
-    feedback = [];
-  };
-  const reply = (raw: string) => {
-    flush();
-    steps++;
-    if (shown()) messages.push({ role: "model", content: replyText(raw) });
-  };
-  for (const event of events) {
-    if ((event.depth ?? 0) !== depth) continue;
+  return new Conversation(system, query, depth).add(events).messages(options.droppedSteps);
+}
+
+/** A message of the conversation, tagged with the step it belongs to (0: before the first reply, always shown). */
+interface TaggedMessage {
+  step: number;
+  message: ChatMessage;
+}
+
+/**
+ * {@link buildMessages}, kept up to date one event at a time: a run's agent adds each step's new events and renders
+ * from what it already built, so a long run costs time and memory linear in its text, not in its steps squared
+ * (issue 18: 2,000 scripted steps took 11 s, most of it rebuilding every message every step).
+ */
+export class Conversation {
+  readonly #turns: TaggedMessage[] = [];
+  #feedback: string[] = [];
+  #steps = 0;
+  #dropped = 0;
+  #consumed = 0;
+
+  constructor(
+    private readonly system: string,
+    private readonly query: string,
+    private readonly depth = 0,
+  ) {}
+
+  /** Takes in the events of `events` past those already taken in: pass the run's whole list, in order, each time. */
+  add(events: readonly AgentEvent[]): this {
+    for (; this.#consumed < events.length; this.#consumed++) this.#take(events[this.#consumed]);
+    return this;
+  }
+
+  /** Events taken in so far. */
+  get consumed(): number {
+    return this.#consumed;
+  }
+
+  /** The messages, leaving out the `droppedSteps` oldest steps (default: as the newest `context-trimmed` event says). */
+  messages(droppedSteps = this.#dropped): ChatMessage[] {
+    const question = droppedSteps > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: droppedSteps })}` : this.query;
+    const shown = (step: number) => step === 0 || step > droppedSteps;
+    const messages: ChatMessage[] = [{ role: "system", content: this.system }, { role: "user", content: question }];
+    for (const turn of this.#turns) if (shown(turn.step)) messages.push(turn.message);
+    if (this.#feedback.length && shown(this.#steps)) messages.push({ role: "user", content: this.#feedback.join("\n\n") });
+    return messages;
+  }
+
+  #flush(): void {
+    if (this.#feedback.length) this.#turns.push({ step: this.#steps, message: { role: "user", content: this.#feedback.join("\n\n") } });
+    this.#feedback = [];
+  }
+
+  #reply(raw: string): void {
+    this.#flush();
+    this.#steps++;
+    this.#turns.push({ step: this.#steps, message: { role: "model", content: replyText(raw) } });
+  }
+
+  #take(event: AgentEvent): void {
+    if ((event.depth ?? 0) !== this.depth) return;
     switch (event.type) {
       case "call-skill":
         if (event.callIndex !== undefined) break; // part of a call-skills reply, already shown
       // falls through
       case "call-skills":
       case "final-answer":
-        reply(event.raw);
+        this.#reply(event.raw);
         break;
       case "validation-error":
-        reply(event.raw);
-        feedback.push(event.feedback);
+        this.#reply(event.raw);
+        this.#feedback.push(event.feedback);
         break;
       case "observation":
       case "tool-error":
-        feedback.push(observationText(event));
+        this.#feedback.push(observationText(event));
         break;
       case "final-round":
-        feedback.push(finalRoundText());
+        this.#feedback.push(finalRoundText());
+        break;
+      case "context-trimmed":
+        this.#dropped = event.droppedSteps;
         break;
       default:
         break;
     }
   }
-  flush();
-  return messages;
 }
 
 /** Model replies (steps) of this conversation so far: what `droppedSteps` counts. */

@@ -45,8 +45,19 @@ function renderTurns(
   close: string,
 ): string {
   let out = "";
-  for (const m of messages) out += open(m.role) + neutralizeControlText(m.content) + close;
+  for (const m of messages) out += open(m.role) + neutralized(m) + close;
   return addGenerationPrompt ? out + open("model") : out;
+}
+
+/** Each message's text with control strings broken, computed once per message object (a run renders its history every step). */
+const NEUTRALIZED = new WeakMap<ChatMessage, { content: string; text: string }>();
+
+function neutralized(message: ChatMessage): string {
+  const cached = NEUTRALIZED.get(message);
+  if (cached?.content === message.content) return cached.text;
+  const text = neutralizeControlText(message.content);
+  NEUTRALIZED.set(message, { content: message.content, text });
+  return text;
 }
 
 /**
