@@ -4,7 +4,7 @@ import { Agent } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentState } from "../agent/agent-state.js";
 import { EXIT, CliUsageError, hint, type CliIO } from "./cli-io.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 import { budgetsForModel, loadModelForCli, resolveModelForCli, type CliModel } from "./model-setup.js";
 import { parseIntegerOption, parseListOption } from "./parse-options.js";
 import { Progress } from "./progress.js";

@@ -5,7 +5,7 @@ import { catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec } f
 import { catalogDownloadStatus, modelsDir, modelsDirs } from "../model/models-dir.js";
 import { EXIT, hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 
 /** One line of the doctor's report. */
 interface Check {

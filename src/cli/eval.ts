@@ -10,7 +10,7 @@ import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { gpuOption } from "./model-options.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 
 interface EvalCommandOptions extends LoopCommandOptions {
   model: string[];

@@ -14,7 +14,7 @@ import { hint, type CliIO } from "./cli-io.js";
 import { countTokens } from "./inspect-tokens.js";
 import { budgetsForModel, scriptedReplies, SCRIPT_PREFIX } from "./model-setup.js";
 import { parseListOption } from "./parse-options.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 import { selectSkills } from "./skill-selection.js";
 
 /** A handle that is never called: inspect renders prompts without running the model. */

@@ -3,7 +3,7 @@ import { loadCatalog } from "../model/catalog.js";
 import { catalogDownloadStatus, listLocalModels, modelsDir, modelsDirs, type LocalModel } from "../model/models-dir.js";
 import { hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatTable } from "./format.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 
 /** The note column of a local file: unusable, the catalog file it is, or what it is named like but is not. */
 function note(model: LocalModel): string {

@@ -9,9 +9,9 @@ import pullCommand from "./pull.js";
 import inspectCommand from "./inspect.js";
 import doctorCommand from "./doctor.js";
 import evalCommand from "./eval.js";
+import type { CommandFactory } from "./command.js";
 
-/** What each command file exports: a function that adds its command to the program. */
-export type CommandFactory = (io: CliIO, setExitCode: (code: number) => void) => Command;
+export type { CommandFactory } from "./command.js";
 
 /** The commands, in help order. Each lives in its own file under src/cli/. */
 const COMMANDS: CommandFactory[] = [askCommand, modelsCommand, pullCommand, inspectCommand, doctorCommand, evalCommand];

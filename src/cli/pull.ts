@@ -4,7 +4,7 @@ import { modelsDir } from "../model/models-dir.js";
 import { hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
 import { describePull } from "./model-setup.js";
-import type { CommandFactory } from "./program.js";
+import type { CommandFactory } from "./command.js";
 import { Progress } from "./progress.js";
 
 const pullCommand: CommandFactory = (io: CliIO) =>
