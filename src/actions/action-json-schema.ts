@@ -1,7 +1,7 @@
 import { callReferencePattern, MAX_REFERENCEABLE_CALLS } from "../call-reference-pattern.js";
 import { MAX_CALLS_PER_ACTION } from "../defaults.js";
-import type { JsonSchema } from "../model/model-handle.js";
-import type { ThoughtPlacement } from "../prompt/system-prompt.js";
+import type { JsonSchema } from "../json-schema.js";
+import type { ThoughtPlacement } from "./action.js";
 import type { Registry } from "../skills/registry.js";
 
 

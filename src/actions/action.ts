@@ -25,11 +25,9 @@ export interface FinalAnswerAction {
   ignoredCall?: { skillName: string };
 }
 
-/** One call inside a parallel-calls action. */
-export interface SkillCall {
-  skillName: string;
-  arguments: Record<string, unknown>;
-}
+/** One call inside a parallel-calls action (defined with the skills, which run it). */
+export type { SkillCall } from "../skills/skill-call.js";
+import type { SkillCall } from "../skills/skill-call.js";
 
 /** Several calls in one reply (only when the agent allows parallel calls). */
 export interface CallSkillsAction {
@@ -57,3 +55,6 @@ export interface ValidationErrorObservation {
 export type Action = CallSkillAction | CallSkillsAction | FinalAnswerAction;
 /** Exactly one of these comes out of parsing a reply. */
 export type ParsedReply = Action | ValidationErrorObservation;
+
+/** Where an action's `thought` goes: before the call or answer (reason, then act), after it, or nowhere. */
+export type ThoughtPlacement = "first" | "last" | "none";

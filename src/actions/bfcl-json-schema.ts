@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../model/model-handle.js";
+import type { JsonSchema } from "../json-schema.js";
 
 /** BFCL's Python-flavoured type names and the JSON Schema types they mean. `any` has no type: any value. */
 const PYTHON_TYPES: Readonly<Record<string, string | null>> = Object.freeze({

@@ -1,4 +1,4 @@
-import { renderPrompt } from "../prompt/prompt-texts.js";
+import { renderPrompt } from "../prompt-texts.js";
 import type { SkillCall } from "./action.js";
 
 /** A parsed `{"$ref": "calls[N].result..."}`: the call it points at and the path inside that call's result. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Registry } from "../skills/registry.js";
-import { renderPrompt } from "../prompt/prompt-texts.js";
+import { renderPrompt } from "../prompt-texts.js";
 import type { ParsedReply, SkillCall, ValidationErrorObservation, ValidationErrorType } from "./action.js";
 import { actionEnvelopeSchema } from "./action-envelope.js";
 import { extractJsonObject } from "./extract-json.js";

@@ -1,6 +1,6 @@
 import { MAX_REPLY_CHARS_IN_PROMPT } from "../defaults.js";
 import type { ChatMessage } from "../prompt/chat-format.js";
-import { promptText, renderPrompt } from "../prompt/prompt-texts.js";
+import { promptText, renderPrompt } from "../prompt-texts.js";
 import type { AgentEvent, ObservationEvent, ToolErrorEvent } from "./events.js";
 
 /** A reply shown back to the model, capped so a runaway generation cannot fill the context. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/action.js";
 import { callDependencies, resolveReferences } from "../actions/call-references.js";
 import { DEFAULT_MAX_CONCURRENCY } from "../defaults.js";
-import { renderPrompt, promptText } from "../prompt/prompt-texts.js";
+import { renderPrompt, promptText } from "../prompt-texts.js";
 import { runSkill, type CallOutcome } from "../skills/execute-call.js";
 import type { ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";

@@ -1,5 +1,5 @@
 import type { Action, ValidationErrorObservation } from "../actions/action.js";
-import { renderPrompt } from "../prompt/prompt-texts.js";
+import { renderPrompt } from "../prompt-texts.js";
 import { describeThrown } from "../skills/render-result.js";
 import type { AgentState } from "./agent-state.js";
 

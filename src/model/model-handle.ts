@@ -1,7 +1,9 @@
 import type { ChatFormat } from "../prompt/chat-format.js";
 
 /** A JSON Schema object (draft 2020-12 subset) used to constrain a model's output. */
-export type JsonSchema = { [key: string]: unknown };
+import type { JsonSchema } from "../json-schema.js";
+
+export type { JsonSchema };
 
 /** Options for one {@link ModelHandle.generate} call. */
 export interface GenerateOptions {

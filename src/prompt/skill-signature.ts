@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../model/model-handle.js";
+import type { JsonSchema } from "../json-schema.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

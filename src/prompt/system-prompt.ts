@@ -1,5 +1,6 @@
+import type { ThoughtPlacement } from "../actions/action.js";
 import type { Registry } from "../skills/registry.js";
-import { promptText, renderPrompt } from "./prompt-texts.js";
+import { promptText, renderPrompt } from "../prompt-texts.js";
 import { skillSignature } from "./skill-signature.js";
 
 /**
@@ -9,8 +10,7 @@ import { skillSignature } from "./skill-signature.js";
  */
 export type PromptStyle = "full" | "compact";
 
-/** Where an action's `thought` goes: before the call or answer (reason, then act), after it, or nowhere. */
-export type ThoughtPlacement = "first" | "last" | "none";
+export type { ThoughtPlacement };
 
 /** What the system prompt is made of. */
 export interface SystemPromptOptions {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
-import type { SkillCall } from "../actions/action.js";
+import type { SkillCall } from "./skill-call.js";
 import type { Registry } from "./registry.js";
 import type { Skill, SkillRunState } from "./skill.js";
 import { capText, describeThrown, renderResult } from "./render-result.js";

@@ -1,4 +1,4 @@
-import type { SkillCall } from "../actions/action.js";
+import type { SkillCall } from "./skill-call.js";
 import type { SkillRunState } from "./skill.js";
 
 /** What the approval hook decides for one call. */

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../model/model-handle.js";
+import type { JsonSchema } from "../json-schema.js";
 import { skillJsonSchema, type Skill } from "./skill.js";
 
 /**

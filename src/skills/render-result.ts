@@ -1,4 +1,4 @@
-import { renderPrompt } from "../prompt/prompt-texts.js";
+import { renderPrompt } from "../prompt-texts.js";
 
 /** Most objects and arrays {@link safeStringify} writes out. */
 const SAFE_STRINGIFY_MAX_OBJECTS = 100_000;

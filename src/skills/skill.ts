@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { JsonSchema } from "../model/model-handle.js";
+import type { JsonSchema } from "../json-schema.js";
 
 /** What a skill's `run` receives besides its arguments. */
 export interface SkillContext {

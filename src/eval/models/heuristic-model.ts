@@ -1,6 +1,6 @@
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { gemma3ChatFormat, gemma4ChatFormat } from "../../prompt/chat-format.js";
-import { renderPrompt } from "../../prompt/prompt-texts.js";
+import { renderPrompt } from "../../prompt-texts.js";
 import { abortError } from "../../abort.js";
 
 /** A lookup skill the planner may use: its name, the argument that takes the key, and the keys its table holds. */
