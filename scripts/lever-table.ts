@@ -37,7 +37,7 @@ for (const suite of [...new Set(rows.map((r) => r.suite))].sort()) {
   const budgets = [...new Set(chosen.flatMap((r) => r.report.budgets))].sort((a, b) => a - b);
   const tasks = chosen[0].report.tasks;
   const from = chosen[0].report.sampledFrom;
-  out.push(`### ${suite} (first ${tasks}${from ? ` of ${from}` : ""} tasks)`, "");
+  out.push(`### ${suite} (${from ? `first ${tasks} of ${from}` : `all ${tasks}`} tasks)`, "");
   out.push(`| model | lever | ${budgets.map((b) => `budget ${b}`).join(" | ")} | gen. tokens / call (median) | model errors | repeated calls | wall s |`);
   out.push(`| --- | --- | ${budgets.map(() => "---").join(" | ")} | --- | --- | --- | --- |`);
   for (const { model, lever, report } of chosen) {
