@@ -152,7 +152,7 @@ export class Agent {
   renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
     let conversation = this.#conversations.get(state);
     if (!conversation) this.#conversations.set(state, (conversation = new Conversation(this.#system, state.query, state.depth)));
-    return this.#chatFormat.render(conversation.add(state.stream.toArray()).messages(options.droppedSteps));
+    return conversation.add(state.stream.toArray()).render(this.#chatFormat, options.droppedSteps);
   }
 
   /**

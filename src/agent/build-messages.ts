@@ -1,5 +1,5 @@
 import { MAX_REPLY_CHARS_IN_PROMPT } from "../defaults.js";
-import type { ChatMessage } from "../prompt/chat-format.js";
+import type { ChatFormat, ChatMessage } from "../prompt/chat-format.js";
 import { promptText, renderPrompt } from "../prompt-texts.js";
 import type { AgentEvent, ObservationEvent, ToolErrorEvent } from "./events.js";
 
@@ -50,6 +50,8 @@ export class Conversation {
   #steps = 0;
   #dropped = 0;
   #consumed = 0;
+  /** The rendered text of the system prompt, the question and the settled turns, for one dropped-steps count. */
+  #rendered: { drop: number; text: string; turns: number } | undefined;
 
   constructor(
     private readonly system: string,
@@ -61,6 +63,30 @@ export class Conversation {
   add(events: readonly AgentEvent[]): this {
     for (; this.#consumed < events.length; this.#consumed++) this.#take(events[this.#consumed]);
     return this;
+  }
+
+  /**
+   * The conversation rendered by `format`, leaving out the `droppedSteps` oldest steps (default: as the newest
+   * `context-trimmed` event says). With a format that renders continuations, the text of the settled turns is kept
+   * and only new turns are rendered each step; another format renders all messages.
+   */
+  render(format: ChatFormat, droppedSteps = this.#dropped): string {
+    if (!format.renderContinuation) return format.render(this.messages(droppedSteps));
+    let rendered = this.#rendered?.drop === droppedSteps ? this.#rendered : undefined;
+    if (!rendered) {
+      rendered = { drop: droppedSteps, text: format.render(this.messages(droppedSteps).slice(0, 2), { addGenerationPrompt: false }), turns: 0 };
+      // keep the run's own rendering; one with another count (fitting the context measures some) is made apart
+      if (droppedSteps === this.#dropped) this.#rendered = rendered;
+    }
+    const shown = (step: number) => step === 0 || step > droppedSteps;
+    const fresh: ChatMessage[] = [];
+    for (; rendered.turns < this.#turns.length; rendered.turns++) {
+      const turn = this.#turns[rendered.turns];
+      if (shown(turn.step)) fresh.push(turn.message);
+    }
+    if (fresh.length) rendered.text += format.renderContinuation(fresh, { addGenerationPrompt: false });
+    const pending: ChatMessage[] = this.#feedback.length && shown(this.#steps) ? [{ role: "user", content: this.#feedback.join("\n\n") }] : [];
+    return rendered.text + format.renderContinuation(pending);
   }
 
   /** Events taken in so far. */

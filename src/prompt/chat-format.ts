@@ -18,6 +18,12 @@ export interface ChatFormat {
   readonly endOfTurn: string;
   /** Render the conversation; with `addGenerationPrompt` (default true) the text ends where the model writes next. */
   render(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): string;
+  /**
+   * Optional: render user and model turns as they continue a conversation, so that `render(a.concat(b))` equals
+   * `render(a, { addGenerationPrompt: false }) + renderContinuation(b)` for any `a` and any `b` without system
+   * messages. A format that has it lets a long run render its prompt incrementally.
+   */
+  renderContinuation?(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): string;
 }
 
 /** Zero-width space: inserted after the `<` of a control-token look-alike, so it tokenizes as plain text. */
@@ -79,9 +85,16 @@ export const gemma3ChatFormat: ChatFormat = {
       } else merged.push(m);
     }
     if (pendingSystem !== undefined) merged.push({ role: "user", content: pendingSystem });
-    return "<bos>" + renderTurns(merged, addGenerationPrompt, (role) => `<start_of_turn>${role === "model" ? "model" : "user"}\n`, "<end_of_turn>\n");
+    return "<bos>" + renderTurns(merged, addGenerationPrompt, gemma3Open, "<end_of_turn>\n");
+  },
+  renderContinuation(messages, { addGenerationPrompt = true } = {}) {
+    return renderTurns(messages, addGenerationPrompt, gemma3Open, "<end_of_turn>\n");
   },
 };
+
+function gemma3Open(role: ChatMessage["role"]): string {
+  return `<start_of_turn>${role === "model" ? "model" : "user"}\n`;
+}
 
 /**
  * Gemma 4 turns: `<|turn>system ... <turn|>`, with a real system role. Reasoning (the `<|think|>` switch in the system
@@ -92,9 +105,16 @@ export const gemma4ChatFormat: ChatFormat = {
   controlStrings: ["<bos>", "<eos>", "<pad>", "<|turn>", "<turn|>", "<|think|>", "<|channel>", "<channel|>", "<|tool>", "<tool|>", "<|tool_call>", "<tool_call|>", "<|tool_response>", "<tool_response|>", '<|"|>'],
   endOfTurn: "<turn|>",
   render(messages, { addGenerationPrompt = true } = {}) {
-    return "<bos>" + renderTurns(messages, addGenerationPrompt, (role) => `<|turn>${role}\n`, "<turn|>\n");
+    return "<bos>" + renderTurns(messages, addGenerationPrompt, gemma4Open, "<turn|>\n");
+  },
+  renderContinuation(messages, { addGenerationPrompt = true } = {}) {
+    return renderTurns(messages, addGenerationPrompt, gemma4Open, "<turn|>\n");
   },
 };
+
+function gemma4Open(role: ChatMessage["role"]): string {
+  return `<|turn>${role}\n`;
+}
 
 /** The chat formats this package renders itself, by GGUF architecture. Others fall back to the model's own template. */
 export function chatFormatForArchitecture(architecture: string): ChatFormat | undefined {

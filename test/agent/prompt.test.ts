@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
+import { buildMessages, Conversation } from "../../src/agent/build-messages.js";
 import { gemma3ChatFormat, gemma4ChatFormat, neutralizeControlText } from "../../src/prompt/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { answer, call, mathRegistry } from "../helpers/skills.js";
@@ -18,6 +19,23 @@ describe("the prompt", () => {
         expect(prompts[k].startsWith(prompts[k - 1])).toBe(true);
         // what the model wrote is in the history verbatim, right after the previous prompt
         expect(prompts[k].slice(prompts[k - 1].length).startsWith(script[k - 1].replace("<end_of_turn>", "<\u200bend_of_turn>"))).toBe(true);
+      }
+    });
+  }
+
+  for (const chatFormat of [gemma3ChatFormat, gemma4ChatFormat]) {
+    it(`renders a run incrementally exactly as a full render of its messages, step by step, trims included (${chatFormat.name})`, async () => {
+      const model = new ScriptedModel(script, { chatFormat });
+      const state = await new Agent({ model, registry: mathRegistry() }).run("What is 1+2?");
+      const events = state.stream.toArray();
+      // a context-trimmed event in the middle, as fitting the context emits one
+      events.splice(5, 0, { type: "context-trimmed", droppedSteps: 2, promptTokensBefore: 900, promptTokensAfter: 500, contextSize: 1024, replyTokens: 256, step: 3, at: 0 });
+      const conversation = new Conversation("SYSTEM", "What is 1+2?");
+      for (let n = 0; n <= events.length; n++) {
+        const prefix = events.slice(0, n);
+        conversation.add(prefix);
+        expect(conversation.render(chatFormat), `after ${n} events`).toBe(chatFormat.render(buildMessages("SYSTEM", "What is 1+2?", prefix)));
+        for (const drop of [0, 1, 3]) expect(conversation.render(chatFormat, drop)).toBe(chatFormat.render(buildMessages("SYSTEM", "What is 1+2?", prefix, 0, { droppedSteps: drop })));
       }
     });
   }
