@@ -30,7 +30,15 @@ import { benchRegistry, grammarTokenCounts, kvReuseAgentRun, kvReuseChatSession 
 import { commandLine, parseBenchArgs, type BenchOptions } from "./lib/bench-options.js";
 import { renderMarkdown, type BenchMeta, type ModelReport } from "./lib/bench-report.js";
 import { ratios, round, spread } from "./lib/bench-stats.js";
-import { agentOneStep, agentTaskRun, chatSessionOneCall, taskAgent, TASK_QUESTION, type OneCallSample, type RunSample } from "./lib/bench-task.js";
+import {
+  agentOneStep,
+  agentTaskRun,
+  chatSessionOneCall,
+  taskAgent,
+  TASK_QUESTION,
+  type OneCallSample,
+  type RunSample,
+} from "./lib/bench-task.js";
 import { handleDecode, handlePrefill, prefillPrompt, rawDecode, rawPrefill } from "./lib/bench-throughput.js";
 import { FIXTURE_VERSION } from "./lib/fixture-model.js";
 import { FIXTURE_MODEL_PATH, makeFixtureModel } from "./make-fixture-model.js";
@@ -79,34 +87,77 @@ async function pair<A, B>(forward: boolean, first: () => Promise<A>, second: () 
   return [await first(), b];
 }
 
-async function oneRound(handle: LlamaModelHandle, r: number, inputs: { prefill: { text: string; tokens: ReturnType<LlamaModelHandle["tokenize"]> }; story: string }, options: BenchOptions): Promise<RoundSample> {
+async function oneRound(
+  handle: LlamaModelHandle,
+  r: number,
+  inputs: { prefill: { text: string; tokens: ReturnType<LlamaModelHandle["tokenize"]> }; story: string },
+  options: BenchOptions,
+): Promise<RoundSample> {
   const forward = r % 2 === 0;
   const storyTokens = handle.tokenize(inputs.story);
   const actionSchema = buildActionJsonSchema(benchRegistry());
-  const [prefillRaw, prefillHandle] = await pair(forward, () => rawPrefill(handle, inputs.prefill.tokens), () => handlePrefill(handle, inputs.prefill.text));
+  const [prefillRaw, prefillHandle] = await pair(
+    forward,
+    () => rawPrefill(handle, inputs.prefill.tokens),
+    () => handlePrefill(handle, inputs.prefill.text),
+  );
   const decode = [
     () => rawDecode(handle, storyTokens, options.tokens),
     () => handleDecode(handle, inputs.story, { maxTokens: options.tokens }),
-    () => handleDecode(handle, inputs.story, { maxTokens: Math.max(8, Math.floor(options.tokens / 2)), jsonSchema: actionSchema }),
+    () =>
+      handleDecode(handle, inputs.story, {
+        maxTokens: Math.max(8, Math.floor(options.tokens / 2)),
+        jsonSchema: actionSchema,
+      }),
   ];
   const results: Array<{ tokensPerSecond: number; generatedTokens: number }> = [];
   for (const k of forward ? [0, 1, 2] : [2, 1, 0]) results[k] = await decode[k]();
   const [a, b, c] = results;
   const agent = taskAgent(handle, options.taskMaxTokens);
-  const [step, session] = await pair(forward, () => agentOneStep(handle, agent), () => chatSessionOneCall(handle, options.taskMaxTokens));
+  const [step, session] = await pair(
+    forward,
+    () => agentOneStep(handle, agent),
+    () => chatSessionOneCall(handle, options.taskMaxTokens),
+  );
   const run = await agentTaskRun(handle, options.taskMaxTokens, options.agentSteps, options.calculatorFirst);
-  return { prefillRaw, prefillHandle, a: a.tokensPerSecond, b: b.tokensPerSecond, bTokens: b.generatedTokens, c: c.tokensPerSecond, cTokens: c.generatedTokens, step, session, run };
+  return {
+    prefillRaw,
+    prefillHandle,
+    a: a.tokensPerSecond,
+    b: b.tokensPerSecond,
+    bTokens: b.generatedTokens,
+    c: c.tokensPerSecond,
+    cTokens: c.generatedTokens,
+    step,
+    session,
+    run,
+  };
 }
 
 const count = (xs: boolean[]) => `${xs.filter(Boolean).length}/${xs.length}`;
 
 function oneCallSide(samples: OneCallSample[]) {
   return {
-    wallMs: spread(samples.map((s) => s.wallMs), 1),
-    toCallMs: spread(samples.map((s) => s.toCallMs), 1),
-    tokensToCall: spread(samples.map((s) => s.tokensToCall), 1),
-    generatedTokens: spread(samples.map((s) => s.generatedTokens), 1),
-    evaluatedTokens: spread(samples.map((s) => s.evaluatedTokens), 1),
+    wallMs: spread(
+      samples.map((s) => s.wallMs),
+      1,
+    ),
+    toCallMs: spread(
+      samples.map((s) => s.toCallMs),
+      1,
+    ),
+    tokensToCall: spread(
+      samples.map((s) => s.tokensToCall),
+      1,
+    ),
+    generatedTokens: spread(
+      samples.map((s) => s.generatedTokens),
+      1,
+    ),
+    evaluatedTokens: spread(
+      samples.map((s) => s.evaluatedTokens),
+      1,
+    ),
     validCalls: count(samples.map((s) => s.valid)),
     correctCalls: count(samples.map((s) => s.correct)),
     ...(samples[0].call && { firstCall: samples[0].call }),
@@ -121,15 +172,23 @@ function agentRunSummary(runs: RunSample[], options: BenchOptions) {
     const first = here[0];
     return {
       step: k + 1,
-      wallMs: spread(here.map((s) => s.wallMs), 1),
-      modelMs: spread(here.map((s) => s.modelMs), 1),
+      wallMs: spread(
+        here.map((s) => s.wallMs),
+        1,
+      ),
+      modelMs: spread(
+        here.map((s) => s.modelMs),
+        1,
+      ),
       promptTokens: first.promptTokens,
       evaluatedPromptTokens: first.evaluatedPromptTokens,
       generatedTokens: first.generatedTokens,
       parsed: first.parsed,
       outcome: first.outcome,
       raw: first.raw,
-      sameInEveryRound: here.length === runs.length && here.every((s) => s.outcome === first.outcome && s.generatedTokens === first.generatedTokens),
+      sameInEveryRound:
+        here.length === runs.length &&
+        here.every((s) => s.outcome === first.outcome && s.generatedTokens === first.generatedTokens),
     };
   });
   const allSteps = runs.flatMap((x) => x.steps);
@@ -139,10 +198,22 @@ function agentRunSummary(runs: RunSample[], options: BenchOptions) {
     calculatorFirst: options.calculatorFirst,
     maxIterations: options.agentSteps,
     maxTokens: options.taskMaxTokens,
-    stepWallMs: spread(runs.map((x) => x.wallMs / Math.max(1, x.steps.length)), 1),
-    generatedTokensPerStep: spread(runs.map((x) => x.steps.reduce((s, y) => s + y.generatedTokens, 0) / Math.max(1, x.steps.length)), 1),
-    runWallMs: spread(runs.map((x) => x.wallMs), 1),
-    steps: spread(runs.map((x) => x.steps.length), 1),
+    stepWallMs: spread(
+      runs.map((x) => x.wallMs / Math.max(1, x.steps.length)),
+      1,
+    ),
+    generatedTokensPerStep: spread(
+      runs.map((x) => x.steps.reduce((s, y) => s + y.generatedTokens, 0) / Math.max(1, x.steps.length)),
+      1,
+    ),
+    runWallMs: spread(
+      runs.map((x) => x.wallMs),
+      1,
+    ),
+    steps: spread(
+      runs.map((x) => x.steps.length),
+      1,
+    ),
     parsedSteps: count(allSteps.map((s) => s.parsed)),
     stopReasons: runs.map((x) => x.stopReason ?? "none"),
     ...(runs[0].answer !== undefined && { answer: runs[0].answer }),
@@ -152,10 +223,18 @@ function agentRunSummary(runs: RunSample[], options: BenchOptions) {
 
 async function benchModel(path: string, options: BenchOptions) {
   log(`loading ${path}`);
-  const handle = await loadModel({ model: path, gpu: false, contextSize: options.contextSize, ...(options.threads !== undefined && { threads: options.threads }) });
+  const handle = await loadModel({
+    model: path,
+    gpu: false,
+    contextSize: options.contextSize,
+    ...(options.threads !== undefined && { threads: options.threads }),
+  });
   try {
     const prefill = prefillPrompt(handle, options.prefillTokens);
-    const story = handle.chatFormat.render([{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: "Write a long story about a lighthouse keeper." }]);
+    const story = handle.chatFormat.render([
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "Write a long story about a lighthouse keeper." },
+    ]);
     log(`warm-up (grammars compiled, chat wrapper resolved); prefill prompt ${prefill.tokens.length} tokens`);
     await handle.generate(story, { maxTokens: 1, jsonSchema: buildActionJsonSchema(benchRegistry()) });
     await agentOneStep(handle, taskAgent(handle, 1));
@@ -221,14 +300,43 @@ async function benchModel(path: string, options: BenchOptions) {
         chatWrapper: warm.chatWrapper,
         agentStep: oneCallSide(steps),
         chatSession: { ...oneCallSide(sessions), stopReasons: sessions.map((s) => s.stopReason ?? "none") },
-        stepOverSessionWall: spread(ratios(steps.map((s) => s.wallMs), sessions.map((s) => s.wallMs))),
-        stepOverSessionToCall: spread(ratios(steps.map((s) => s.toCallMs), sessions.map((s) => s.toCallMs))),
-        stepOverSessionGeneratedTokens: spread(ratios(steps.map((s) => s.generatedTokens), sessions.map((s) => s.generatedTokens))),
+        stepOverSessionWall: spread(
+          ratios(
+            steps.map((s) => s.wallMs),
+            sessions.map((s) => s.wallMs),
+          ),
+        ),
+        stepOverSessionToCall: spread(
+          ratios(
+            steps.map((s) => s.toCallMs),
+            sessions.map((s) => s.toCallMs),
+          ),
+        ),
+        stepOverSessionGeneratedTokens: spread(
+          ratios(
+            steps.map((s) => s.generatedTokens),
+            sessions.map((s) => s.generatedTokens),
+          ),
+        ),
         perRound: steps.map((s, r) => ({ agentStep: s, chatSession: sessions[r] })),
       },
       d_agent: kvAgent.result,
       e_llamaChatSession: kvSession,
-      perRound: samples.map((s) => ({ prefillRaw: round(s.prefillRaw, 1), prefillHandle: round(s.prefillHandle, 1), a: round(s.a, 1), b: round(s.b, 1), bTokens: s.bTokens, c: round(s.c, 1), cTokens: s.cTokens, runSteps: s.run.steps.map((x) => ({ wallMs: round(x.wallMs, 1), modelMs: round(x.modelMs, 1), generatedTokens: x.generatedTokens, parsed: x.parsed })) })),
+      perRound: samples.map((s) => ({
+        prefillRaw: round(s.prefillRaw, 1),
+        prefillHandle: round(s.prefillHandle, 1),
+        a: round(s.a, 1),
+        b: round(s.b, 1),
+        bTokens: s.bTokens,
+        c: round(s.c, 1),
+        cTokens: s.cTokens,
+        runSteps: s.run.steps.map((x) => ({
+          wallMs: round(x.wallMs, 1),
+          modelMs: round(x.modelMs, 1),
+          generatedTokens: x.generatedTokens,
+          parsed: x.parsed,
+        })),
+      })),
       targets: { b_over_a: ">= 0.9", d_evaluatedOverNew: "<= 1.1" },
     };
   } finally {
@@ -238,7 +346,8 @@ async function benchModel(path: string, options: BenchOptions) {
 
 function nodeLlamaCppVersion(): string {
   try {
-    return JSON.parse(readFileSync(new URL("../node_modules/node-llama-cpp/package.json", import.meta.url), "utf8")).version;
+    return JSON.parse(readFileSync(new URL("../node_modules/node-llama-cpp/package.json", import.meta.url), "utf8"))
+      .version;
   } catch {
     return "unknown";
   }

@@ -19,17 +19,32 @@ import { Registry } from "../src/skills/registry.js";
 import type { PromptStyle } from "../src/prompt/system-prompt.js";
 import { ratios, spread } from "./lib/bench-stats.js";
 
-const { values } = parseArgs({ options: { model: { type: "string" }, rounds: { type: "string", default: "5" }, threads: { type: "string" }, out: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    model: { type: "string" },
+    rounds: { type: "string", default: "5" },
+    threads: { type: "string" },
+    out: { type: "string" },
+  },
+});
 if (!values.model) {
   process.stderr.write("bench-prompt-style: --model <gguf> is needed\n");
   process.exit(2);
 }
 const rounds = Number(values.rounds);
-const model = await loadModel({ model: values.model, gpu: false, contextSize: 4096, ...(values.threads && { threads: Number(values.threads) }) });
+const model = await loadModel({
+  model: values.model,
+  gpu: false,
+  contextSize: 4096,
+  ...(values.threads && { threads: Number(values.threads) }),
+});
 const registry = new Registry([calculatorSkill, datetimeSkill, convertUnitsSkill]);
 const query = "What is 17% of 2,340?";
 const styles: PromptStyle[] = ["full", "compact"];
-const measured: Record<PromptStyle, { tokens: number[]; ttftMs: number[] }> = { full: { tokens: [], ttftMs: [] }, compact: { tokens: [], ttftMs: [] } };
+const measured: Record<PromptStyle, { tokens: number[]; ttftMs: number[] }> = {
+  full: { tokens: [], ttftMs: [] },
+  compact: { tokens: [], ttftMs: [] },
+};
 for (let round = 0; round < rounds; round++) {
   for (const style of round % 2 === 0 ? styles : [...styles].reverse()) {
     const agent = new Agent({ model, registry, promptStyle: style });
@@ -39,7 +54,9 @@ for (let round = 0; round < rounds; round++) {
     const stats = model.stats;
     measured[style].tokens.push(stats.promptTokens);
     measured[style].ttftMs.push(stats.timeToFirstTokenMs);
-    process.stderr.write(`round ${round + 1} ${style}: ${stats.promptTokens} tokens (${stats.evaluatedPromptTokens} evaluated), first token after ${stats.timeToFirstTokenMs.toFixed(0)} ms\n`);
+    process.stderr.write(
+      `round ${round + 1} ${style}: ${stats.promptTokens} tokens (${stats.evaluatedPromptTokens} evaluated), first token after ${stats.timeToFirstTokenMs.toFixed(0)} ms\n`,
+    );
   }
 }
 const result = {
@@ -50,7 +67,10 @@ const result = {
   query,
   full: { promptTokens: measured.full.tokens[0], timeToFirstTokenMs: spread(measured.full.ttftMs, 0) },
   compact: { promptTokens: measured.compact.tokens[0], timeToFirstTokenMs: spread(measured.compact.ttftMs, 0) },
-  compactOverFull: { promptTokens: measured.compact.tokens[0] / measured.full.tokens[0], timeToFirstToken: spread(ratios(measured.compact.ttftMs, measured.full.ttftMs), 2) },
+  compactOverFull: {
+    promptTokens: measured.compact.tokens[0] / measured.full.tokens[0],
+    timeToFirstToken: spread(ratios(measured.compact.ttftMs, measured.full.ttftMs), 2),
+  },
 };
 await model.dispose();
 const text = `${JSON.stringify(result, null, 2)}\n`;

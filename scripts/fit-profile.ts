@@ -30,8 +30,8 @@ export function fitProfileCommand(argv: readonly string[]): FittedProfile {
     if (!name || name.startsWith("--")) throw new EvalSetupError("model_spec", `--name needs a value; ${USAGE}`);
     args.splice(at, 2);
   }
-  if (args.length !== 1 || args[0]!.startsWith("--")) throw new EvalSetupError("model_spec", USAGE);
-  const profile = fitProfileFromReport(args[0]!, name !== undefined ? { name } : {});
+  if (args.length !== 1 || args[0].startsWith("--")) throw new EvalSetupError("model_spec", USAGE);
+  const profile = fitProfileFromReport(args[0], name !== undefined ? { name } : {});
   parseProfileFile(profile, "the fitted profile");
   return profile;
 }

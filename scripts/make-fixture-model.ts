@@ -14,7 +14,13 @@ import { fixtureGgufFile } from "./lib/fixture-model.js";
 import { writeGgufFile } from "./lib/gguf-writer.js";
 
 /** Where the fixture lives (git-ignored; tests build it on first use through test/helpers/fixture-model.ts). */
-export const FIXTURE_MODEL_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "..", "models", "fixtures", "tiny-gemma3.gguf");
+export const FIXTURE_MODEL_PATH = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "models",
+  "fixtures",
+  "tiny-gemma3.gguf",
+);
 
 /** Build the fixture model at `path` (default {@link FIXTURE_MODEL_PATH}); returns the path. */
 export function makeFixtureModel(path: string = FIXTURE_MODEL_PATH): string {

@@ -54,13 +54,30 @@ function loadTasks(options: PeerOptions): LoadedTasks {
   const { source } = options;
   if (source.kind === "suite") {
     const suite = loadSuite(source.path);
-    return { kind: "suite", title: suite.name, shortName: suite.name, source: resolve(source.path), all: suiteTasks(suite) };
+    return {
+      kind: "suite",
+      title: suite.name,
+      shortName: suite.name,
+      source: resolve(source.path),
+      all: suiteTasks(suite),
+    };
   }
   const loaded = loadBfclCategory(source.dir, source.category);
   const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(loaded);
   return {
-    kind: "bfcl", title: `BFCL ${loaded.name}`, shortName: `bfcl-${loaded.name}`, source: resolve(loaded.questionsPath), all: tasks,
-    bfcl: { category: loaded.name, checkKind, questions: loaded.questions.length, scored: tasks.length, inconsistencies, unconvertible },
+    kind: "bfcl",
+    title: `BFCL ${loaded.name}`,
+    shortName: `bfcl-${loaded.name}`,
+    source: resolve(loaded.questionsPath),
+    all: tasks,
+    bfcl: {
+      category: loaded.name,
+      checkKind,
+      questions: loaded.questions.length,
+      scored: tasks.length,
+      inconsistencies,
+      unconvertible,
+    },
   };
 }
 
@@ -124,7 +141,9 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`cannot load ${options.model}: ${(error as Error).message.split("\n")[0]}`);
   }
-  log(`${modelName}: ${sample.length} task(s) of ${loaded.all.length} (${loaded.title}), budgets ${budgets.join(",")}, threads ${options.threads}, context ${context.contextSize}`);
+  log(
+    `${modelName}: ${sample.length} task(s) of ${loaded.all.length} (${loaded.title}), budgets ${budgets.join(",")}, threads ${options.threads}, context ${context.contextSize}`,
+  );
 
   const startedAt = new Date();
   const started = performance.now();
@@ -139,27 +158,45 @@ async function main(): Promise<void> {
       if (interrupted) break;
       const run = await runPeerTask(task, budget, seed, { sequence, modelName, maxTokensPerCall: options.maxTokens });
       if (!described) {
-        log(`chat wrapper ${run.chatWrapper}; parallel function calls ${run.parallelFunctionCalls ? "supported" : "not supported"}`);
+        log(
+          `chat wrapper ${run.chatWrapper}; parallel function calls ${run.parallelFunctionCalls ? "supported" : "not supported"}`,
+        );
         described = true;
       }
       run.droppedKeywords.forEach((k) => dropped.add(k));
       runs.push(run.record);
       const r = run.record;
       const calls = run.calls.map((c) => `${c.skillName}(${JSON.stringify(c.arguments)})`).join(" ");
-      log(`budget ${budget} ${task.id}: ${r.success ? "ok" : "FAIL"} (${r.stopReason}, ${r.iterations} model call(s), ${r.generatedTokens} tokens, ${Math.round(r.wallMs)} ms)${calls ? ` ${clip(calls, 160)}` : ""}${r.success ? "" : ` | ${r.failures[0] ?? ""}`}`);
+      log(
+        `budget ${budget} ${task.id}: ${r.success ? "ok" : "FAIL"} (${r.stopReason}, ${r.iterations} model call(s), ${r.generatedTokens} tokens, ${Math.round(r.wallMs)} ms)${calls ? ` ${clip(calls, 160)}` : ""}${r.success ? "" : ` | ${r.failures[0] ?? ""}`}`,
+      );
     }
   }
   process.removeListener("SIGINT", stop);
-  if (dropped.size > 0) log(`JSON Schema keywords node-llama-cpp cannot carry, left to the handler's zod check: ${[...dropped].join(", ")}`);
+  if (dropped.size > 0)
+    log(
+      `JSON Schema keywords node-llama-cpp cannot carry, left to the handler's zod check: ${[...dropped].join(", ")}`,
+    );
 
   const report = buildReport({
-    kind: loaded.kind, title: loaded.title, source: loaded.source, models: [modelName], budgets, seeds: [seed], tasks: sample.length,
+    kind: loaded.kind,
+    title: loaded.title,
+    source: loaded.source,
+    models: [modelName],
+    budgets,
+    seeds: [seed],
+    tasks: sample.length,
     ...(sample.length < loaded.all.length && { sampledFrom: loaded.all.length }),
     // Our action grammar is not used: the session constrains only the function calls' parameters.
     grammar: false,
-    runs, interrupted, ...(loaded.bfcl && { bfcl: loaded.bfcl }), startedAt, wallMs: performance.now() - started,
+    runs,
+    interrupted,
+    ...(loaded.bfcl && { bfcl: loaded.bfcl }),
+    startedAt,
+    wallMs: performance.now() - started,
   });
-  const out = options.out ?? join("out", "peer-eval", basename(options.model).replace(/\.gguf$/i, ""), loaded.shortName);
+  const out =
+    options.out ?? join("out", "peer-eval", basename(options.model).replace(/\.gguf$/i, ""), loaded.shortName);
   const paths = writeReport(report, out);
   await context.dispose();
   await model.dispose();

@@ -35,10 +35,23 @@ const fixed = (value: number | undefined, digits: number) => (value === undefine
 /** One table row per report. */
 export function resultsTable(dir: string): string {
   const budgets = new Set<number>();
-  const reports = reportsUnder(dir).map((path) => ({ path, report: JSON.parse(readFileSync(path, "utf8")) as EvalReport }));
+  const reports = reportsUnder(dir).map((path) => ({
+    path,
+    report: JSON.parse(readFileSync(path, "utf8")) as EvalReport,
+  }));
   for (const { report } of reports) report.budgets.forEach((b) => budgets.add(b));
   const columns = [...budgets].sort((a, b) => a - b);
-  const header = ["model", "suite", "grammar", "tasks", ...columns.map((b) => `budget ${b}`), "median calls", "median gen tokens", "median s / task", "report"];
+  const header = [
+    "model",
+    "suite",
+    "grammar",
+    "tasks",
+    ...columns.map((b) => `budget ${b}`),
+    "median calls",
+    "median gen tokens",
+    "median s / task",
+    "report",
+  ];
   const rows = reports.map(({ path, report }) => {
     const model = report.models[0];
     const suite = report.bfcl ? `BFCL ${report.bfcl.category}` : report.title;
@@ -52,14 +65,24 @@ export function resultsTable(dir: string): string {
     const of = report.sampledFrom ?? report.tasks;
     const tasks = `${ran === of ? ran : `${ran} of ${of}`}${report.interrupted ? " (interrupted)" : ""}`;
     return [
-      model, suite, report.grammar === false ? "off" : "on", tasks, ...cells,
+      model,
+      suite,
+      !report.grammar ? "off" : "on",
+      tasks,
+      ...cells,
       fixed(median(real.map((r) => r.iterations)), 1),
       fixed(median(real.flatMap((r) => (r.generatedTokens === null ? [] : [r.generatedTokens]))), 0),
       fixed(median(real.map((r) => r.wallMs / 1000)), 1),
       `[report](${relative(join(dir, ".."), path).replace(/report\.json$/, "report.md")})`,
     ];
   });
-  return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n") + "\n";
+  return (
+    [
+      `| ${header.join(" | ")} |`,
+      `| ${header.map(() => "---").join(" | ")} |`,
+      ...rows.map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n") + "\n"
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

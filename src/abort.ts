@@ -1,7 +1,9 @@
 /** An Error named "AbortError", as fetch and node-llama-cpp throw on abort. */
 export function abortError(reason?: unknown): Error {
   if (reason instanceof Error && reason.name === "AbortError") return reason;
-  const error = new Error(reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "The operation was aborted");
+  const error = new Error(
+    reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "The operation was aborted",
+  );
   error.name = "AbortError";
   return error;
 }

@@ -12,12 +12,16 @@ export const MAX_REFERENCE_PATH_SEGMENTS = 4;
 export const MAX_REFERENCE_KEY_LENGTH = 32;
 
 const PATH = String.raw`(?:\.[A-Za-z_$][\w$-]*|\[\d+\])*`;
-const FAMILY = new RegExp(String.raw`^\^calls\\\[\[0-([0-9])\]\\\]\\\.result` + PATH.replace(/[\\[\](){}.*+?^$|]/g, "\\$&") + String.raw`\$$`);
+const FAMILY = new RegExp(
+  String.raw`^\^calls\\\[\[0-([0-9])\]\\\]\\\.result` + PATH.replace(/[\\[\](){}.*+?^$|]/g, "\\$&") + String.raw`\$$`,
+);
 
 /** The pattern of a reference that may name any of the first `earlierCalls` calls (1..MAX_REFERENCEABLE_CALLS). */
 export function callReferencePattern(earlierCalls: number): string {
   if (!Number.isInteger(earlierCalls) || earlierCalls < 1 || earlierCalls > MAX_REFERENCEABLE_CALLS) {
-    throw new RangeError(`callReferencePattern: earlierCalls must be 1..${MAX_REFERENCEABLE_CALLS} (got ${earlierCalls})`);
+    throw new RangeError(
+      `callReferencePattern: earlierCalls must be 1..${MAX_REFERENCEABLE_CALLS} (got ${earlierCalls})`,
+    );
   }
   return String.raw`^calls\[[0-${earlierCalls - 1}]\]\.result${PATH}$`;
 }

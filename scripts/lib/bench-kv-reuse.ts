@@ -18,18 +18,41 @@ const noop = () => "ok";
 /** The three skills of the throughput and KV-reuse figures (their action grammar is what (c) measures). */
 export function benchRegistry(): Registry {
   return new Registry([
-    defineSkill({ name: "weather", description: "Current weather in a city.", parameters: z.object({ city: z.string().min(1), unit: z.enum(["celsius", "fahrenheit"]).optional() }), run: () => ({ city: "Paris", celsius: 21, sky: "clear" }) }),
-    defineSkill({ name: "add", description: "Add two numbers.", parameters: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b }),
-    defineSkill({ name: "search", description: "Search notes.", parameters: z.object({ query: z.string().min(1), limit: z.int().min(1).max(10).optional() }), run: noop }),
+    defineSkill({
+      name: "weather",
+      description: "Current weather in a city.",
+      parameters: z.object({ city: z.string().min(1), unit: z.enum(["celsius", "fahrenheit"]).optional() }),
+      run: () => ({ city: "Paris", celsius: 21, sky: "clear" }),
+    }),
+    defineSkill({
+      name: "add",
+      description: "Add two numbers.",
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      run: ({ a, b }) => a + b,
+    }),
+    defineSkill({
+      name: "search",
+      description: "Search notes.",
+      parameters: z.object({ query: z.string().min(1), limit: z.int().min(1).max(10).optional() }),
+      run: noop,
+    }),
   ]);
 }
 
 /** Tokens of sample actions written compactly vs as node-llama-cpp's JSON-schema grammar writes them. */
 export function grammarTokenCounts(handle: LlamaModelHandle) {
   const actions = [
-    { thought: "I need the weather in Paris first.", skill_name: "weather", arguments: { city: "Paris", unit: "celsius" } },
+    {
+      thought: "I need the weather in Paris first.",
+      skill_name: "weather",
+      arguments: { city: "Paris", unit: "celsius" },
+    },
     { thought: "Add the two totals.", skill_name: "add", arguments: { a: 1250.5, b: 87 } },
-    { thought: "Search my notes for the meeting.", skill_name: "search", arguments: { query: "meeting with Ana", limit: 3 } },
+    {
+      thought: "Search my notes for the meeting.",
+      skill_name: "search",
+      arguments: { query: "meeting with Ana", limit: 3 },
+    },
     { thought: "The result answers the question.", final_answer: "It is 21 °C and clear in Paris." },
   ];
   const count = (text: string) => handle.tokenize(text).length;
@@ -37,7 +60,13 @@ export function grammarTokenCounts(handle: LlamaModelHandle) {
   const compact = actions.map((a) => count(JSON.stringify(a)));
   const pretty = actions.map((a) => count(`${JSON.stringify(a, null, 4).replace(/":(?=\S)/g, '": ')}\n\n\n\n`));
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-  return { compact, pretty, compactTotal: sum(compact), prettyTotal: sum(pretty), prettyOverCompact: round(sum(pretty) / sum(compact)) };
+  return {
+    compact,
+    pretty,
+    compactTotal: sum(compact),
+    prettyTotal: sum(pretty),
+    prettyOverCompact: round(sum(pretty) / sum(compact)),
+  };
 }
 
 interface StepRecord {
@@ -53,7 +82,8 @@ function newTokens(handle: LlamaModelHandle, steps: StepRecord[], k: number): { 
   const step = steps[k];
   if (k === 0) return { count: step.promptTokens, appendOnly: true };
   const held = steps[k - 1].prompt + steps[k - 1].reply;
-  if (step.prompt.startsWith(held)) return { count: handle.tokenize(step.prompt.slice(held.length)).length, appendOnly: true };
+  if (step.prompt.startsWith(held))
+    return { count: handle.tokenize(step.prompt.slice(held.length)).length, appendOnly: true };
   const a = handle.tokenize(step.prompt);
   const b = handle.tokenize(held);
   let common = 0;
@@ -66,7 +96,10 @@ export async function kvReuseAgentRun(handle: LlamaModelHandle, maxTokens: numbe
   const records: StepRecord[] = [];
   let lastMessages: ChatMessage[] = [];
   const format = handle.chatFormat;
-  const recordingFormat: ChatFormat = { ...format, render: (messages, opts) => ((lastMessages = messages.map((m) => ({ ...m }))), format.render(messages, opts)) };
+  const recordingFormat: ChatFormat = {
+    ...format,
+    render: (messages, opts) => ((lastMessages = messages.map((m) => ({ ...m }))), format.render(messages, opts)),
+  };
   const recording: ModelHandle = {
     chatFormat: recordingFormat,
     info: handle.info,
@@ -76,18 +109,41 @@ export async function kvReuseAgentRun(handle: LlamaModelHandle, maxTokens: numbe
     async generate(prompt, generateOptions) {
       const reply = await handle.generate(prompt, generateOptions);
       const stats = handle.stats;
-      records.push({ prompt, reply, promptTokens: stats.promptTokens, evaluatedPromptTokens: stats.evaluatedPromptTokens, messages: lastMessages });
+      records.push({
+        prompt,
+        reply,
+        promptTokens: stats.promptTokens,
+        evaluatedPromptTokens: stats.evaluatedPromptTokens,
+        messages: lastMessages,
+      });
       return reply;
     },
   };
   // Random weights would answer at once or never; this keeps the conversation going for `steps` model calls.
-  const keepGoing: Validator = { name: "bench_keep_going", check: (action) => (action.type === "final-answer" ? { ok: false, feedback: "Use a skill first." } : { ok: true }) };
-  const agent = new Agent({ model: recording, registry: benchRegistry(), chatFormat: recordingFormat, maxTokens, temperature: 0, validators: [keepGoing] });
+  const keepGoing: Validator = {
+    name: "bench_keep_going",
+    check: (action) => (action.type === "final-answer" ? { ok: false, feedback: "Use a skill first." } : { ok: true }),
+  };
+  const agent = new Agent({
+    model: recording,
+    registry: benchRegistry(),
+    chatFormat: recordingFormat,
+    maxTokens,
+    temperature: 0,
+    validators: [keepGoing],
+  });
   await handle.llamaObjects.sequence.clearHistory();
   const started = performance.now();
-  const state = await agent.run("What is the weather in Paris, and what is 1250.5 + 87?", { maxIterations: steps, maxRetries: steps });
+  const state = await agent.run("What is the weather in Paris, and what is 1250.5 + 87?", {
+    maxIterations: steps,
+    maxRetries: steps,
+  });
   const elapsedMs = performance.now() - started;
-  const perStep = records.map((r, k) => ({ promptTokens: r.promptTokens, evaluated: r.evaluatedPromptTokens, ...newTokens(handle, records, k) }));
+  const perStep = records.map((r, k) => ({
+    promptTokens: r.promptTokens,
+    evaluated: r.evaluatedPromptTokens,
+    ...newTokens(handle, records, k),
+  }));
   const evaluated = perStep.reduce((s, x) => s + x.evaluated, 0);
   const fresh = perStep.reduce((s, x) => s + x.count, 0);
   return {
@@ -125,13 +181,22 @@ export async function kvReuseChatSession(handle: LlamaModelHandle, records: Step
       const user = messages[messages.length - 1].content;
       const before = sequence.tokenMeter.usedInputTokens;
       await session.preloadPrompt(user);
-      perStep.push({ evaluated: sequence.tokenMeter.usedInputTokens - before, new: newTokens(handle, records, k).count });
+      perStep.push({
+        evaluated: sequence.tokenMeter.usedInputTokens - before,
+        new: newTokens(handle, records, k).count,
+      });
       const forced = await model.llama.createGrammar({ grammar: `root ::= ${gbnfLiteral(records[k].reply)}\n` });
       await session.prompt(user, { grammar: forced, maxTokens: 4 * records[k].reply.length + 8 });
     }
     const evaluated = perStep.reduce((s, x) => s + x.evaluated, 0);
     const fresh = perStep.reduce((s, x) => s + x.new, 0);
-    return { chatWrapper: session.chatWrapper.wrapperName, evaluatedPromptTokens: evaluated, newPromptTokens: fresh, evaluatedOverNew: round(evaluated / fresh), perStep };
+    return {
+      chatWrapper: session.chatWrapper.wrapperName,
+      evaluatedPromptTokens: evaluated,
+      newPromptTokens: fresh,
+      evaluatedOverNew: round(evaluated / fresh),
+      perStep,
+    };
   } finally {
     session.dispose({ disposeSequence: false });
     await sequence.clearHistory();

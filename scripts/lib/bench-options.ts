@@ -51,10 +51,30 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return n;
 }
 
-const STRING_FLAGS = ["model", "threads", "rounds", "repeats", "tokens", "prefill-tokens", "max-tokens", "task-max-tokens", "agent-steps", "context-size", "out", "note"];
+const STRING_FLAGS = [
+  "model",
+  "threads",
+  "rounds",
+  "repeats",
+  "tokens",
+  "prefill-tokens",
+  "max-tokens",
+  "task-max-tokens",
+  "agent-steps",
+  "context-size",
+  "out",
+  "note",
+];
 
 /** Parse the flags (exits with the usage on a bad one; prints it for --help). `--repeats` is the old name of --rounds. */
-export function parseBenchArgs(argv: string[]): { options: BenchOptions; modelPath?: string; out?: string; note?: string; withFixture: boolean; argv: string[] } {
+export function parseBenchArgs(argv: string[]): {
+  options: BenchOptions;
+  modelPath?: string;
+  out?: string;
+  note?: string;
+  withFixture: boolean;
+  argv: string[];
+} {
   let parsed: Record<string, unknown>;
   try {
     parsed = parseArgs({

@@ -25,7 +25,12 @@ export interface ModelReport {
   threads: number;
   contextSize: number;
   settings: Record<string, number | string>;
-  prefill: { promptTokens: number; rawTokensPerSecond?: Spread; handleTokensPerSecond?: Spread; handleOverRaw?: Spread };
+  prefill: {
+    promptTokens: number;
+    rawTokensPerSecond?: Spread;
+    handleTokensPerSecond?: Spread;
+    handleOverRaw?: Spread;
+  };
   a_rawEvaluateTokensPerSecond?: Spread;
   b_generateTokensPerSecond?: Spread;
   b_over_a?: Spread;
@@ -46,7 +51,17 @@ export interface ModelReport {
     parsedSteps: string;
     stopReasons: string[];
     answer?: string;
-    perStep: Array<{ step: number; wallMs?: Spread; modelMs?: Spread; promptTokens: number; evaluatedPromptTokens: number; generatedTokens: number; parsed: boolean; outcome: string; sameInEveryRound: boolean }>;
+    perStep: Array<{
+      step: number;
+      wallMs?: Spread;
+      modelMs?: Spread;
+      promptTokens: number;
+      evaluatedPromptTokens: number;
+      generatedTokens: number;
+      parsed: boolean;
+      outcome: string;
+      sameInEveryRound: boolean;
+    }>;
   };
   oneCall: {
     maxTokens: number;
@@ -98,8 +113,16 @@ function figuresTable(m: ModelReport, rounds: number): string[] {
   return [
     "| Figure | Median | p25 | p75 | Min | Max | Unit |",
     "|---|---|---|---|---|---|---|",
-    row(`Prefill, raw \`evaluateWithoutGeneratingNewTokens\` (${m.prefill.promptTokens}-token prompt)`, m.prefill.rawTokensPerSecond, "tokens/s"),
-    row("Prefill through `generate` (prompt tokens / time to first token)", m.prefill.handleTokensPerSecond, "tokens/s"),
+    row(
+      `Prefill, raw \`evaluateWithoutGeneratingNewTokens\` (${m.prefill.promptTokens}-token prompt)`,
+      m.prefill.rawTokensPerSecond,
+      "tokens/s",
+    ),
+    row(
+      "Prefill through `generate` (prompt tokens / time to first token)",
+      m.prefill.handleTokensPerSecond,
+      "tokens/s",
+    ),
     row("(a) decode, raw `LlamaContextSequence.evaluate`", m.a_rawEvaluateTokensPerSecond, "tokens/s"),
     row("(b) decode, `generate` without grammar", m.b_generateTokensPerSecond, "tokens/s"),
     row("(b)/(a), per round", m.b_over_a, "ratio"),
@@ -122,7 +145,9 @@ function agentRunSection(m: ModelReport): string[] {
     `### Agent run, step by step`,
     "",
     `The question "What is 17% of 2,340?" with the \`calculator\` and \`weather\` skills, at most ${r.maxIterations} steps of at most ${r.maxTokens} tokens (plus the grammar's wrap-up), greedy.` +
-      (r.calculatorFirst ? " A validator refuses an answer given before a calculator result (feedback: use the calculator first), so a model that answers at once still makes several steps; run with --free-run to turn it off." : ""),
+      (r.calculatorFirst
+        ? " A validator refuses an answer given before a calculator result (feedback: use the calculator first), so a model that answers at once still makes several steps; run with --free-run to turn it off."
+        : ""),
     "",
     `Stop reasons over the rounds: ${[...new Set(r.stopReasons)].map((s) => `${s} ×${r.stopReasons.filter((x) => x === s).length}`).join(", ")}. ` +
       `Replies that parsed as actions: ${r.parsedSteps}.${r.answer !== undefined ? ` Answer (round 1): ${code(r.answer)}.` : ""}`,
@@ -131,14 +156,17 @@ function agentRunSection(m: ModelReport): string[] {
     "|---|---|---|---|---|---|---|---|",
   ];
   for (const s of r.perStep) {
-    lines.push(`| ${s.step} | ${brief(s.wallMs)} | ${brief(s.modelMs)} | ${s.promptTokens} | ${s.evaluatedPromptTokens} | ${s.generatedTokens} | ${s.parsed ? "yes" : "no"} | ${code(s.outcome)}${s.sameInEveryRound ? "" : " (varied between rounds)"} |`);
+    lines.push(
+      `| ${s.step} | ${brief(s.wallMs)} | ${brief(s.modelMs)} | ${s.promptTokens} | ${s.evaluatedPromptTokens} | ${s.generatedTokens} | ${s.parsed ? "yes" : "no"} | ${code(s.outcome)}${s.sameInEveryRound ? "" : " (varied between rounds)"} |`,
+    );
   }
   return lines;
 }
 
 function oneCallSection(m: ModelReport): string[] {
   const { agentStep: a, chatSession: s } = m.oneCall;
-  const call = (side: OneCallSide) => (side.firstCall ? code(`${side.firstCall.name}(${JSON.stringify(side.firstCall.arguments)})`) : "none");
+  const call = (side: OneCallSide) =>
+    side.firstCall ? code(`${side.firstCall.name}(${JSON.stringify(side.firstCall.arguments)})`) : "none";
   return [
     `### One call: \`Agent.step\` against \`LlamaChatSession\` function calling`,
     "",
@@ -169,7 +197,9 @@ function modelSection(m: ModelReport, rounds: number): string[] {
     "",
     `Architecture \`${m.model.architecture}\`, quantization ${m.model.quantization}, ${size}, name "${m.model.name}". ` +
       `Backend ${m.backend}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, context ${m.contextSize} tokens. ` +
-      `Settings: ${Object.entries(m.settings).map(([k, v]) => `${k} ${v}`).join(", ")}.`,
+      `Settings: ${Object.entries(m.settings)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}.`,
     "",
     ...figuresTable(m, rounds),
     "",

@@ -45,7 +45,10 @@ export function spread(values: ReadonlyArray<number | undefined>, digits = 3): S
 }
 
 /** Per-round ratios a[i] / b[i] (undefined where either is missing or b is 0). */
-export function ratios(a: ReadonlyArray<number | undefined>, b: ReadonlyArray<number | undefined>): Array<number | undefined> {
+export function ratios(
+  a: ReadonlyArray<number | undefined>,
+  b: ReadonlyArray<number | undefined>,
+): Array<number | undefined> {
   return a.map((x, i) => {
     const y = b[i];
     return x === undefined || y === undefined || y === 0 ? undefined : x / y;

@@ -37,17 +37,24 @@ export function taskRegistry(): Registry {
  * Refuses a final answer while no calculator result is on the stream, so that a model that answers at once still
  * makes a multi-step run (its later steps are the incremental ones, evaluated on top of the KV cache).
  */
-const calculatorFirst: Validator = {
+const calculatorFirstValidator: Validator = {
   name: "bench_calculator_first",
   check: (action, state) =>
-    action.type === "final-answer" && !state.stream.toArray().some((e) => e.type === "observation" && e.skillName === "calculator")
+    action.type === "final-answer" &&
+    !state.stream.toArray().some((e) => e.type === "observation" && e.skillName === "calculator")
       ? { ok: false, feedback: "Use the calculator skill first, then answer with its result." }
       : { ok: true },
 };
 
 /** The agent of the task figures, on `model` (the handle itself or a wrapper of it). */
 export function taskAgent(model: ModelHandle, maxTokens: number, options: { calculatorFirst?: boolean } = {}): Agent {
-  return new Agent({ model, registry: taskRegistry(), maxTokens, temperature: 0, ...(options.calculatorFirst && { validators: [calculatorFirst] }) });
+  return new Agent({
+    model,
+    registry: taskRegistry(),
+    maxTokens,
+    temperature: 0,
+    ...(options.calculatorFirst && { validators: [calculatorFirstValidator] }),
+  });
 }
 
 const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -117,8 +124,19 @@ function stepOutcome(events: AgentEvent[]): { parsed: boolean; outcome: string; 
 }
 
 /** An agent run on the task, each model call timed through a wrapper of the handle. */
-export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, maxIterations: number, calculatorFirst: boolean): Promise<RunSample> {
-  const calls: Array<{ startedAt: number; modelMs: number; promptTokens: number; evaluatedPromptTokens: number; generatedTokens: number }> = [];
+export async function agentTaskRun(
+  handle: LlamaModelHandle,
+  maxTokens: number,
+  maxIterations: number,
+  calculatorFirst: boolean,
+): Promise<RunSample> {
+  const calls: Array<{
+    startedAt: number;
+    modelMs: number;
+    promptTokens: number;
+    evaluatedPromptTokens: number;
+    generatedTokens: number;
+  }> = [];
   const timing: ModelHandle = {
     chatFormat: handle.chatFormat,
     info: handle.info,
@@ -131,7 +149,13 @@ export async function agentTaskRun(handle: LlamaModelHandle, maxTokens: number, 
         return await handle.generate(prompt, options);
       } finally {
         const s = handle.stats;
-        calls.push({ startedAt, modelMs: performance.now() - startedAt, promptTokens: s.promptTokens, evaluatedPromptTokens: s.evaluatedPromptTokens, generatedTokens: s.generatedTokens });
+        calls.push({
+          startedAt,
+          modelMs: performance.now() - startedAt,
+          promptTokens: s.promptTokens,
+          evaluatedPromptTokens: s.evaluatedPromptTokens,
+          generatedTokens: s.generatedTokens,
+        });
       }
     },
   };
@@ -202,7 +226,11 @@ export async function agentOneStep(handle: LlamaModelHandle, agent: Agent): Prom
  * the remainder to the next turn after a call, and a remainder of 0 would mean no limit, so the benchmark stops the
  * prompt itself (abort signal, stopOnAbortSignal) once the budget is spent: in a handler, or on a text token.
  */
-export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: number, question = TASK_QUESTION): Promise<OneCallSample> {
+export async function chatSessionOneCall(
+  handle: LlamaModelHandle,
+  maxTokens: number,
+  question = TASK_QUESTION,
+): Promise<OneCallSample> {
   const { sequence } = handle.llamaObjects;
   await sequence.clearHistory();
   const session = new LlamaChatSession({ contextSequence: sequence });
@@ -223,7 +251,12 @@ export async function chatSessionOneCall(handle: LlamaModelHandle, maxTokens: nu
   const functions = {
     calculator: defineChatSessionFunction({
       description: calculatorSkill.description,
-      params: { type: "object", properties: { expression: { type: "string", description: 'The expression, e.g. "15/100*80" or "round(2^0.5, 3)"' } } },
+      params: {
+        type: "object",
+        properties: {
+          expression: { type: "string", description: 'The expression, e.g. "15/100*80" or "round(2^0.5, 3)"' },
+        },
+      },
       handler(params) {
         record("calculator", params);
         try {

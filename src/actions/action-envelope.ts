@@ -23,7 +23,9 @@ export const actionEnvelopeSchema = z.object({
       { error: "calls must be an array of {skill_name, arguments}" },
     )
     .min(1, { error: "calls must hold at least one call" })
-    .max(MAX_CALLS_PER_ACTION, { error: `calls may hold at most ${MAX_CALLS_PER_ACTION} calls; make the others in the next step` })
+    .max(MAX_CALLS_PER_ACTION, {
+      error: `calls may hold at most ${MAX_CALLS_PER_ACTION} calls; make the others in the next step`,
+    })
     .optional(),
 });
 

@@ -4,7 +4,6 @@ import type { JsonSchema } from "../json-schema.js";
 import type { ThoughtPlacement } from "./action.js";
 import type { Registry } from "../skills/registry.js";
 
-
 /** How the action grammar is shaped; see {@link buildActionJsonSchema}. */
 export interface ActionSchemaOptions {
   /** Add the `calls` branch (several calls in one reply). */
@@ -22,10 +21,15 @@ export interface ActionSchemaOptions {
 const bounded = (max: number | undefined): { maxLength?: number } => (max ? { maxLength: max } : {});
 
 /** The object of one action: `thought` where the placement puts it (optional), then the action's own fields. */
-function actionObject(fields: Record<string, JsonSchema>, required: string[], options: ActionSchemaOptions): JsonSchema {
+function actionObject(
+  fields: Record<string, JsonSchema>,
+  required: string[],
+  options: ActionSchemaOptions,
+): JsonSchema {
   const placement = options.thought ?? "first";
   const thought = { thought: { type: "string", ...bounded(options.maxThoughtChars) } };
-  const properties = placement === "first" ? { ...thought, ...fields } : placement === "last" ? { ...fields, ...thought } : fields;
+  const properties =
+    placement === "first" ? { ...thought, ...fields } : placement === "last" ? { ...fields, ...thought } : fields;
   return { type: "object", properties, required, additionalProperties: false };
 }
 
@@ -47,13 +51,21 @@ function withReferences(schema: JsonSchema, earlierCalls: number): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties || earlierCalls === 0) return schema;
   const ref = reference(earlierCalls);
-  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, ref] }])) };
+  return {
+    ...schema,
+    properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, { anyOf: [v, ref] }])),
+  };
 }
 
 /** A call's schema: a one-call action (with its thought), or the `earlierCalls`-th item of a `calls` list. */
-function callBranch(registry: Registry, name: string, position: { action: ActionSchemaOptions } | { earlierCalls: number }): JsonSchema {
+function callBranch(
+  registry: Registry,
+  name: string,
+  position: { action: ActionSchemaOptions } | { earlierCalls: number },
+): JsonSchema {
   const args = registry.jsonSchema(name);
-  if ("action" in position) return actionObject({ skill_name: { const: name }, arguments: args }, ["skill_name", "arguments"], position.action);
+  if ("action" in position)
+    return actionObject({ skill_name: { const: name }, arguments: args }, ["skill_name", "arguments"], position.action);
   return {
     type: "object",
     properties: { skill_name: { const: name }, arguments: withReferences(args, position.earlierCalls) },
@@ -87,7 +99,8 @@ function callsList(registry: Registry, names: readonly string[]): JsonSchema {
 export function buildActionJsonSchema(registry: Registry, options: ActionSchemaOptions = {}): JsonSchema {
   const names = options.answerOnly ? [] : registry.names();
   const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, { action: options }));
-  if (options.parallelCalls && names.length > 0) branches.push(actionObject({ calls: callsList(registry, names) }, ["calls"], options));
+  if (options.parallelCalls && names.length > 0)
+    branches.push(actionObject({ calls: callsList(registry, names) }, ["calls"], options));
   const answer: JsonSchema = { type: "string", minLength: 1, pattern: "\\S", ...bounded(options.maxAnswerChars) };
   branches.push(actionObject({ final_answer: answer }, ["final_answer"], options));
   return { anyOf: branches };

@@ -39,7 +39,8 @@ export interface CallSkillsAction {
 }
 
 /** Why a reply was refused: one of the parse cases, or a validator's name. */
-export type ValidationErrorType = "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference";
+export type ValidationErrorType =
+  "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference";
 
 /** A reply that was refused; `feedback` is shown to the model in the next prompt. */
 export interface ValidationErrorObservation {

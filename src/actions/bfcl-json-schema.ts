@@ -49,5 +49,7 @@ function convert(schema: unknown): unknown {
  */
 export function bfclToJsonSchema(parameters: unknown): JsonSchema {
   const converted = convert(parameters);
-  return typeof converted === "object" && converted !== null && !Array.isArray(converted) ? (converted as JsonSchema) : {};
+  return typeof converted === "object" && converted !== null && !Array.isArray(converted)
+    ? (converted as JsonSchema)
+    : {};
 }

@@ -10,7 +10,13 @@ export interface CallReference {
 const REF_SYNTAX = /^calls\[(\d+)\]\.result((?:\.[A-Za-z_$][\w$-]*|\[\d+\])*)$/;
 
 function isRefObject(value: unknown): value is { $ref: unknown } {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, "$ref") && Object.keys(value).length === 1;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.hasOwn(value, "$ref") &&
+    Object.keys(value).length === 1
+  );
 }
 
 /** Parse `calls[N].result`, `calls[N].result.a.b`, `calls[N].result[0]`; undefined when it does not match. */
@@ -43,7 +49,8 @@ export function callDependencies(calls: readonly SkillCall[]): number[][] {
     collectRefs(call.arguments).map((ref) => {
       const parsed = typeof ref === "string" ? parseReference(ref) : undefined;
       if (!parsed) throw new Error(`calls[${i}] has a malformed reference ${JSON.stringify(ref)}`);
-      if (parsed.index >= calls.length) throw new Error(`calls[${i}] refers to calls[${parsed.index}], which does not exist`);
+      if (parsed.index >= calls.length)
+        throw new Error(`calls[${i}] refers to calls[${parsed.index}], which does not exist`);
       return parsed.index;
     }),
   );
@@ -71,9 +78,11 @@ export function checkCallReferences(calls: readonly SkillCall[]): string | undef
     for (const j of deps[i]) {
       if (j < i) continue;
       const detail =
-        j === i ? `calls[${i}] refers to itself`
-        : reaches(deps, j, i) ? `calls[${i}] and calls[${j}] refer to each other (a cycle)`
-        : `calls[${i}] refers to a later call, calls[${j}]`;
+        j === i
+          ? `calls[${i}] refers to itself`
+          : reaches(deps, j, i)
+            ? `calls[${i}] and calls[${j}] refer to each other (a cycle)`
+            : `calls[${i}] refers to a later call, calls[${j}]`;
       return renderPrompt("feedback/invalid-reference", { detail });
     }
   }

@@ -3,8 +3,7 @@ import { MAX_ACTION_CHARS, MAX_JSON_DEPTH } from "../defaults.js";
 
 /** The outcome of reading a JSON object out of a model reply. */
 export type ExtractResult =
-  | { ok: true; value: Record<string, unknown>; repaired: boolean }
-  | { ok: false; detail: string };
+  { ok: true; value: Record<string, unknown>; repaired: boolean } | { ok: false; detail: string };
 
 /**
  * The candidate JSON text in a reply: from the first `{` to the last `}` after it (or to the end, when the reply was
@@ -47,7 +46,8 @@ function valueDepth(value: unknown, limit: number): number {
     const [item, depth] = stack.pop()!;
     if (typeof item !== "object" || item === null) continue;
     if (depth > max && (max = depth) > limit) return max;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
   return max;
 }
@@ -63,13 +63,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function extractJsonObject(reply: string): ExtractResult {
   if (typeof reply !== "string") return { ok: false, detail: "the reply was not text" };
-  if (reply.length > MAX_ACTION_CHARS) return { ok: false, detail: `the reply was too long (${reply.length} characters); keep it short` };
+  if (reply.length > MAX_ACTION_CHARS)
+    return { ok: false, detail: `the reply was too long (${reply.length} characters); keep it short` };
   const text = candidateText(reply);
   if (text === undefined) return { ok: false, detail: "no JSON object found" };
   const tooDeep = { ok: false as const, detail: `the JSON is nested more than ${MAX_JSON_DEPTH} levels deep` };
   // Brackets inside strings count here at 4x the limit: text that real answers hold passes, a reply that hides its
   // nesting behind a stray quote does not reach jsonrepair (recursive) or anything after it.
-  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH || nestingDepth(text, 4 * MAX_JSON_DEPTH, "count") > 4 * MAX_JSON_DEPTH) return tooDeep;
+  if (
+    nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ||
+    nestingDepth(text, 4 * MAX_JSON_DEPTH, "count") > 4 * MAX_JSON_DEPTH
+  )
+    return tooDeep;
   let value: unknown;
   let repaired = false;
   try {

@@ -32,19 +32,27 @@ function availableSkills(registry: Registry): string {
 function checkCall(call: SkillCall, registry: Registry, raw: string): ValidationErrorObservation | undefined {
   const skill = registry.get(call.skillName);
   if (!skill) {
-    return refuse(raw, "unknown_skill", renderPrompt("feedback/unknown-skill", {
-      skill_name: JSON.stringify(call.skillName),
-      available_skills: availableSkills(registry),
-    }));
+    return refuse(
+      raw,
+      "unknown_skill",
+      renderPrompt("feedback/unknown-skill", {
+        skill_name: JSON.stringify(call.skillName),
+        available_skills: availableSkills(registry),
+      }),
+    );
   }
   if (hasReference(call.arguments)) return undefined;
   const result = skill.parameters.safeParse(call.arguments);
   if (result.success) return undefined;
-  return refuse(raw, "invalid_arguments", renderPrompt("feedback/invalid-arguments", {
-    skill_name: call.skillName,
-    detail: z.prettifyError(result.error),
-    schema: JSON.stringify(registry.jsonSchema(call.skillName)),
-  }));
+  return refuse(
+    raw,
+    "invalid_arguments",
+    renderPrompt("feedback/invalid-arguments", {
+      skill_name: call.skillName,
+      detail: z.prettifyError(result.error),
+      schema: JSON.stringify(registry.jsonSchema(call.skillName)),
+    }),
+  );
 }
 
 /**
@@ -56,10 +64,15 @@ function checkCall(call: SkillCall, registry: Registry, raw: string): Validation
 export function parseAction(raw: string, registry: Registry, options: ParseActionOptions = {}): ParsedReply {
   const text = typeof raw === "string" ? raw : String(raw);
   const extracted = extractJsonObject(text);
-  if (!extracted.ok) return refuse(text, "json_syntax", renderPrompt("feedback/json-syntax", { detail: extracted.detail }));
+  if (!extracted.ok)
+    return refuse(text, "json_syntax", renderPrompt("feedback/json-syntax", { detail: extracted.detail }));
   const envelope = actionEnvelopeSchema.safeParse(extracted.value);
   if (!envelope.success) {
-    return refuse(text, "missing_field", renderPrompt("feedback/missing-field", { detail: z.prettifyError(envelope.error) }));
+    return refuse(
+      text,
+      "missing_field",
+      renderPrompt("feedback/missing-field", { detail: z.prettifyError(envelope.error) }),
+    );
   }
   const { thought, skill_name: skillName, final_answer: finalAnswer, calls } = envelope.data;
   const repaired = extracted.repaired || undefined;
@@ -67,7 +80,12 @@ export function parseAction(raw: string, registry: Registry, options: ParseActio
 
   if (finalAnswer !== undefined && finalAnswer.trim() !== "") {
     const named = skillName ?? calls?.[0]?.skill_name;
-    return { type: "final-answer", answer: finalAnswer.trim(), ...common, ...(named !== undefined && { ignoredCall: { skillName: named } }) };
+    return {
+      type: "final-answer",
+      answer: finalAnswer.trim(),
+      ...common,
+      ...(named !== undefined && { ignoredCall: { skillName: named } }),
+    };
   }
   if (calls !== undefined && options.parallelCalls) {
     const parsed: SkillCall[] = calls.map((c) => ({ skillName: c.skill_name, arguments: c.arguments ?? {} }));
@@ -82,16 +100,25 @@ export function parseAction(raw: string, registry: Registry, options: ParseActio
   if (skillName !== undefined) {
     const call: SkillCall = { skillName, arguments: envelope.data.arguments ?? {} };
     if (hasReference(call.arguments)) {
-      return refuse(text, "invalid_arguments", renderPrompt("feedback/validator", {
-        validator: ACTION_PARSE,
-        detail: "{\"$ref\": ...} is only allowed inside \"calls\"",
-      }));
+      return refuse(
+        text,
+        "invalid_arguments",
+        renderPrompt("feedback/validator", {
+          validator: ACTION_PARSE,
+          detail: '{"$ref": ...} is only allowed inside "calls"',
+        }),
+      );
     }
     return checkCall(call, registry, text) ?? { type: "call-skill", skillName, arguments: call.arguments, ...common };
   }
   if (finalAnswer !== undefined) {
-    return { type: "validation-error", validatorName: NON_EMPTY_FINAL_ANSWER, feedback: renderPrompt("feedback/empty-final-answer"), raw: text };
+    return {
+      type: "validation-error",
+      validatorName: NON_EMPTY_FINAL_ANSWER,
+      feedback: renderPrompt("feedback/empty-final-answer"),
+      raw: text,
+    };
   }
-  const detail = calls !== undefined ? "Call one skill at a time: \"calls\" is not enabled." : "";
+  const detail = calls !== undefined ? 'Call one skill at a time: "calls" is not enabled.' : "";
   return refuse(text, "missing_field", renderPrompt("feedback/missing-field", { detail }));
 }

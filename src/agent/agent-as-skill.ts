@@ -29,12 +29,18 @@ export function agentAsSkill(agent: Agent, options: AgentAsSkillOptions): Skill<
     parameters: z.object({ task: z.string().min(1).describe("what the worker should do, in full") }),
     async run({ task }, ctx) {
       const depth = (ctx.depth ?? 0) + 1;
-      if (depth > maxDepth) throw new Error(`nesting depth limit (${maxDepth}) reached: ${options.name} cannot delegate further`);
-      const state = await agent.runNested(task, { ...options.runOptions, signal: ctx.signal }, {
-        depth,
-        onEvent: (event: AgentEvent) => ctx.forward?.(event),
-      });
-      if (state.answer === undefined) throw new Error(`${options.name} stopped without an answer (${state.stopReason})`);
+      if (depth > maxDepth)
+        throw new Error(`nesting depth limit (${maxDepth}) reached: ${options.name} cannot delegate further`);
+      const state = await agent.runNested(
+        task,
+        { ...options.runOptions, signal: ctx.signal },
+        {
+          depth,
+          onEvent: (event: AgentEvent) => ctx.forward?.(event),
+        },
+      );
+      if (state.answer === undefined)
+        throw new Error(`${options.name} stopped without an answer (${state.stopReason})`);
       return state.answer;
     },
   });

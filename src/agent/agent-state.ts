@@ -5,8 +5,19 @@ import { RepetitionTracker } from "./repetition.js";
 /** Fresh counters. */
 export function emptyRunStats(): RunStats {
   return {
-    modelCalls: 0, skillCalls: 0, validationErrors: 0, validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0,
-    repeatedCalls: 0, finalRounds: 0, contextTrims: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, modelMs: 0,
+    modelCalls: 0,
+    skillCalls: 0,
+    validationErrors: 0,
+    validationErrorsByType: {},
+    toolErrors: 0,
+    emptyAnswers: 0,
+    repeatedCalls: 0,
+    finalRounds: 0,
+    contextTrims: 0,
+    promptTokens: 0,
+    evaluatedPromptTokens: 0,
+    generatedTokens: 0,
+    modelMs: 0,
   };
 }
 
@@ -42,7 +53,7 @@ export class AgentState {
 
   /** Stamp an event with the current step and time and append it to the stream. */
   emit(event: EventInput): AgentEvent {
-    const stamped = { ...event, step: event.step ?? this.iterations, at: event.at ?? this.elapsed() } as AgentEvent;
+    const stamped = { ...event, step: event.step ?? this.iterations, at: event.at ?? this.elapsed() };
     if (this.depth > 0 && stamped.depth === undefined) stamped.depth = this.depth;
     this.stream.push(stamped);
     return stamped;

@@ -3,8 +3,18 @@ import { buildActionJsonSchema } from "../actions/action-json-schema.js";
 import { parseAction } from "../actions/parse-action.js";
 import { raceAbort } from "../abort.js";
 import {
-  DEFAULT_FINAL_ROUND_WITHOUT_TOOLS, DEFAULT_FIT_CONTEXT, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_THOUGHT_CHARS,
-  DEFAULT_EXAMPLE_TRAJECTORY, DEFAULT_MAX_TOKENS_PER_STEP, DEFAULT_PARALLEL_CALLS, DEFAULT_PROMPT_STYLE, DEFAULT_THOUGHT_PLACEMENT, DEFAULT_USE_GRAMMAR,
+  DEFAULT_FINAL_ROUND_WITHOUT_TOOLS,
+  DEFAULT_FIT_CONTEXT,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_THOUGHT_CHARS,
+  DEFAULT_EXAMPLE_TRAJECTORY,
+  DEFAULT_MAX_TOKENS_PER_STEP,
+  DEFAULT_PARALLEL_CALLS,
+  DEFAULT_PROMPT_STYLE,
+  DEFAULT_THOUGHT_PLACEMENT,
+  DEFAULT_USE_GRAMMAR,
 } from "../defaults.js";
 import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
@@ -66,7 +76,16 @@ export interface AgentOptions extends DispatchOptions {
 }
 
 /** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
-export type LoopSettings = Pick<AgentOptions, "finalRoundWithoutTools" | "thought" | "maxThoughtChars" | "maxAnswerChars" | "promptStyle" | "exampleTrajectory" | "fitContext">;
+export type LoopSettings = Pick<
+  AgentOptions,
+  | "finalRoundWithoutTools"
+  | "thought"
+  | "maxThoughtChars"
+  | "maxAnswerChars"
+  | "promptStyle"
+  | "exampleTrajectory"
+  | "fitContext"
+>;
 
 /** Budgets and cancellation of one run. */
 export interface RunOptions {
@@ -79,17 +98,22 @@ export interface RunOptions {
 }
 
 function checkLimit(name: string, value: unknown): void {
-  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) throw new RangeError(`Agent: ${name} must be an integer >= 0 (got ${String(value)})`);
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0))
+    throw new RangeError(`Agent: ${name} must be an integer >= 0 (got ${String(value)})`);
 }
 
 type ResolvedRunOptions = Required<Pick<RunOptions, "maxIterations" | "maxRetries">> & { signal?: AbortSignal };
 
 function checkRunOptions(query: unknown, options: RunOptions): ResolvedRunOptions {
-  if (typeof query !== "string" || query.trim() === "") throw new TypeError("Agent.run: query must be a non-empty string");
+  if (typeof query !== "string" || query.trim() === "")
+    throw new TypeError("Agent.run: query must be a non-empty string");
   const { maxIterations = DEFAULT_MAX_ITERATIONS, maxRetries = DEFAULT_MAX_RETRIES, signal } = options;
-  if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new RangeError(`Agent.run: maxIterations must be an integer >= 1 (got ${String(maxIterations)})`);
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError(`Agent.run: maxRetries must be an integer >= 0 (got ${String(maxRetries)})`);
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("Agent.run: signal must be an AbortSignal");
+  if (!Number.isInteger(maxIterations) || maxIterations < 1)
+    throw new RangeError(`Agent.run: maxIterations must be an integer >= 1 (got ${String(maxIterations)})`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError(`Agent.run: maxRetries must be an integer >= 0 (got ${String(maxRetries)})`);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new TypeError("Agent.run: signal must be an AbortSignal");
   return { maxIterations, maxRetries, signal };
 }
 
@@ -112,7 +136,8 @@ export class Agent {
   readonly #answerSchema: JsonSchema | undefined;
 
   constructor(options: AgentOptions) {
-    if (!options || typeof options.model?.generate !== "function") throw new TypeError("Agent: options.model must be a ModelHandle (an object with generate())");
+    if (!options || typeof options.model?.generate !== "function")
+      throw new TypeError("Agent: options.model must be a ModelHandle (an object with generate())");
     if (!(options.registry instanceof Registry)) throw new TypeError("Agent: options.registry must be a Registry");
     this.options = { ...options };
     this.model = options.model;
@@ -121,15 +146,22 @@ export class Agent {
     checkLimit("maxAnswerChars", options.maxAnswerChars);
     const parallelCalls = options.parallelCalls ?? DEFAULT_PARALLEL_CALLS;
     const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
-    if (!["first", "last", "none"].includes(thought)) throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
+    if (!["first", "last", "none"].includes(thought))
+      throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
-    if (style !== "full" && style !== "compact") throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
+    if (style !== "full" && style !== "compact")
+      throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
     this.#system = buildSystemPrompt(this.registry, {
-      soul: options.soul, parallelCalls, style, thought, exampleTrajectory: options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY,
+      soul: options.soul,
+      parallelCalls,
+      style,
+      thought,
+      exampleTrajectory: options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY,
     });
     this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
     const shape = {
-      parallelCalls, thought,
+      parallelCalls,
+      thought,
       maxThoughtChars: options.maxThoughtChars ?? DEFAULT_MAX_THOUGHT_CHARS,
       maxAnswerChars: options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
     };
@@ -151,7 +183,8 @@ export class Agent {
   /** The full prompt of the next step of this run, as the model will see it. */
   renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
     let conversation = this.#conversations.get(state);
-    if (!conversation) this.#conversations.set(state, (conversation = new Conversation(this.#system, state.query, state.depth)));
+    if (!conversation)
+      this.#conversations.set(state, (conversation = new Conversation(this.#system, state.query, state.depth)));
     return conversation.add(state.stream.toArray()).render(this.#chatFormat, options.droppedSteps);
   }
 
@@ -166,7 +199,9 @@ export class Agent {
     const schema = this.#inFinalRound(state) ? this.#answerSchema : this.#jsonSchema;
     state.iterations++;
     const raw = await this.#generate(prompt, state, { signal: options.signal, schema, maxTokens: options.maxTokens });
-    const reply = parseAction(raw, this.registry, { parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS });
+    const reply = parseAction(raw, this.registry, {
+      parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
+    });
     if (reply.type === "validation-error") return reply;
     return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
   }
@@ -182,7 +217,11 @@ export class Agent {
   /**
    * Run as a nested agent (see agentAsSkill): events are stamped with `depth` and passed to `onEvent` as they happen.
    */
-  async runNested(query: string, options: RunOptions, nesting: { depth: number; onEvent: (event: AgentEvent) => void }): Promise<AgentState> {
+  async runNested(
+    query: string,
+    options: RunOptions,
+    nesting: { depth: number; onEvent: (event: AgentEvent) => void },
+  ): Promise<AgentState> {
     const resolved = checkRunOptions(query, options);
     const state = new AgentState(query, { depth: nesting.depth });
     state.stream.subscribe(nesting.onEvent);
@@ -224,7 +263,11 @@ export class Agent {
     }
   }
 
-  async #generate(prompt: string, state: AgentState, step: { signal?: AbortSignal; schema?: JsonSchema; maxTokens?: number }): Promise<string> {
+  async #generate(
+    prompt: string,
+    state: AgentState,
+    step: { signal?: AbortSignal; schema?: JsonSchema; maxTokens?: number },
+  ): Promise<string> {
     const { signal, schema } = step;
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
@@ -235,7 +278,10 @@ export class Agent {
     const started = performance.now();
     state.stats.modelCalls++;
     try {
-      const text = await raceAbort(Promise.resolve().then(() => this.model.generate(prompt, options)), signal);
+      const text = await raceAbort(
+        Promise.resolve().then(() => this.model.generate(prompt, options)),
+        signal,
+      );
       if (typeof text !== "string") throw new TypeError(`model.generate returned ${typeof text}, not a string`);
       return text;
     } finally {
@@ -319,7 +365,13 @@ export class Agent {
     state.emit(reply);
     const skillName = reply.type === "call-skill" ? reply.skillName : reply.calls.map((c) => c.skillName).join(", ");
     state.stats.toolErrors++;
-    state.emit({ type: "tool-error", skillName, message: "no more skill calls in this run: the call was not made", availableSkills: [], guard: "final-round" });
+    state.emit({
+      type: "tool-error",
+      skillName,
+      message: "no more skill calls in this run: the call was not made",
+      availableSkills: [],
+      guard: "final-round",
+    });
     state.finalRoundRequested = true;
   }
 
@@ -330,7 +382,12 @@ export class Agent {
    */
   async #fitContext(state: AgentState): Promise<ContextFit | undefined> {
     const model = this.model;
-    if (!(this.options.fitContext ?? DEFAULT_FIT_CONTEXT) || typeof model.countTokens !== "function" || !(model.contextSize! > 0)) return undefined;
+    if (
+      !(this.options.fitContext ?? DEFAULT_FIT_CONTEXT) ||
+      typeof model.countTokens !== "function" ||
+      !(model.contextSize! > 0)
+    )
+      return undefined;
     const events = state.stream.toArray();
     const previous = events.findLast((e) => e.type === "context-trimmed" && (e.depth ?? 0) === state.depth);
     const replyTokens = this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
@@ -346,8 +403,13 @@ export class Agent {
     if (!fit) return undefined;
     state.stats.contextTrims++;
     state.emit({
-      type: "context-trimmed", droppedSteps: fit.droppedSteps, promptTokensBefore: fit.promptTokensBefore, promptTokensAfter: fit.promptTokensAfter,
-      contextSize: model.contextSize!, replyTokens: fit.replyTokens, step: state.iterations + 1,
+      type: "context-trimmed",
+      droppedSteps: fit.droppedSteps,
+      promptTokensBefore: fit.promptTokensBefore,
+      promptTokensAfter: fit.promptTokensAfter,
+      contextSize: model.contextSize!,
+      replyTokens: fit.replyTokens,
+      step: state.iterations + 1,
     });
     return fit;
   }
@@ -361,7 +423,10 @@ export class Agent {
   }
 
   #maxIterations(state: AgentState): void {
-    const last = state.stream.toArray().filter((e) => (e.depth ?? 0) === state.depth).at(-1);
+    const last = state.stream
+      .toArray()
+      .filter((e) => (e.depth ?? 0) === state.depth)
+      .at(-1);
     state.stopReason = "max_iterations";
     const partialState = state.snapshot();
     state.emit({

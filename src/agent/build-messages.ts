@@ -10,9 +10,14 @@ function replyText(raw: string): string {
 
 /** What the model sees after a skill ran or failed. */
 export function observationText(event: ObservationEvent | ToolErrorEvent): string {
-  const text = event.type === "tool-error"
-    ? renderPrompt("tool-error", { skill_name: event.skillName, message: event.message, available_skills: event.availableSkills.join(", ") || "none" })
-    : renderPrompt("observation", { skill_name: event.skillName, result: event.result });
+  const text =
+    event.type === "tool-error"
+      ? renderPrompt("tool-error", {
+          skill_name: event.skillName,
+          message: event.message,
+          available_skills: event.availableSkills.join(", ") || "none",
+        })
+      : renderPrompt("observation", { skill_name: event.skillName, result: event.result });
   return event.warning ? `${text}\n${event.warning}` : text;
 }
 
@@ -29,7 +34,13 @@ export function finalRoundText(): string {
  * how many; `options.droppedSteps` renders another count, to measure it). Events forwarded from nested agents (a depth other than `depth`, the depth of the agent whose
  * conversation this is) are not part of it.
  */
-export function buildMessages(system: string, query: string, events: readonly AgentEvent[], depth = 0, options: { droppedSteps?: number } = {}): ChatMessage[] {
+export function buildMessages(
+  system: string,
+  query: string,
+  events: readonly AgentEvent[],
+  depth = 0,
+  options: { droppedSteps?: number } = {},
+): ChatMessage[] {
   return new Conversation(system, query, depth).add(events).messages(options.droppedSteps);
 }
 
@@ -74,7 +85,11 @@ export class Conversation {
     if (!format.renderContinuation) return format.render(this.messages(droppedSteps));
     let rendered = this.#rendered?.drop === droppedSteps ? this.#rendered : undefined;
     if (!rendered) {
-      rendered = { drop: droppedSteps, text: format.render(this.messages(droppedSteps).slice(0, 2), { addGenerationPrompt: false }), turns: 0 };
+      rendered = {
+        drop: droppedSteps,
+        text: format.render(this.messages(droppedSteps).slice(0, 2), { addGenerationPrompt: false }),
+        turns: 0,
+      };
       // keep the run's own rendering; one with another count (fitting the context measures some) is made apart
       if (droppedSteps === this.#dropped) this.#rendered = rendered;
     }
@@ -85,7 +100,8 @@ export class Conversation {
       if (shown(turn.step)) fresh.push(turn.message);
     }
     if (fresh.length) rendered.text += format.renderContinuation(fresh, { addGenerationPrompt: false });
-    const pending: ChatMessage[] = this.#feedback.length && shown(this.#steps) ? [{ role: "user", content: this.#feedback.join("\n\n") }] : [];
+    const pending: ChatMessage[] =
+      this.#feedback.length && shown(this.#steps) ? [{ role: "user", content: this.#feedback.join("\n\n") }] : [];
     return rendered.text + format.renderContinuation(pending);
   }
 
@@ -96,16 +112,22 @@ export class Conversation {
 
   /** The messages, leaving out the `droppedSteps` oldest steps (default: as the newest `context-trimmed` event says). */
   messages(droppedSteps = this.#dropped): ChatMessage[] {
-    const question = droppedSteps > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: droppedSteps })}` : this.query;
+    const question =
+      droppedSteps > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: droppedSteps })}` : this.query;
     const shown = (step: number) => step === 0 || step > droppedSteps;
-    const messages: ChatMessage[] = [{ role: "system", content: this.system }, { role: "user", content: question }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: this.system },
+      { role: "user", content: question },
+    ];
     for (const turn of this.#turns) if (shown(turn.step)) messages.push(turn.message);
-    if (this.#feedback.length && shown(this.#steps)) messages.push({ role: "user", content: this.#feedback.join("\n\n") });
+    if (this.#feedback.length && shown(this.#steps))
+      messages.push({ role: "user", content: this.#feedback.join("\n\n") });
     return messages;
   }
 
   #flush(): void {
-    if (this.#feedback.length) this.#turns.push({ step: this.#steps, message: { role: "user", content: this.#feedback.join("\n\n") } });
+    if (this.#feedback.length)
+      this.#turns.push({ step: this.#steps, message: { role: "user", content: this.#feedback.join("\n\n") } });
     this.#feedback = [];
   }
 
@@ -147,5 +169,12 @@ export class Conversation {
 
 /** Model replies (steps) of this conversation so far: what `droppedSteps` counts. */
 export function countSteps(events: readonly AgentEvent[], depth = 0): number {
-  return events.filter((e) => (e.depth ?? 0) === depth && (e.type === "validation-error" || e.type === "final-answer" || e.type === "call-skills" || (e.type === "call-skill" && e.callIndex === undefined))).length;
+  return events.filter(
+    (e) =>
+      (e.depth ?? 0) === depth &&
+      (e.type === "validation-error" ||
+        e.type === "final-answer" ||
+        e.type === "call-skills" ||
+        (e.type === "call-skill" && e.callIndex === undefined)),
+  ).length;
 }

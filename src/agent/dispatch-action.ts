@@ -37,9 +37,20 @@ export interface DispatchContext {
  * them), `validated` as parsed by the skill's schema (defaults filled in: what the skill gets), and the model's own
  * arguments when the approver corrected them.
  */
-type Cleared = { ok: true; arguments: Record<string, unknown>; validated: Record<string, unknown>; originalArguments?: Record<string, unknown> };
+type Cleared = {
+  ok: true;
+  arguments: Record<string, unknown>;
+  validated: Record<string, unknown>;
+  originalArguments?: Record<string, unknown>;
+};
 /** A call the guard chain stopped; `arguments`/`originalArguments` are set when the approver had corrected it first. */
-type Refused = { ok: false; guard: string; message: string; arguments?: Record<string, unknown>; originalArguments?: Record<string, unknown> };
+type Refused = {
+  ok: false;
+  guard: string;
+  message: string;
+  arguments?: Record<string, unknown>;
+  originalArguments?: Record<string, unknown>;
+};
 
 function runState(state: AgentState): SkillRunState {
   return { query: state.query, iterations: state.iterations };
@@ -54,7 +65,8 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
   if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
   const validate = (args: unknown): z.ZodSafeParseResult<unknown> => skill.parameters.safeParse(args);
   let parsed = validate(call.arguments);
-  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  if (!parsed.success)
+    return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   let validated = parsed.data as Record<string, unknown>;
   let written = call.arguments;
   let originalArguments: Record<string, unknown> | undefined;
@@ -62,14 +74,23 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
     if (ctx.options.approve) {
       const decision = await ctx.options.approve({ skillName: call.skillName, arguments: validated }, runState(state));
       if (decision === "deny" || (typeof decision === "object" && decision.decision === "deny")) {
-        const reason = typeof decision === "object" && decision.decision === "deny" && decision.reason ? decision.reason : "not approved";
+        const reason =
+          typeof decision === "object" && decision.decision === "deny" && decision.reason
+            ? decision.reason
+            : "not approved";
         return { ok: false, guard: "approval", message: `denied: ${reason}` };
       }
       if (typeof decision === "object" && decision.decision === "correct") {
         parsed = validate(decision.arguments);
         // the call refused is the corrected one: its events show the arguments the user wrote
         const corrected = { arguments: decision.arguments, originalArguments: call.arguments };
-        if (!parsed.success) return { ok: false, guard: "approval", message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}`, ...corrected };
+        if (!parsed.success)
+          return {
+            ok: false,
+            guard: "approval",
+            message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}`,
+            ...corrected,
+          };
         originalArguments = call.arguments;
         written = decision.arguments;
         validated = parsed.data as Record<string, unknown>;
@@ -77,7 +98,13 @@ async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContex
     }
     for (const guard of ctx.options.guards ?? []) {
       const verdict = await guard.check({ skillName: call.skillName, arguments: validated }, runState(state));
-      if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason, ...(originalArguments && { arguments: written, originalArguments }) };
+      if (!verdict.ok)
+        return {
+          ok: false,
+          guard: guard.name,
+          message: verdict.reason,
+          ...(originalArguments && { arguments: written, originalArguments }),
+        };
     }
   } catch (error) {
     return { ok: false, guard: "approval", message: `the approval check failed: ${describeThrown(error)}` };
@@ -98,7 +125,13 @@ interface CallRecord {
  * (and not run, unless the skill is `repeatable`); a call that failed the same way REPEAT_BLOCK_AT - 1 times is
  * blocked. Either asks the loop for a final round. Returns the call's record, or undefined when the call should run.
  */
-function answerRepeat(call: SkillCall, indexed: { callIndex?: number }, state: AgentState, ctx: DispatchContext, announce: Announce): CallRecord | undefined {
+function answerRepeat(
+  call: SkillCall,
+  indexed: { callIndex?: number },
+  state: AgentState,
+  ctx: DispatchContext,
+  announce: Announce,
+): CallRecord | undefined {
   const prior = state.repetition.prior(call);
   if (!prior) return undefined;
   state.stats.repeatedCalls++;
@@ -106,22 +139,48 @@ function answerRepeat(call: SkillCall, indexed: { callIndex?: number }, state: A
     announce(call.arguments, undefined, true);
     state.finalRoundRequested = true;
     const warning = promptText("repeat-answered");
-    return { failed: false, value: prior.outcome.value, events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }] };
+    return {
+      failed: false,
+      value: prior.outcome.value,
+      events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }],
+    };
   }
   if (!prior.outcome.ok && state.repetition.blocked(call)) {
     announce(call.arguments);
     state.finalRoundRequested = true;
     state.stats.toolErrors++;
     const message = renderPrompt("repeat-blocked", { count: prior.count, message: prior.outcome.message });
-    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills: ctx.registry.names(), guard: "repetition", ...indexed }] };
+    return {
+      failed: true,
+      events: [
+        {
+          type: "tool-error",
+          skillName: call.skillName,
+          message,
+          availableSkills: ctx.registry.names(),
+          guard: "repetition",
+          ...indexed,
+        },
+      ],
+    };
   }
   return undefined;
 }
 
-type Announce = (args: Record<string, unknown>, originalArguments?: Record<string, unknown>, repeated?: boolean) => void;
+type Announce = (
+  args: Record<string, unknown>,
+  originalArguments?: Record<string, unknown>,
+  repeated?: boolean,
+) => void;
 
 /** Repetition control, guards, execution: one call, from the model's arguments to its events. */
-async function runOneCall(call: SkillCall, callIndex: number | undefined, state: AgentState, ctx: DispatchContext, announce: Announce): Promise<CallRecord> {
+async function runOneCall(
+  call: SkillCall,
+  callIndex: number | undefined,
+  state: AgentState,
+  ctx: DispatchContext,
+  announce: Announce,
+): Promise<CallRecord> {
   const indexed = callIndex === undefined ? {} : { callIndex };
   const repeat = answerRepeat(call, indexed, state, ctx, announce);
   if (repeat) return repeat;
@@ -130,7 +189,20 @@ async function runOneCall(call: SkillCall, callIndex: number | undefined, state:
     state.stats.toolErrors++;
     const again = state.repetition.record(call, { ok: false, message });
     const warning = again ? { warning: promptText("repeat-failed") } : {};
-    return { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message, availableSkills, ...(guard && { guard }), ...warning, ...indexed }] };
+    return {
+      failed: true,
+      events: [
+        {
+          type: "tool-error",
+          skillName: call.skillName,
+          message,
+          availableSkills,
+          ...(guard && { guard }),
+          ...warning,
+          ...indexed,
+        },
+      ],
+    };
   };
   const cleared = await runGuards(call, state, ctx);
   if (!cleared.ok) {
@@ -153,10 +225,16 @@ async function runOneCall(call: SkillCall, callIndex: number | undefined, state:
   return {
     failed: false,
     value: outcome.value,
-    events: [{
-      type: "observation", skillName: call.skillName, result: outcome.text,
-      ...(outcome.truncated && { truncated: true }), ...(repeated && { warning: promptText("repeat-warning") }), ...indexed,
-    }],
+    events: [
+      {
+        type: "observation",
+        skillName: call.skillName,
+        result: outcome.text,
+        ...(outcome.truncated && { truncated: true }),
+        ...(repeated && { warning: promptText("repeat-warning") }),
+        ...indexed,
+      },
+    ],
   };
 }
 
@@ -165,14 +243,19 @@ async function runOneCall(call: SkillCall, callIndex: number | undefined, state:
  * one failure does not stop the others (a call whose input failed is skipped with a tool-error), and the
  * observations enter the stream in call order.
  */
-async function runCalls(action: CallSkillsAction, state: AgentState, ctx: DispatchContext): Promise<"done" | "aborted"> {
+async function runCalls(
+  action: CallSkillsAction,
+  state: AgentState,
+  ctx: DispatchContext,
+): Promise<"done" | "aborted"> {
   const deps = callDependencies(action.calls); // checked at parse time: backward references only
   const limit = Math.max(1, ctx.options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
   const records: (CallRecord | undefined)[] = action.calls.map(() => undefined);
   const finished: Promise<CallRecord>[] = [];
   let active = 0;
   const waiting: (() => void)[] = [];
-  const acquire = () => (active < limit ? (active++, Promise.resolve()) : new Promise<void>((r) => waiting.push(() => (active++, r()))));
+  const acquire = () =>
+    active < limit ? (active++, Promise.resolve()) : new Promise<void>((r) => waiting.push(() => (active++, r())));
   const release = () => {
     active--;
     waiting.shift()?.();
@@ -189,19 +272,56 @@ async function runCalls(action: CallSkillsAction, state: AgentState, ctx: Dispat
       if (ctx.signal?.aborted) record = { failed: true, aborted: true, events: [] };
       else if (failedInput !== undefined) {
         state.stats.toolErrors++;
-        record = { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message: `skipped: it uses the result of calls[${failedInput}], which failed`, availableSkills: ctx.registry.names(), callIndex: i }] };
+        record = {
+          failed: true,
+          events: [
+            {
+              type: "tool-error",
+              skillName: call.skillName,
+              message: `skipped: it uses the result of calls[${failedInput}], which failed`,
+              availableSkills: ctx.registry.names(),
+              callIndex: i,
+            },
+          ],
+        };
       } else {
         let resolved: SkillCall;
         try {
-          resolved = { skillName: call.skillName, arguments: resolveReferences(call.arguments, records.map((r) => r?.value)) as Record<string, unknown> };
+          resolved = {
+            skillName: call.skillName,
+            arguments: resolveReferences(
+              call.arguments,
+              records.map((r) => r?.value),
+            ) as Record<string, unknown>,
+          };
         } catch (error) {
           state.stats.toolErrors++;
-          return (records[i] = { failed: true, events: [{ type: "tool-error", skillName: call.skillName, message: describeThrown(error), availableSkills: ctx.registry.names(), callIndex: i }] });
+          return (records[i] = {
+            failed: true,
+            events: [
+              {
+                type: "tool-error",
+                skillName: call.skillName,
+                message: describeThrown(error),
+                availableSkills: ctx.registry.names(),
+                callIndex: i,
+              },
+            ],
+          });
         }
         await acquire();
         try {
           record = await runOneCall(resolved, i, state, ctx, (args, original, repeated) =>
-            state.emit({ type: "call-skill", skillName: call.skillName, arguments: args, raw: "", callIndex: i, ...(original && { originalArguments: original }), ...(repeated && { repeated }) }));
+            state.emit({
+              type: "call-skill",
+              skillName: call.skillName,
+              arguments: args,
+              raw: "",
+              callIndex: i,
+              ...(original && { originalArguments: original }),
+              ...(repeated && { repeated }),
+            }),
+          );
         } finally {
           release();
         }
@@ -220,13 +340,23 @@ async function runCalls(action: CallSkillsAction, state: AgentState, ctx: Dispat
  * followed by a `call-skill` per call), then an `observation` or `tool-error` per call. Returns "aborted" when the
  * run's signal stopped it.
  */
-export async function dispatchAction(action: CallSkillAction | CallSkillsAction, state: AgentState, ctx: DispatchContext): Promise<"done" | "aborted"> {
+export async function dispatchAction(
+  action: CallSkillAction | CallSkillsAction,
+  state: AgentState,
+  ctx: DispatchContext,
+): Promise<"done" | "aborted"> {
   if (action.type === "call-skills") {
     state.emit(action);
     return runCalls(action, state, ctx);
   }
   const record = await runOneCall(action, undefined, state, ctx, (args, original, repeated) =>
-    state.emit({ ...action, arguments: args, ...(original && { originalArguments: original }), ...(repeated && { repeated }) }));
+    state.emit({
+      ...action,
+      arguments: args,
+      ...(original && { originalArguments: original }),
+      ...(repeated && { repeated }),
+    }),
+  );
   if (record.aborted) return "aborted";
   for (const event of record.events) state.emit(event);
   return "done";

@@ -59,12 +59,21 @@ export class EventStream {
 
   /** Read a trace written by {@link toJSONL}. A line that is not an event throws, naming the line. */
   static fromJSONL(text: string): EventStream {
-    const events = parseJsonLines(text, (value, line) => {
-      if (typeof value !== "object" || value === null || typeof (value as { type?: unknown }).type !== "string" || typeof (value as { step?: unknown }).step !== "number") {
-        throw new Error(`trace line ${line}: not an event (needs "type" and "step")`);
-      }
-      return value as AgentEvent;
-    }, (message) => new Error(`trace ${message}`));
+    const events = parseJsonLines(
+      text,
+      (value, line) => {
+        if (
+          typeof value !== "object" ||
+          value === null ||
+          typeof (value as { type?: unknown }).type !== "string" ||
+          typeof (value as { step?: unknown }).step !== "number"
+        ) {
+          throw new Error(`trace line ${line}: not an event (needs "type" and "step")`);
+        }
+        return value as AgentEvent;
+      },
+      (message) => new Error(`trace ${message}`),
+    );
     return new EventStream(events);
   }
 }

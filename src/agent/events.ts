@@ -1,4 +1,9 @@
-import type { CallSkillAction, CallSkillsAction, FinalAnswerAction, ValidationErrorObservation } from "../actions/action.js";
+import type {
+  CallSkillAction,
+  CallSkillsAction,
+  FinalAnswerAction,
+  ValidationErrorObservation,
+} from "../actions/action.js";
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -10,17 +15,18 @@ export interface EventBase {
   depth?: number;
 }
 
-export type CallSkillEvent = EventBase & CallSkillAction & {
-  /** Set when the approval hook corrected the arguments: what the model wrote. */
-  originalArguments?: Record<string, unknown>;
-  /** Position of the call inside a parallel-calls action. */
-  callIndex?: number;
-  /**
-   * The exact call (skill and arguments) was made before in this run and succeeded: it did not run again, the model
-   * was shown the earlier result, and it is not a new call (evaluations do not count it).
-   */
-  repeated?: true;
-};
+export type CallSkillEvent = EventBase &
+  CallSkillAction & {
+    /** Set when the approval hook corrected the arguments: what the model wrote. */
+    originalArguments?: Record<string, unknown>;
+    /** Position of the call inside a parallel-calls action. */
+    callIndex?: number;
+    /**
+     * The exact call (skill and arguments) was made before in this run and succeeded: it did not run again, the model
+     * was shown the earlier result, and it is not a new call (evaluations do not count it).
+     */
+    repeated?: true;
+  };
 export type CallSkillsEvent = EventBase & CallSkillsAction;
 export type FinalAnswerEvent = EventBase & FinalAnswerAction;
 export type ValidationErrorEvent = EventBase & ValidationErrorObservation;
@@ -153,4 +159,8 @@ export interface StateSnapshot {
 }
 
 /** Events without the `step` and `at` the stream adds. */
-export type EventInput = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "step" | "at"> & Partial<EventBase> : never) : never;
+export type EventInput = AgentEvent extends infer E
+  ? E extends AgentEvent
+    ? Omit<E, "step" | "at"> & Partial<EventBase>
+    : never
+  : never;

@@ -45,7 +45,11 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
   while (drop < maxDrop && room(tokens) < input.replyTokens) tokens = await input.countTokens(input.render(++drop));
   let replyTokens = Math.min(input.replyTokens, room(tokens));
   // Still short: keep only MIN_WRAP_UP_TOKENS of the overrun (closing a cut JSON value takes a few tokens).
-  if (replyTokens < MIN_REPLY_TOKENS) replyTokens = Math.min(input.replyTokens, room(tokens) + input.replyOverrun - Math.min(input.replyOverrun, MIN_WRAP_UP_TOKENS));
+  if (replyTokens < MIN_REPLY_TOKENS)
+    replyTokens = Math.min(
+      input.replyTokens,
+      room(tokens) + input.replyOverrun - Math.min(input.replyOverrun, MIN_WRAP_UP_TOKENS),
+    );
   if (replyTokens < MIN_REPLY_TOKENS) {
     throw new ContextOverflowError(
       `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${MIN_REPLY_TOKENS} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,

@@ -2,8 +2,20 @@ export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
 export { AgentState, emptyRunStats } from "./agent-state.js";
 export { EventStream } from "./event-stream.js";
 export type {
-  AgentEvent, AgentEventType, AbortedEvent, CallSkillEvent, CallSkillsEvent, EventBase, FinalAnswerEvent,
-  MaxIterationsEvent, ModelErrorEvent, ObservationEvent, RunStats, StateSnapshot, StopReason, ToolErrorEvent,
+  AgentEvent,
+  AgentEventType,
+  AbortedEvent,
+  CallSkillEvent,
+  CallSkillsEvent,
+  EventBase,
+  FinalAnswerEvent,
+  MaxIterationsEvent,
+  ModelErrorEvent,
+  ObservationEvent,
+  RunStats,
+  StateSnapshot,
+  StopReason,
+  ToolErrorEvent,
   ValidationErrorEvent,
 } from "./events.js";
 export { runValidators, type Validator, type ValidatorResult } from "./validator.js";

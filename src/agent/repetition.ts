@@ -7,7 +7,11 @@ export function canonicalJson(value: unknown): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
     if (typeof v === "object" && v !== null) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   };
@@ -53,7 +57,12 @@ export class RepetitionTracker {
   record(call: SkillCall, outcome: PriorOutcome): boolean {
     const key = callFingerprint(call);
     const seen = this.#seen.get(key);
-    const same = seen !== undefined && seen.outcome.ok === outcome.ok && (outcome.ok ? seen.outcome.ok && seen.outcome.result === outcome.result : !seen.outcome.ok && seen.outcome.message === outcome.message);
+    const same =
+      seen !== undefined &&
+      seen.outcome.ok === outcome.ok &&
+      (outcome.ok
+        ? seen.outcome.ok && seen.outcome.result === outcome.result
+        : !seen.outcome.ok && seen.outcome.message === outcome.message);
     if (seen && same) {
       seen.sameCount++;
       return seen.sameCount >= REPEAT_WARN_AT;

@@ -16,7 +16,11 @@ export interface Validator {
 }
 
 /** Run the validators in order; the first failure wins. A validator that throws fails with its error as feedback. */
-export async function runValidators(validators: readonly Validator[], action: Action, state: AgentState): Promise<ValidationErrorObservation | undefined> {
+export async function runValidators(
+  validators: readonly Validator[],
+  action: Action,
+  state: AgentState,
+): Promise<ValidationErrorObservation | undefined> {
   for (const validator of validators) {
     let result: ValidatorResult;
     try {

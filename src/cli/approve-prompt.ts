@@ -10,7 +10,9 @@ export function terminalApprover(io: CliIO, beforeAsk: () => void = () => {}): A
   return async (call): Promise<ApprovalDecision> => {
     beforeAsk();
     for (;;) {
-      const reply = (await askQuestion(io, `Run ${call.skillName} ${JSON.stringify(call.arguments)}? [y]es / [n]o / [e]dit: `))?.toLowerCase();
+      const reply = (
+        await askQuestion(io, `Run ${call.skillName} ${JSON.stringify(call.arguments)}? [y]es / [n]o / [e]dit: `)
+      )?.toLowerCase();
       if (reply === undefined) return { decision: "deny", reason: "no answer from the user" };
       if (reply === "y" || reply === "yes") return "allow";
       if (reply === "n" || reply === "no") return { decision: "deny", reason: "the user said no" };
@@ -19,7 +21,8 @@ export function terminalApprover(io: CliIO, beforeAsk: () => void = () => {}): A
         if (text === undefined) return { decision: "deny", reason: "no answer from the user" };
         try {
           const value: unknown = JSON.parse(text);
-          if (typeof value === "object" && value !== null && !Array.isArray(value)) return { decision: "correct", arguments: value as Record<string, unknown> };
+          if (typeof value === "object" && value !== null && !Array.isArray(value))
+            return { decision: "correct", arguments: value as Record<string, unknown> };
         } catch {
           // fall through to asking again
         }

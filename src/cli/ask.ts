@@ -34,16 +34,27 @@ interface AskOptions extends ModelCommandOptions, LoopCommandOptions {
  * a close. Only a regular file: a FIFO with no reader would block the run, a device would swallow it. An existing
  * file is kept unless `overwrite` (a second run must not silently destroy the first one's trace).
  */
-function openTrace(path: string | undefined, overwrite = false): { write: (event: AgentEvent) => void; close: () => void } | undefined {
+function openTrace(
+  path: string | undefined,
+  overwrite = false,
+): { write: (event: AgentEvent) => void; close: () => void } | undefined {
   if (!path) return undefined;
-  const notAFile = () => new CliUsageError(`--trace: ${path} is not a regular file (a FIFO, device or folder): give the path of a file`);
+  const notAFile = () =>
+    new CliUsageError(`--trace: ${path} is not a regular file (a FIFO, device or folder): give the path of a file`);
   let fd: number;
   try {
     const existing = statSync(path, { throwIfNoEntry: false });
     if (existing && !existing.isFile()) throw notAFile();
-    if (existing && !overwrite) throw new CliUsageError(`--trace: ${path} already exists; give a new path, or add --overwrite-trace to replace it`);
+    if (existing && !overwrite)
+      throw new CliUsageError(
+        `--trace: ${path} already exists; give a new path, or add --overwrite-trace to replace it`,
+      );
     // O_EXCL: a file that appeared since the stat is not replaced; O_NONBLOCK: a FIFO put there cannot block the open
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (overwrite ? constants.O_TRUNC : constants.O_EXCL);
+    const flags =
+      constants.O_WRONLY |
+      constants.O_CREAT |
+      constants.O_NONBLOCK |
+      (overwrite ? constants.O_TRUNC : constants.O_EXCL);
     fd = openSync(path, flags, 0o644);
   } catch (error) {
     if (error instanceof CliUsageError) throw error;
@@ -84,10 +95,12 @@ function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
 async function readQuestion(io: CliIO, argument: string | undefined): Promise<string> {
   if (argument !== undefined && argument !== "-") return argument;
   if (argument === undefined && io.stdin.isTTY) {
-    throw new CliUsageError(`ask: give a question in quotes (${hint(io, 'ask "What is 17% of 2,340?"')}), or pipe it in`);
+    throw new CliUsageError(
+      `ask: give a question in quotes (${hint(io, 'ask "What is 17% of 2,340?"')}), or pipe it in`,
+    );
   }
   let text = "";
-  for await (const chunk of io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  for await (const chunk of io.stdin) text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
   if (text.trim() === "") throw new CliUsageError("ask: no question on stdin (it was empty)");
   return text.trim();
 }
@@ -107,8 +120,16 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
   loopOptions(modelOptions(new Command("ask")))
     .description("Ask a question; the model answers, calling skills as it needs them.")
     .argument("[question]", "the question, in quotes; - (or nothing, when piped) reads it from stdin")
-    .option("--max-iterations <n>", "model calls at most (default: the model's catalog budget, else 8)", parseIntegerOption(1))
-    .option("--max-retries <n>", "invalid replies tolerated (default: the model's catalog budget, else 3)", parseIntegerOption(0))
+    .option(
+      "--max-iterations <n>",
+      "model calls at most (default: the model's catalog budget, else 8)",
+      parseIntegerOption(1),
+    )
+    .option(
+      "--max-retries <n>",
+      "invalid replies tolerated (default: the model's catalog budget, else 3)",
+      parseIntegerOption(0),
+    )
     .option("--max-tokens <n>", "tokens one step may generate (default: 512)", parseIntegerOption(1))
     .option("--skills <names>", "only these skills, comma-separated (default: all built-in)", parseListOption)
     .option("--allow-dir <dir>", "let list_files and read_file read this folder (read-only)")
@@ -119,7 +140,10 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
     .option("--approve", "ask before each skill call: y / n / e(dit) (needs a terminal)")
     .option("--quiet", "no progress on stderr")
     .addOption(gpuOption())
-    .addHelpText("after", `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`)
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`,
+    )
     .action(async (argument: string | undefined, options: AskOptions) => {
       const question = await readQuestion(io, argument);
       if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
@@ -165,9 +189,13 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
           next = await run.next();
         }
         const state = next.value;
-        if (state.stopReason === "answer") progress.succeed(`answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        if (state.stopReason === "answer")
+          progress.succeed(
+            `answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+          );
         else progress.fail(`no answer: ${state.stopReason}`);
-        if (options.json) io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
+        if (options.json)
+          io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
         else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);
         setExitCode(exitCodeFor(state));
       } finally {

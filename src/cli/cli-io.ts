@@ -44,12 +44,23 @@ export const EXIT = {
 /** A usage or setup problem: printed as one line (no stack trace), exit code 2. */
 export class CliUsageError extends Error {
   override readonly name = "CliUsageError";
-  constructor(message: string, readonly exitCode: number = EXIT.usage) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
     super(message);
   }
 }
 
 /** The process's own streams and environment. */
 export function processIO(signal: AbortSignal, extra: Pick<CliIO, "command" | "interrupt"> = {}): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), signal, ...extra };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    signal,
+    ...extra,
+  };
 }

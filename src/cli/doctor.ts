@@ -30,20 +30,40 @@ async function backendChecks(): Promise<Check[]> {
     const threads = defaultThreadCount(llama.cpuMathCores);
     const backend = llama.gpu === false ? "cpu" : llama.gpu;
     const devices = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
-    const checks: Check[] = [{
-      name: "backend",
-      status: "ok",
-      detail: `llama.cpp on ${backend.toUpperCase()}${devices.length ? ` (${devices.join(", ")})` : ""}`,
-      ...(backend === "cpu" && { fix: "no GPU backend loaded; on a machine with an NVIDIA, Vulkan or Apple GPU, check its drivers (node-llama-cpp ships CUDA, Vulkan and Metal builds)" }),
-    }];
+    const checks: Check[] = [
+      {
+        name: "backend",
+        status: "ok",
+        detail: `llama.cpp on ${backend.toUpperCase()}${devices.length ? ` (${devices.join(", ")})` : ""}`,
+        ...(backend === "cpu" && {
+          fix: "no GPU backend loaded; on a machine with an NVIDIA, Vulkan or Apple GPU, check its drivers (node-llama-cpp ships CUDA, Vulkan and Metal builds)",
+        }),
+      },
+    ];
     if (llama.gpu !== false) {
       const vram = await llama.getVramState().catch(() => undefined);
-      if (vram) checks.push({ name: "gpu memory", status: "ok", detail: `${formatBytes(vram.free)} free of ${formatBytes(vram.total)}` });
+      if (vram)
+        checks.push({
+          name: "gpu memory",
+          status: "ok",
+          detail: `${formatBytes(vram.free)} free of ${formatBytes(vram.total)}`,
+        });
     }
-    checks.push({ name: "threads", status: "ok", detail: `${threads} (cores available to this process; llama.cpp math cores: ${llama.cpuMathCores}); override with --threads` });
+    checks.push({
+      name: "threads",
+      status: "ok",
+      detail: `${threads} (cores available to this process; llama.cpp math cores: ${llama.cpuMathCores}); override with --threads`,
+    });
     return checks;
   } catch (error) {
-    return [{ name: "backend", status: "fail", detail: `llama.cpp could not start: ${(error as Error).message}`, fix: "reinstall with `npm ci`; node-llama-cpp's prebuilt binaries come from npm" }];
+    return [
+      {
+        name: "backend",
+        status: "fail",
+        detail: `llama.cpp could not start: ${(error as Error).message}`,
+        fix: "reinstall with `npm ci`; node-llama-cpp's prebuilt binaries come from npm",
+      },
+    ];
   }
 }
 
@@ -57,7 +77,7 @@ function modelsChecks(io: CliIO): Check[] {
   const checks: Check[] = [];
   let free: number | undefined;
   try {
-    const probe = existsSync(dir) ? dir : io.env.HOME ?? "/";
+    const probe = existsSync(dir) ? dir : (io.env.HOME ?? "/");
     const fs = statfsSync(probe);
     free = fs.bavail * fs.bsize;
   } catch {
@@ -67,7 +87,10 @@ function modelsChecks(io: CliIO): Check[] {
     name: "models dir",
     status: free !== undefined && free < size ? "warn" : "ok",
     detail: `${dir}${existsSync(dir) ? "" : " (not created yet)"}; ${free === undefined ? "free space unknown" : `${formatBytes(free)} free`}`,
-    ...(free !== undefined && free < size && { fix: `the default model needs ${formatBytes(size)}: free some disk or set GEMMA_AGENT_MODELS to a bigger disk` }),
+    ...(free !== undefined &&
+      free < size && {
+        fix: `the default model needs ${formatBytes(size)}: free some disk or set GEMMA_AGENT_MODELS to a bigger disk`,
+      }),
   });
   const status = catalogDownloadStatus(modelsDirs(io.env)).find((s) => `${s.alias}:${s.quantization}` === spec);
   checks.push({
@@ -88,7 +111,9 @@ function modelsChecks(io: CliIO): Check[] {
 
 const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
   new Command("doctor")
-    .description("Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory.")
+    .description(
+      "Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory.",
+    )
     .option("--json", "print one JSON document")
     .addHelpText("after", `\nExample:\n  ${hint(io, "doctor")}\n`)
     .action(async (options: { json?: boolean }) => {
@@ -96,7 +121,10 @@ const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
       if (options.json) io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
       else {
         const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
-        for (const c of checks) io.stdout.write(`${mark[c.status]} ${c.name.padEnd(14)} ${c.detail}${c.fix && c.status !== "ok" ? `\n  ${"".padEnd(14)} fix: ${c.fix}` : ""}\n`);
+        for (const c of checks)
+          io.stdout.write(
+            `${mark[c.status]} ${c.name.padEnd(14)} ${c.detail}${c.fix && c.status !== "ok" ? `\n  ${"".padEnd(14)} fix: ${c.fix}` : ""}\n`,
+          );
       }
       if (checks.some((c) => c.status === "fail")) setExitCode(EXIT.noAnswer);
     });

@@ -44,12 +44,20 @@ function collectList(value: string, previous: string[] = []): string[] {
 }
 
 function checkTarget(suite: string | undefined, options: EvalCommandOptions): void {
-  if (suite !== undefined && options.bfcl !== undefined) throw new CliUsageError("eval: give a SUITE file or --bfcl DIR, not both");
-  if (suite === undefined && options.bfcl === undefined) throw new CliUsageError("eval: give a SUITE file, or --bfcl DIR --category NAME");
-  if (options.bfcl !== undefined && !options.category) throw new CliUsageError("eval --bfcl: --category NAME is needed (e.g. simple_python)");
-  if (options.bfcl === undefined && options.category !== undefined) throw new CliUsageError("eval: --category goes with --bfcl DIR");
-  if (options.bfcl === undefined && options.parallelCalls !== undefined) throw new CliUsageError("eval: --parallel-calls goes with --bfcl DIR");
-  if (!options.model?.length) throw new CliUsageError("eval: --model is needed (oracle, heuristic, profile:<name>, replay:<trace>, or a GGUF path or alias)");
+  if (suite !== undefined && options.bfcl !== undefined)
+    throw new CliUsageError("eval: give a SUITE file or --bfcl DIR, not both");
+  if (suite === undefined && options.bfcl === undefined)
+    throw new CliUsageError("eval: give a SUITE file, or --bfcl DIR --category NAME");
+  if (options.bfcl !== undefined && !options.category)
+    throw new CliUsageError("eval --bfcl: --category NAME is needed (e.g. simple_python)");
+  if (options.bfcl === undefined && options.category !== undefined)
+    throw new CliUsageError("eval: --category goes with --bfcl DIR");
+  if (options.bfcl === undefined && options.parallelCalls !== undefined)
+    throw new CliUsageError("eval: --parallel-calls goes with --bfcl DIR");
+  if (!options.model?.length)
+    throw new CliUsageError(
+      "eval: --model is needed (oracle, heuristic, profile:<name>, replay:<trace>, or a GGUF path or alias)",
+    );
 }
 
 /** One line for a setup error: the suite's field list joined with "; ". */
@@ -80,7 +88,10 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
   };
   try {
     if (options.bfcl !== undefined) {
-      return await evaluateBfcl(options.bfcl, options.category!, { ...common, ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }) });
+      return await evaluateBfcl(options.bfcl, options.category!, {
+        ...common,
+        ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }),
+      });
     }
     return await evaluateSuite(suite!, common);
   } catch (error) {
@@ -99,35 +110,62 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
  */
 const evalCommand: CommandFactory = (io: CliIO) =>
   loopOptions(new Command("eval"))
-    .description("Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.")
+    .description(
+      "Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.",
+    )
     .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
-    .option("--model <m>", `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`, collectList)
+    .option(
+      "--model <m>",
+      `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`,
+      collectList,
+    )
     .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
     .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
     .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
     .option("--bfcl <dir>", "a folder holding BFCL_v4_<category>.json and possible_answer/")
     .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance")
-    .option("--parallel-calls", "BFCL: let the model make several calls in one step (default: on for parallel categories)")
+    .option(
+      "--parallel-calls",
+      "BFCL: let the model make several calls in one step (default: on for parallel categories)",
+    )
     .option("--no-parallel-calls", "BFCL: one call per step, even for parallel categories")
-    .option("--no-grammar", "do not constrain replies with the action grammar (measures the model writing JSON on its own)")
-    .option("--limit <n>", "run only the first N tasks of the suite or category (a fixed sample for slow real models)", parseIntegerOption(1))
-    .option("--task <ids>", "run only these tasks (ids, comma-separated or repeated), e.g. to replay one run's trace against its task", collectList)
+    .option(
+      "--no-grammar",
+      "do not constrain replies with the action grammar (measures the model writing JSON on its own)",
+    )
+    .option(
+      "--limit <n>",
+      "run only the first N tasks of the suite or category (a fixed sample for slow real models)",
+      parseIntegerOption(1),
+    )
+    .option(
+      "--task <ids>",
+      "run only these tasks (ids, comma-separated or repeated), e.g. to replay one run's trace against its task",
+      collectList,
+    )
     .option("--json", "print report.json on stdout instead of the summary table")
     .option("--quiet", "no progress bar")
     .addOption(gpuOption())
     .option("--threads <n>", "GGUF models: CPU threads (default: the cores available)", parseIntegerOption(1))
     .option("--context-size <n>", "GGUF models: context window in tokens", parseIntegerOption(256))
-    .addOption(new Option("--temperature <t>", "GGUF models: sampling temperature (default: 0, greedy)").argParser(parseNumberOption(0, 2)))
-    .addHelpText("after", [
-      "",
-      "Examples:",
-      `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
-      `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
-      `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
-      `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
-      `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
-      "",
-    ].join("\n"))
+    .addOption(
+      new Option("--temperature <t>", "GGUF models: sampling temperature (default: 0, greedy)").argParser(
+        parseNumberOption(0, 2),
+      ),
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
+        `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
+        `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
+        `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
+        `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
+        "",
+      ].join("\n"),
+    )
     .action(async (suite: string | undefined, options: EvalCommandOptions) => {
       checkTarget(suite, options);
       const report = await runEvalCommand(io, suite, options);
@@ -135,7 +173,11 @@ const evalCommand: CommandFactory = (io: CliIO) =>
       if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else {
         io.stdout.write(renderSummaryTable(report));
-        io.stdout.write(paths ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n` : "\n(--out DIR writes report.json, report.md and convergence.svg)\n");
+        io.stdout.write(
+          paths
+            ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n`
+            : "\n(--out DIR writes report.json, report.md and convergence.svg)\n",
+        );
       }
     });
 

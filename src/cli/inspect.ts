@@ -45,8 +45,15 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
     const path = resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length));
     scriptedReplies(path); // a bad file is reported here, as `ask` would
     return {
-      path, alias: null, name: "scripted replies", architecture: "scripted", quantization: null, trainedContextLength: null,
-      budgets: budgetsFor("scripted"), source: "script", noTokens: "scripted replies have no tokenizer",
+      path,
+      alias: null,
+      name: "scripted replies",
+      architecture: "scripted",
+      quantization: null,
+      trainedContextLength: null,
+      budgets: budgetsFor("scripted"),
+      source: "script",
+      noTokens: "scripted replies have no tokenizer",
     };
   }
   try {
@@ -55,12 +62,22 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
     try {
       header = await readGgufHeader(resolved.path);
     } catch (error) {
-      throw new ModelLoadError("corrupt", `${resolved.path} is not a readable GGUF file (${(error as Error).message})`, resolved.path);
+      throw new ModelLoadError(
+        "corrupt",
+        `${resolved.path} is not a readable GGUF file (${(error as Error).message})`,
+        resolved.path,
+      );
     }
     const architecture = header.architecture ?? "unknown";
     return {
-      path: resolved.path, alias: resolved.alias ?? null, name: header.name ?? null, architecture, quantization: header.quantization,
-      trainedContextLength: header.contextLength ?? null, budgets: budgetsForModel(resolved, architecture), source: "gguf",
+      path: resolved.path,
+      alias: resolved.alias ?? null,
+      name: header.name ?? null,
+      architecture,
+      quantization: header.quantization,
+      trainedContextLength: header.contextLength ?? null,
+      budgets: budgetsForModel(resolved, architecture),
+      source: "gguf",
     };
   } catch (error) {
     if (!(error instanceof ModelLoadError) || error.code !== "not_found") throw error;
@@ -68,8 +85,14 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
     if (!known) throw error;
     const { entry, file } = known;
     return {
-      path: null, alias: entry.alias, name: entry.name, architecture: entry.architecture, quantization: file.quantization,
-      trainedContextLength: entry.contextLength, budgets: budgetsFor(entry), source: "catalog",
+      path: null,
+      alias: entry.alias,
+      name: entry.name,
+      architecture: entry.architecture,
+      quantization: file.quantization,
+      trainedContextLength: entry.contextLength,
+      budgets: budgetsFor(entry),
+      source: "catalog",
       noTokens: `${wanted} is not downloaded (run: ${hint(io, `pull ${wanted}`)})`,
     };
   }
@@ -77,63 +100,101 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
 
 const inspectCommand: CommandFactory = (io: CliIO) =>
   loopOptions(new Command("inspect"))
-    .description("Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.")
+    .description(
+      "Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.",
+    )
     .option("--model <alias|path>", "a catalog alias, a GGUF file, or script:FILE.json (default: the catalog default)")
     .option("--skills <names>", "only these skills, comma-separated", parseListOption)
     .option("--allow-dir <dir>", "include list_files and read_file, confined to this folder")
     .option("--no-grammar", "show the setup without the action grammar")
     .option("--json", "print one JSON document")
-    .addHelpText("after", `\nExamples:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n  ${hint(io, "inspect --prompt-style compact --thought none")}   (the prompt a small model gets with those flags)\n`)
-    .action(async (options: { model?: string; skills?: string[]; allowDir?: string; grammar: boolean; json?: boolean } & LoopCommandOptions) => {
-      const registry = selectSkills(options);
-      const model = await viewModel(io, options.model);
-      const chatFormat = chatFormatForArchitecture(model.architecture);
-      const agent = new Agent({ ...loopSettings(options), model: notRun, registry, grammar: options.grammar, chatFormat: chatFormat ?? gemma3ChatFormat });
-      const rendered = (chatFormat ?? gemma3ChatFormat).render([{ role: "system", content: agent.systemPrompt }, { role: "user", content: "{question}" }]);
-      let tokens: { systemPrompt: number; renderedPrompt: number } | null = null;
-      let tokensNote = model.noTokens;
-      if (model.source === "gguf" && model.path) {
-        try {
-          const [systemPrompt, renderedPrompt] = await countTokens(model.path, [agent.systemPrompt, rendered]);
-          tokens = { systemPrompt, renderedPrompt };
-        } catch (error) {
-          tokensNote = `the tokenizer could not be loaded (${(error as Error).message})`;
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n  ${hint(io, "inspect --prompt-style compact --thought none")}   (the prompt a small model gets with those flags)\n`,
+    )
+    .action(
+      async (
+        options: {
+          model?: string;
+          skills?: string[];
+          allowDir?: string;
+          grammar: boolean;
+          json?: boolean;
+        } & LoopCommandOptions,
+      ) => {
+        const registry = selectSkills(options);
+        const model = await viewModel(io, options.model);
+        const chatFormat = chatFormatForArchitecture(model.architecture);
+        const agent = new Agent({
+          ...loopSettings(options),
+          model: notRun,
+          registry,
+          grammar: options.grammar,
+          chatFormat: chatFormat ?? gemma3ChatFormat,
+        });
+        const rendered = (chatFormat ?? gemma3ChatFormat).render([
+          { role: "system", content: agent.systemPrompt },
+          { role: "user", content: "{question}" },
+        ]);
+        let tokens: { systemPrompt: number; renderedPrompt: number } | null = null;
+        let tokensNote = model.noTokens;
+        if (model.source === "gguf" && model.path) {
+          try {
+            const [systemPrompt, renderedPrompt] = await countTokens(model.path, [agent.systemPrompt, rendered]);
+            tokens = { systemPrompt, renderedPrompt };
+          } catch (error) {
+            tokensNote = `the tokenizer could not be loaded (${(error as Error).message})`;
+          }
         }
-      }
-      const report = {
-        model: { path: model.path, alias: model.alias, name: model.name, architecture: model.architecture, quantization: model.quantization, trainedContextLength: model.trainedContextLength, source: model.source },
-        contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
-        chatFormat: chatFormat?.name ?? (model.source === "script" ? "gemma3 (the agent's default for a model without its own)" : "the model's own template (through node-llama-cpp)"),
-        budgets: model.budgets,
-        grammar: options.grammar,
-        tokens,
-        ...(tokensNote && { tokensNote: `token counts not shown: ${tokensNote}` }),
-        skills: registry.list().map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
-        systemPrompt: agent.systemPrompt,
-        renderedPrompt: rendered,
-        actionJsonSchema: agent.actionJsonSchema ?? null,
-      };
-      if (options.json) {
-        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        return;
-      }
-      const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
-      const out: string[] = [
-        `model         ${model.alias ?? model.path} (${described})`,
-        `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
-        `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
-        `chat format   ${report.chatFormat}`,
-        `budgets       maxIterations ${model.budgets.maxIterations}, maxRetries ${model.budgets.maxRetries}`,
-        `grammar       ${options.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
-        `tokens        ${tokens ? `system prompt ${tokens.systemPrompt}, first-step prompt ${tokens.renderedPrompt} (this model's tokenizer)` : report.tokensNote ?? ""}`,
-        "",
-        "skills:",
-        ...report.skills.map((s) => `  ${s.name}: ${s.description}\n    arguments: ${JSON.stringify(s.arguments)}`),
-        "",
-        "rendered prompt of the first step ({question} stands for the question):",
-        rendered,
-      ];
-      io.stdout.write(`${out.join("\n")}\n`);
-    });
+        const report = {
+          model: {
+            path: model.path,
+            alias: model.alias,
+            name: model.name,
+            architecture: model.architecture,
+            quantization: model.quantization,
+            trainedContextLength: model.trainedContextLength,
+            source: model.source,
+          },
+          contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
+          chatFormat:
+            chatFormat?.name ??
+            (model.source === "script"
+              ? "gemma3 (the agent's default for a model without its own)"
+              : "the model's own template (through node-llama-cpp)"),
+          budgets: model.budgets,
+          grammar: options.grammar,
+          tokens,
+          ...(tokensNote && { tokensNote: `token counts not shown: ${tokensNote}` }),
+          skills: registry
+            .list()
+            .map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
+          systemPrompt: agent.systemPrompt,
+          renderedPrompt: rendered,
+          actionJsonSchema: agent.actionJsonSchema ?? null,
+        };
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          return;
+        }
+        const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
+        const out: string[] = [
+          `model         ${model.alias ?? model.path} (${described})`,
+          `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
+          `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
+          `chat format   ${report.chatFormat}`,
+          `budgets       maxIterations ${model.budgets.maxIterations}, maxRetries ${model.budgets.maxRetries}`,
+          `grammar       ${options.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
+          `tokens        ${tokens ? `system prompt ${tokens.systemPrompt}, first-step prompt ${tokens.renderedPrompt} (this model's tokenizer)` : (report.tokensNote ?? "")}`,
+          "",
+          "skills:",
+          ...report.skills.map((s) => `  ${s.name}: ${s.description}\n    arguments: ${JSON.stringify(s.arguments)}`),
+          "",
+          "rendered prompt of the first step ({question} stands for the question):",
+          rendered,
+        ];
+        io.stdout.write(`${out.join("\n")}\n`);
+      },
+    );
 
 export default inspectCommand;

@@ -17,10 +17,29 @@ export interface LoopCommandOptions {
 export function loopOptions(command: Command): Command {
   return command
     .option("--no-final-round", "let the last step of the budget, and the step after a repeated call, call skills too")
-    .addOption(new Option("--thought <where>", "where the action's thought goes (default: first)").choices(["first", "last", "none"]))
-    .option("--max-thought-chars <n>", "longest thought under the grammar, 0 = unbounded (default: 200)", parseIntegerOption(0))
-    .option("--max-answer-chars <n>", "longest final answer under the grammar, 0 = unbounded (default: 300)", parseIntegerOption(0))
-    .addOption(new Option("--prompt-style <style>", "system prompt: full (skills' JSON Schemas) or compact (signatures)").choices(["full", "compact"]))
+    .addOption(
+      new Option("--thought <where>", "where the action's thought goes (default: first)").choices([
+        "first",
+        "last",
+        "none",
+      ]),
+    )
+    .option(
+      "--max-thought-chars <n>",
+      "longest thought under the grammar, 0 = unbounded (default: 200)",
+      parseIntegerOption(0),
+    )
+    .option(
+      "--max-answer-chars <n>",
+      "longest final answer under the grammar, 0 = unbounded (default: 300)",
+      parseIntegerOption(0),
+    )
+    .addOption(
+      new Option(
+        "--prompt-style <style>",
+        "system prompt: full (skills' JSON Schemas) or compact (signatures)",
+      ).choices(["full", "compact"]),
+    )
     .option("--example-trajectory", "show the model one worked example conversation (call, result, answer)")
     .option("--no-fit-context", "do not leave out old steps to keep the prompt inside the context");
 }

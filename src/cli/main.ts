@@ -19,7 +19,10 @@ let outputError: string | undefined;
 
 // `gemma-agent models | head`: the reader went away; stop quietly, as Unix tools do. Other write errors (a full disk,
 // /dev/full) are said, not thrown: the run's events are still in its trace.
-for (const [name, stream] of [["stdout", process.stdout], ["stderr", process.stderr]] as const) {
+for (const [name, stream] of [
+  ["stdout", process.stdout],
+  ["stderr", process.stderr],
+] as const) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
     if (outputError === undefined && name === "stdout") {
@@ -39,9 +42,10 @@ function interrupt(signal: keyof typeof SIGNAL_EXIT = "SIGINT"): void {
   stoppedBy = signal;
   const what = signal === "SIGINT" ? "interrupted" : `stopped by ${signal}`;
   process.stderr.write(`\ngemma-agent: ${what}, stopping (Ctrl-C again to quit now)\n`);
-  controller.abort(new Error(`${what}`));
+  controller.abort(new Error(what));
 }
-for (const signal of Object.keys(SIGNAL_EXIT) as Array<keyof typeof SIGNAL_EXIT>) process.on(signal, () => interrupt(signal));
+for (const signal of Object.keys(SIGNAL_EXIT) as Array<keyof typeof SIGNAL_EXIT>)
+  process.on(signal, () => interrupt(signal));
 
 /** Resolves once `stream` has handed everything written to it so far to the OS (or failed to). */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
@@ -51,7 +55,10 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-const io = processIO(controller.signal, { command: invocation(process.env, process.argv[1], process.cwd()), interrupt: () => interrupt("SIGINT") });
+const io = processIO(controller.signal, {
+  command: invocation(process.env, process.argv[1], process.cwd()),
+  interrupt: () => interrupt("SIGINT"),
+});
 let code = await runCli(process.argv.slice(2), io);
 if (code === SIGNAL_EXIT.SIGINT && stoppedBy) code = SIGNAL_EXIT[stoppedBy];
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

@@ -15,7 +15,12 @@ import type { Progress } from "./progress.js";
 import { askQuestion, isInteractive } from "./terminal-question.js";
 
 /** What a command needs of a model: a ModelHandle that says what it is and can be released. */
-export type CliModel = ModelHandle & { readonly info: ModelInfo; readonly backend: string; readonly threads: number; dispose(): Promise<void> | void };
+export type CliModel = ModelHandle & {
+  readonly info: ModelInfo;
+  readonly backend: string;
+  readonly threads: number;
+  dispose(): Promise<void> | void;
+};
 
 /**
  * `--model script:FILE.json`: a JSON array of the model's replies, played in order (a scripted, deterministic run; no
@@ -30,9 +35,13 @@ export function scriptedReplies(path: string): string[] {
   try {
     replies = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new CliUsageError(`--model ${SCRIPT_PREFIX}${path}: cannot read a JSON array of replies (${(error as Error).message})`);
+    throw new CliUsageError(
+      `--model ${SCRIPT_PREFIX}${path}: cannot read a JSON array of replies (${(error as Error).message})`,
+    );
   }
-  const bad = Array.isArray(replies) ? replies.findIndex((r) => typeof r !== "string" && (r === null || typeof r !== "object" || Array.isArray(r))) : -1;
+  const bad = Array.isArray(replies)
+    ? replies.findIndex((r) => typeof r !== "string" && (r === null || typeof r !== "object" || Array.isArray(r)))
+    : -1;
   if (!Array.isArray(replies) || bad >= 0) {
     throw new CliUsageError(
       `--model ${SCRIPT_PREFIX}${path}: expected a JSON array of replies, each an action object ({"skill_name": ..., "arguments": {...}} or {"final_answer": ...}) or a string of raw text${bad >= 0 ? ` (reply ${bad + 1} is neither)` : ""}`,
@@ -63,11 +72,16 @@ export interface ModelFlags {
  * as the tool was started. Ctrl-C at the question interrupts (exit 130). A file named like a catalog file that is not
  * one gets a warning.
  */
-export async function resolveModelForCli(io: CliIO, spec: string | undefined, progress: Progress): Promise<ResolvedModel> {
+export async function resolveModelForCli(
+  io: CliIO,
+  spec: string | undefined,
+  progress: Progress,
+): Promise<ResolvedModel> {
   const dirs = modelsDirs(io.env);
   const dir = modelsDir(io.env);
   const wanted = spec ?? defaultModelAlias();
-  if (wanted.startsWith(SCRIPT_PREFIX)) return { path: `${SCRIPT_PREFIX}${resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length))}` };
+  if (wanted.startsWith(SCRIPT_PREFIX))
+    return { path: `${SCRIPT_PREFIX}${resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length))}` };
   let resolved: ResolvedModel;
   try {
     resolved = resolveModelFile(wanted, { modelsDirs: dirs, cwd: io.cwd });
@@ -77,12 +91,16 @@ export async function resolveModelForCli(io: CliIO, spec: string | undefined, pr
     if (!known) throw error;
     const { entry, file } = known;
     const have = partialBytes(join(dir, file.fileName));
-    const state = have !== undefined ? `is partly downloaded (${formatBytes(have)} of ${formatBytes(file.sizeBytes)})` : "is not downloaded";
+    const state =
+      have !== undefined
+        ? `is partly downloaded (${formatBytes(have)} of ${formatBytes(file.sizeBytes)})`
+        : "is not downloaded";
     const pullLine = `model ${wanted} ${state}; run: ${hint(io, `pull ${wanted}`)}${have !== undefined ? " to resume" : ""}`;
     if (!isInteractive(io)) throw new CliUsageError(pullLine);
-    const question = have !== undefined
-      ? `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Resume the download to ${dir} now? [y/N] `
-      : `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Download it to ${dir} now? [y/N] `;
+    const question =
+      have !== undefined
+        ? `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Resume the download to ${dir} now? [y/N] `
+        : `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Download it to ${dir} now? [y/N] `;
     const reply = await askQuestion(io, question);
     if (io.signal.aborted) throw new CliUsageError("interrupted", 130);
     if (!reply || !/^y(es)?$/i.test(reply)) throw new CliUsageError(pullLine);
@@ -109,11 +127,18 @@ async function warnIfMisnamed(io: CliIO, resolved: ResolvedModel): Promise<void>
   let mismatch: string | undefined;
   try {
     const header = await readGgufHeader(resolved.path);
-    mismatch = catalogMismatch({ sizeBytes: statSync(resolved.path).size, quantization: header.quantization }, resolved.entry, resolved.file);
+    mismatch = catalogMismatch(
+      { sizeBytes: statSync(resolved.path).size, quantization: header.quantization },
+      resolved.entry,
+      resolved.file,
+    );
   } catch {
     return; // a file that cannot be read gets the loader's own error
   }
-  if (mismatch) io.stderr.write(`gemma-agent: warning: ${resolved.path} is named like the catalog's ${resolved.entry.alias}:${resolved.file.quantization}, but ${mismatch}.\n`);
+  if (mismatch)
+    io.stderr.write(
+      `gemma-agent: warning: ${resolved.path} is named like the catalog's ${resolved.entry.alias}:${resolved.file.quantization}, but ${mismatch}.\n`,
+    );
 }
 
 /**
@@ -121,18 +146,30 @@ async function warnIfMisnamed(io: CliIO, resolved: ResolvedModel): Promise<void>
  * what it waits for and for how long: `gemma-4-e2b: waiting for huggingface.co to answer (12s; gives up after
  * 1m 00s)`, `gemma-4-e2b 1.2 GB / 3.1 GB (38%): no data from huggingface.co for 5s; gives up after 1m 00s`.
  */
-export function describePull(name: string, p: Pick<PullProgress, "receivedBytes" | "totalBytes" | "bytesPerSecond" | "etaSeconds"> & Partial<Pick<PullProgress, "phase" | "idleMs" | "stallTimeoutMs" | "host">>): string {
+export function describePull(
+  name: string,
+  p: Pick<PullProgress, "receivedBytes" | "totalBytes" | "bytesPerSecond" | "etaSeconds"> &
+    Partial<Pick<PullProgress, "phase" | "idleMs" | "stallTimeoutMs" | "host">>,
+): string {
   const waited = p.idleMs !== undefined ? formatDuration(p.idleMs / 1000) : undefined;
   const limit = p.stallTimeoutMs !== undefined ? `; gives up after ${formatDuration(p.stallTimeoutMs / 1000)}` : "";
-  if (p.phase === "connecting") return `${name}: waiting for ${p.host ?? "the server"} to answer (${waited ?? "0s"}${limit})`;
-  const total = p.totalBytes ? ` / ${formatBytes(p.totalBytes)} (${Math.floor((100 * p.receivedBytes) / p.totalBytes)}%)` : "";
-  if (p.idleMs !== undefined && p.idleMs >= 2000) return `${name} ${formatBytes(p.receivedBytes)}${total}: no data from ${p.host ?? "the server"} for ${waited}${limit}`;
+  if (p.phase === "connecting")
+    return `${name}: waiting for ${p.host ?? "the server"} to answer (${waited ?? "0s"}${limit})`;
+  const total = p.totalBytes
+    ? ` / ${formatBytes(p.totalBytes)} (${Math.floor((100 * p.receivedBytes) / p.totalBytes)}%)`
+    : "";
+  if (p.idleMs !== undefined && p.idleMs >= 2000)
+    return `${name} ${formatBytes(p.receivedBytes)}${total}: no data from ${p.host ?? "the server"} for ${waited}${limit}`;
   const eta = p.etaSeconds !== undefined ? `, ${formatDuration(p.etaSeconds)} left` : "";
   return `${name} ${formatBytes(p.receivedBytes)}${total} ${formatBytes(p.bytesPerSecond)}/s${eta}`;
 }
 
 /** Load the resolved model, with a percentage on the progress line. */
-export async function loadModelForCli(resolved: ResolvedModel, flags: ModelFlags, progress: Progress): Promise<CliModel> {
+export async function loadModelForCli(
+  resolved: ResolvedModel,
+  flags: ModelFlags,
+  progress: Progress,
+): Promise<CliModel> {
   if (resolved.path.startsWith(SCRIPT_PREFIX)) return loadScriptedModel(resolved.path.slice(SCRIPT_PREFIX.length));
   const label = resolved.alias ?? resolved.path;
   progress.start(`loading ${label}`);
@@ -148,7 +185,9 @@ export async function loadModelForCli(resolved: ResolvedModel, flags: ModelFlags
       ...(flags.temperature !== undefined && { temperature: flags.temperature }),
       onProgress: (fraction: number) => progress.update(`loading ${label} ${Math.round(fraction * 100)}%`),
     });
-    progress.succeed(`loaded ${label} (${handle.info.architecture}, ${handle.info.quantization}, ${handle.backend}, ${handle.threads} threads)`);
+    progress.succeed(
+      `loaded ${label} (${handle.info.architecture}, ${handle.info.quantization}, ${handle.backend}, ${handle.threads} threads)`,
+    );
     return handle;
   } catch (error) {
     progress.fail(`could not load ${label}`);

@@ -8,23 +8,31 @@ import type { CommandFactory } from "./command.js";
 /** The note column of a local file: unusable, the catalog file it is, or what it is named like but is not. */
 function note(model: LocalModel): string {
   if (model.error) return `unusable: ${model.error}`;
-  if (model.catalog && model.mismatch) return `named like ${model.catalog.alias}:${model.catalog.quantization}, but ${model.mismatch}`;
+  if (model.catalog && model.mismatch)
+    return `named like ${model.catalog.alias}:${model.catalog.quantization}, but ${model.mismatch}`;
   if (model.catalog) return `= ${model.catalog.alias}:${model.catalog.quantization}`;
   return "";
 }
 
 const modelsCommand: CommandFactory = (io: CliIO) =>
   new Command("models")
-    .description("List the catalog of known Gemma models and the GGUF files in the models folders (and their subfolders).")
+    .description(
+      "List the catalog of known Gemma models and the GGUF files in the models folders (and their subfolders).",
+    )
     .option("--json", "print one JSON document")
-    .addHelpText("after", `\nExample:\n  ${hint(io, "models")}\n\nGEMMA_AGENT_MODELS may name several folders (separated by "${process.platform === "win32" ? ";" : ":"}"), e.g. LM Studio's; pulls go to the first.\n`)
+    .addHelpText(
+      "after",
+      `\nExample:\n  ${hint(io, "models")}\n\nGEMMA_AGENT_MODELS may name several folders (separated by "${process.platform === "win32" ? ";" : ":"}"), e.g. LM Studio's; pulls go to the first.\n`,
+    )
     .action(async (options: { json?: boolean }) => {
       const dirs = modelsDirs(io.env);
       const catalog = loadCatalog();
       const status = catalogDownloadStatus(dirs, catalog);
       const local = await listLocalModels(dirs, catalog);
       if (options.json) {
-        io.stdout.write(`${JSON.stringify({ modelsDir: modelsDir(io.env), modelsDirs: dirs, default: catalog.default, catalog: catalog.models.map((m) => ({ ...m, status: status.filter((s) => s.alias === m.alias) })), local }, null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify({ modelsDir: modelsDir(io.env), modelsDirs: dirs, default: catalog.default, catalog: catalog.models.map((m) => ({ ...m, status: status.filter((s) => s.alias === m.alias) })), local }, null, 2)}\n`,
+        );
         return;
       }
       const rows = status.map((s) => {
@@ -42,13 +50,23 @@ const modelsCommand: CommandFactory = (io: CliIO) =>
       io.stdout.write(formatTable(["model", "name", "size", "context", "status"], rows));
       for (const dir of dirs) {
         const here = local.filter((m) => m.dir === dir);
-        io.stdout.write(`\nGGUF files in ${dir}${dir === dirs[0] ? " (pulls go here)" : ""}; use one with --model FILE\n`);
+        io.stdout.write(
+          `\nGGUF files in ${dir}${dir === dirs[0] ? " (pulls go here)" : ""}; use one with --model FILE\n`,
+        );
         if (here.length === 0) io.stdout.write("(none)\n");
         else {
-          io.stdout.write(formatTable(
-            ["file", "architecture", "quantization", "size", "note"],
-            here.map((m) => [m.relativePath, m.architecture ?? "?", m.quantization ?? "?", formatBytes(m.sizeBytes), note(m)]),
-          ));
+          io.stdout.write(
+            formatTable(
+              ["file", "architecture", "quantization", "size", "note"],
+              here.map((m) => [
+                m.relativePath,
+                m.architecture ?? "?",
+                m.quantization ?? "?",
+                formatBytes(m.sizeBytes),
+                note(m),
+              ]),
+            ),
+          );
         }
       }
     });

@@ -22,5 +22,8 @@ export function parseNumberOption(min: number, max: number): (value: string) => 
 
 /** commander argument parser for a comma-separated list (`a,b,c`), empty items dropped. */
 export function parseListOption(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

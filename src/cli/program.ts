@@ -30,7 +30,9 @@ export async function createProgram(io: CliIO, setExitCode: (code: number) => vo
     .exitOverride();
   for (const factory of COMMANDS) {
     const command = factory(io, setExitCode);
-    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     program.addCommand(command);
   }
   return program;
@@ -38,7 +40,8 @@ export async function createProgram(io: CliIO, setExitCode: (code: number) => vo
 
 /** The one line a setup error prints, its suggested commands written as the user started the tool. */
 function setupErrorLine(error: unknown, io: CliIO): string | undefined {
-  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError) return `gemma-agent: ${withInvocation(error.message, commandOf(io))}`;
+  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError)
+    return `gemma-agent: ${withInvocation(error.message, commandOf(io))}`;
   return undefined;
 }
 

@@ -17,7 +17,7 @@ export class Progress {
     // A terminal that reports no width (a bare pty) would make the spinner's redraw arithmetic run away: no spinner.
     const columns = (io.stderr as { columns?: number }).columns ?? 0;
     const interactive = Boolean(io.stderr.isTTY) && columns > 0 && !this.#quiet && !io.env.CI;
-    this.#spinner = interactive ? ora({ stream: io.stderr as NodeJS.WritableStream & { isTTY: boolean }, discardStdin: false }) : undefined;
+    this.#spinner = interactive ? ora({ stream: io.stderr, discardStdin: false }) : undefined;
   }
 
   /** Begin a long step. */

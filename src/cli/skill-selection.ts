@@ -17,7 +17,8 @@ export function selectSkills(options: { skills?: string[]; allowDir?: string }):
   if (!options.skills) return registry;
   for (const name of options.skills) {
     if (registry.has(name)) continue;
-    if ((FILE_SKILL_NAMES as readonly string[]).includes(name)) throw new CliUsageError(`--skills: ${name} needs --allow-dir DIR (the folder it may read)`);
+    if ((FILE_SKILL_NAMES as readonly string[]).includes(name))
+      throw new CliUsageError(`--skills: ${name} needs --allow-dir DIR (the folder it may read)`);
     throw new CliUsageError(`--skills: unknown skill "${name}" (built-in: ${BUILTIN_SKILL_NAMES.join(", ")})`);
   }
   return registry.scope(options.skills);

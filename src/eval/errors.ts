@@ -29,7 +29,8 @@ export function readEvalFile(path: string, code: EvalSetupErrorCode, what: strin
     return readFileSync(path, "utf8");
   } catch (error) {
     const errno = (error as NodeJS.ErrnoException).code;
-    const why = errno === "ENOENT" ? "no such file" : errno === "EISDIR" ? "it is a directory" : (error as Error).message;
+    const why =
+      errno === "ENOENT" ? "no such file" : errno === "EISDIR" ? "it is a directory" : (error as Error).message;
     throw new EvalSetupError(code, `cannot read ${what} ${path}: ${why}`, { cause: error });
   }
 }

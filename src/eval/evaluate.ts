@@ -42,13 +42,16 @@ export interface EvaluateOptions extends ProviderOptions {
 
 function checkBudgets(budgets: readonly number[]): number[] {
   if (budgets.length === 0) throw new EvalSetupError("unsupported", "at least one budget is needed");
-  for (const b of budgets) if (!Number.isInteger(b) || b < 1) throw new EvalSetupError("unsupported", `a budget must be a whole number >= 1 (got ${b})`);
+  for (const b of budgets)
+    if (!Number.isInteger(b) || b < 1)
+      throw new EvalSetupError("unsupported", `a budget must be a whole number >= 1 (got ${b})`);
   return [...new Set(budgets)].sort((a, b) => a - b);
 }
 
 function seedList(count: number | undefined): number[] {
   const n = count ?? DEFAULT_EVAL_SEEDS;
-  if (!Number.isInteger(n) || n < 1) throw new EvalSetupError("unsupported", `seeds must be a whole number >= 1 (got ${n})`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new EvalSetupError("unsupported", `seeds must be a whole number >= 1 (got ${n})`);
   return Array.from({ length: n }, (_, i) => FIRST_SEED + i);
 }
 
@@ -57,7 +60,11 @@ function providersFor(options: EvaluateOptions, bfcl: boolean, taskCount: number
   if (options.models.length === 0) throw new EvalSetupError("model_spec", "no model given (--model)");
   return options.models.map((m) => {
     const spec = typeof m === "string" ? parseModelSpec(m) : m;
-    if (bfcl && spec.kind === "heuristic") throw new EvalSetupError("unsupported", "the heuristic planner knows the built-in skills only; it cannot run BFCL (use oracle, profile:<name>, replay:<dir> or a GGUF)");
+    if (bfcl && spec.kind === "heuristic")
+      throw new EvalSetupError(
+        "unsupported",
+        "the heuristic planner knows the built-in skills only; it cannot run BFCL (use oracle, profile:<name>, replay:<dir> or a GGUF)",
+      );
     if (spec.kind === "replay" && taskCount > 1 && isFile(spec.path)) {
       throw new EvalSetupError(
         "unsupported",
@@ -76,22 +83,52 @@ function isFile(path: string): boolean {
   }
 }
 
-async function evaluate(kind: EvalReport["kind"], title: string, source: string, tasks: EvalTask[], options: EvaluateOptions, budgets: number[], extra: Pick<Parameters<typeof buildReport>[0], "bfcl">): Promise<EvalReport> {
+async function evaluate(
+  kind: EvalReport["kind"],
+  title: string,
+  source: string,
+  tasks: EvalTask[],
+  options: EvaluateOptions,
+  budgets: number[],
+  extra: Pick<Parameters<typeof buildReport>[0], "bfcl">,
+): Promise<EvalReport> {
   const chosen = chooseTasks(tasks, options.taskIds);
   const sample = sampleTasks(chosen, options.limit);
   const providers = providersFor(options, kind === "bfcl", sample.length);
   const names = providers.map((p) => p.name);
-  if (new Set(names).size !== names.length) throw new EvalSetupError("model_spec", `a model is named twice: ${names.join(", ")}`);
+  if (new Set(names).size !== names.length)
+    throw new EvalSetupError("model_spec", `a model is named twice: ${names.join(", ")}`);
   const seeds = seedList(options.seeds);
   const startedAt = new Date();
   const started = performance.now();
   const grammar = options.grammar ?? true;
   const loop = options.loop ?? {};
-  const { records, interrupted } = await runEval({ tasks: sample, providers, budgets, seeds, grammar, loop, signal: options.signal, onProgress: options.onProgress });
+  const { records, interrupted } = await runEval({
+    tasks: sample,
+    providers,
+    budgets,
+    seeds,
+    grammar,
+    loop,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
   return buildReport({
-    kind, title, source, models: names, budgets, seeds, tasks: sample.length, grammar, ...(Object.keys(loop).length > 0 && { loop }),
+    kind,
+    title,
+    source,
+    models: names,
+    budgets,
+    seeds,
+    tasks: sample.length,
+    grammar,
+    ...(Object.keys(loop).length > 0 && { loop }),
     ...(sample.length < chosen.length && { sampledFrom: chosen.length }),
-    runs: records, interrupted, ...extra, startedAt, wallMs: performance.now() - started,
+    runs: records,
+    interrupted,
+    ...extra,
+    startedAt,
+    wallMs: performance.now() - started,
   });
 }
 
@@ -101,8 +138,14 @@ function chooseTasks(tasks: EvalTask[], ids: readonly string[] | undefined): Eva
   const known = new Set(tasks.map((t) => t.id));
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    const shown = tasks.slice(0, 8).map((t) => t.id).join(", ");
-    throw new EvalSetupError("unsupported", `no task ${unknown.map((id) => `"${id}"`).join(", ")} here (the ${tasks.length} tasks include ${shown}${tasks.length > 8 ? ", ..." : ""})`);
+    const shown = tasks
+      .slice(0, 8)
+      .map((t) => t.id)
+      .join(", ");
+    throw new EvalSetupError(
+      "unsupported",
+      `no task ${unknown.map((id) => `"${id}"`).join(", ")} here (the ${tasks.length} tasks include ${shown}${tasks.length > 8 ? ", ..." : ""})`,
+    );
   }
   const wanted = new Set(ids);
   return tasks.filter((t) => wanted.has(t.id));
@@ -111,7 +154,8 @@ function chooseTasks(tasks: EvalTask[], ids: readonly string[] | undefined): Eva
 /** The first `limit` tasks (all when no limit). */
 function sampleTasks(tasks: EvalTask[], limit: number | undefined): EvalTask[] {
   if (limit === undefined) return tasks;
-  if (!Number.isInteger(limit) || limit < 1) throw new EvalSetupError("unsupported", `limit must be a whole number >= 1 (got ${limit})`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new EvalSetupError("unsupported", `limit must be a whole number >= 1 (got ${limit})`);
   return tasks.slice(0, limit);
 }
 
@@ -119,7 +163,15 @@ function sampleTasks(tasks: EvalTask[], limit: number | undefined): EvalTask[] {
 export async function evaluateSuite(suite: string | Suite, options: EvaluateOptions): Promise<EvalReport> {
   const loaded = typeof suite === "string" ? loadSuite(suite) : suite;
   const budgets = checkBudgets(options.budgets ?? DEFAULT_EVAL_BUDGETS);
-  return evaluate("suite", loaded.name, typeof suite === "string" ? resolve(suite) : loaded.name, suiteTasks(loaded), options, budgets, {});
+  return evaluate(
+    "suite",
+    loaded.name,
+    typeof suite === "string" ? resolve(suite) : loaded.name,
+    suiteTasks(loaded),
+    options,
+    budgets,
+    {},
+  );
 }
 
 /** Options of {@link evaluateBfcl}. */
@@ -134,9 +186,18 @@ export interface EvaluateBfclOptions extends EvaluateOptions {
  */
 export async function evaluateBfcl(dir: string, category: string, options: EvaluateBfclOptions): Promise<EvalReport> {
   const loaded = loadBfclCategory(dir, category);
-  const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(loaded, { ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }) });
+  const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(loaded, {
+    ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }),
+  });
   const budgets = checkBudgets(options.budgets ?? DEFAULT_BFCL_BUDGETS);
   return evaluate("bfcl", `BFCL ${loaded.name}`, resolve(loaded.questionsPath), tasks, options, budgets, {
-    bfcl: { category: loaded.name, checkKind, questions: loaded.questions.length, scored: tasks.length, inconsistencies, unconvertible },
+    bfcl: {
+      category: loaded.name,
+      checkKind,
+      questions: loaded.questions.length,
+      scored: tasks.length,
+      inconsistencies,
+      unconvertible,
+    },
   });
 }

@@ -18,7 +18,10 @@ const fileSchema = z
     uri: z.string().refine((uri) => parseHfUri(uri) !== undefined, "expected hf:<owner>/<repo>/<file>.gguf"),
     /** Approximate size in bytes: a sanity check for downloads, not an exact expectation. */
     sizeBytes: z.number().int().positive(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, "sha256 is 64 lower-case hex digits").optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "sha256 is 64 lower-case hex digits")
+      .optional(),
     /** Git revision to download from; `main` when absent. Pin one together with `sha256`. */
     revision: z.string().min(1).optional(),
   })
@@ -27,13 +30,17 @@ const fileSchema = z
 
 const entrySchema = z
   .object({
-    alias: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, "aliases are lower case, without ':' (it separates the quantization)"),
+    alias: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]*$/, "aliases are lower case, without ':' (it separates the quantization)"),
     aliases: z.array(z.string().regex(/^[a-z0-9][a-z0-9.-]*$/)).default([]),
     name: z.string().min(1),
     architecture: z.string().min(1),
     contextLength: z.number().int().positive(),
     defaultQuantization: quantizationSchema,
-    budgets: z.object({ maxIterations: z.number().int().positive(), maxRetries: z.number().int().nonnegative() }).strict(),
+    budgets: z
+      .object({ maxIterations: z.number().int().positive(), maxRetries: z.number().int().nonnegative() })
+      .strict(),
     notes: z.string().optional(),
     files: z.array(fileSchema).min(1),
   })
@@ -71,7 +78,8 @@ function catalogProblems(catalog: Catalog): string[] {
       aliases.add(alias);
     }
     const quantizations = entry.files.map((file) => file.quantization);
-    if (new Set(quantizations).size !== quantizations.length) problems.push(`${entry.alias}: a quantization is listed twice`);
+    if (new Set(quantizations).size !== quantizations.length)
+      problems.push(`${entry.alias}: a quantization is listed twice`);
     if (!quantizations.includes(entry.defaultQuantization)) {
       problems.push(`${entry.alias}: defaultQuantization ${entry.defaultQuantization} has no file`);
     }
@@ -107,7 +115,8 @@ export function loadCatalog(path: string = CATALOG_PATH): Catalog {
   const parsed = catalogSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`Invalid model catalog ${path}:\n${z.prettifyError(parsed.error)}`);
   const problems = catalogProblems(parsed.data);
-  if (problems.length > 0) throw new Error(`Invalid model catalog ${path}:\n${problems.map((p) => `✖ ${p}`).join("\n")}`);
+  if (problems.length > 0)
+    throw new Error(`Invalid model catalog ${path}:\n${problems.map((p) => `✖ ${p}`).join("\n")}`);
   cache.set(path, parsed.data);
   return parsed.data;
 }
@@ -116,7 +125,13 @@ export function loadCatalog(path: string = CATALOG_PATH): Catalog {
 export function splitModelSpec(spec: string): [alias: string, quantization: string | undefined] {
   const at = spec.lastIndexOf(":");
   if (at < 0) return [spec.trim().toLowerCase(), undefined];
-  return [spec.slice(0, at).trim().toLowerCase(), spec.slice(at + 1).trim().toUpperCase() || undefined];
+  return [
+    spec.slice(0, at).trim().toLowerCase(),
+    spec
+      .slice(at + 1)
+      .trim()
+      .toUpperCase() || undefined,
+  ];
 }
 
 /**
@@ -156,7 +171,10 @@ export function catalogFileFor(entry: CatalogEntry, quantization?: string): Cata
  * The catalog entry and file a model spec (`alias` or `alias:QUANT`) names, or undefined when it names none: what a
  * missing model would be once pulled.
  */
-export function catalogModelFor(spec: string, catalog: Catalog = loadCatalog()): { entry: CatalogEntry; file: CatalogFile } | undefined {
+export function catalogModelFor(
+  spec: string,
+  catalog: Catalog = loadCatalog(),
+): { entry: CatalogEntry; file: CatalogFile } | undefined {
   const [alias, quantization] = splitModelSpec(spec);
   const entry = findCatalogEntry(alias, catalog);
   const file = entry && catalogFileFor(entry, quantization);

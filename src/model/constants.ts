@@ -38,7 +38,10 @@ export const DEFAULT_HF_REVISION = "main";
  * Agent budgets for a model the catalog gives none for: the agent loop's own defaults (see DESIGN.md), so that an
  * unknown model behaves exactly like `Agent.run` without options.
  */
-export const DEFAULT_BUDGETS = Object.freeze({ maxIterations: DEFAULT_MAX_ITERATIONS, maxRetries: DEFAULT_MAX_RETRIES });
+export const DEFAULT_BUDGETS = Object.freeze({
+  maxIterations: DEFAULT_MAX_ITERATIONS,
+  maxRetries: DEFAULT_MAX_RETRIES,
+});
 
 /** Suffix of a download in progress; the final name appears only after every check passed (atomic rename). */
 export const PART_SUFFIX = ".part";

@@ -83,7 +83,18 @@ export class ProgressMeter {
     const bytesPerSecond = (this.latest - this.startBytes) / seconds;
     const { phase, lastActivity, total: totalBytes, stallTimeoutMs, host } = this.state();
     const etaSeconds =
-      totalBytes !== undefined && bytesPerSecond > 0 ? Math.max(totalBytes - this.latest, 0) / bytesPerSecond : undefined;
-    this.onProgress?.({ receivedBytes: this.latest, totalBytes, bytesPerSecond, etaSeconds, phase, idleMs: Math.max(0, now - lastActivity), stallTimeoutMs, host });
+      totalBytes !== undefined && bytesPerSecond > 0
+        ? Math.max(totalBytes - this.latest, 0) / bytesPerSecond
+        : undefined;
+    this.onProgress?.({
+      receivedBytes: this.latest,
+      totalBytes,
+      bytesPerSecond,
+      etaSeconds,
+      phase,
+      idleMs: Math.max(0, now - lastActivity),
+      stallTimeoutMs,
+      host,
+    });
   }
 }

@@ -9,7 +9,8 @@ export function stallTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env[DOWNLOAD_TIMEOUT_ENV]?.trim();
   if (!raw) return DOWNLOAD_STALL_TIMEOUT_MS;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new DownloadError("bad_source", `${DOWNLOAD_TIMEOUT_ENV}="${raw}" is not a number of seconds (e.g. 120).`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new DownloadError("bad_source", `${DOWNLOAD_TIMEOUT_ENV}="${raw}" is not a number of seconds (e.g. 120).`);
   return Math.round(seconds * 1000);
 }
 

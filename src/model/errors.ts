@@ -18,7 +18,8 @@ export class ModelLoadError extends CodedError<ModelLoadErrorCode> {
 }
 
 /** Why a download failed. */
-export type DownloadErrorCode = "http_error" | "network" | "size_mismatch" | "hash_mismatch" | "aborted" | "bad_source" | "disk" | "in_progress";
+export type DownloadErrorCode =
+  "http_error" | "network" | "size_mismatch" | "hash_mismatch" | "aborted" | "bad_source" | "disk" | "in_progress";
 
 /** A download (`gemma-agent pull`) failed; any partial data is kept under a `.part` name to resume from. */
 export class DownloadError extends CodedError<DownloadErrorCode> {

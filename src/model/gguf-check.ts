@@ -16,21 +16,33 @@ export interface GgufCheckResult {
 }
 
 /** Metadata arrays skipped when reading a header: they are megabytes and the check needs none of them. */
-const SKIPPED_KEYS = ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"];
+const SKIPPED_KEYS = [
+  "tokenizer.ggml.tokens",
+  "tokenizer.ggml.scores",
+  "tokenizer.ggml.token_type",
+  "tokenizer.ggml.merges",
+];
 
 const REDOWNLOAD = "delete it and download it again (gemma-agent pull <model>), or pick another file";
 
 function corrupt(path: string, detail: string, cause?: unknown): ModelLoadError {
-  return new ModelLoadError("corrupt", `${path} is damaged or incomplete (${detail}): ${REDOWNLOAD}.`, path, cause === undefined ? undefined : { cause });
+  return new ModelLoadError(
+    "corrupt",
+    `${path} is damaged or incomplete (${detail}): ${REDOWNLOAD}.`,
+    path,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /** A hint for a file that is not GGUF: what it looks like instead. */
 function describeNotGguf(head: Buffer): string {
   const text = head.toString("latin1").trimStart().toLowerCase();
-  if (text.startsWith("<!doctype") || text.startsWith("<html")) return "it is an HTML page (a failed or redirected download?)";
+  if (text.startsWith("<!doctype") || text.startsWith("<html"))
+    return "it is an HTML page (a failed or redirected download?)";
   if (text.startsWith("version https://git-lfs")) return "it is a Git LFS pointer, not the model itself";
   if (text.startsWith("{")) return "it looks like JSON (a config or tokenizer file?)";
-  if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b) return "it is a ZIP archive (a PyTorch or safetensors checkpoint? convert it to GGUF first)";
+  if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b)
+    return "it is a ZIP archive (a PyTorch or safetensors checkpoint? convert it to GGUF first)";
   return "it does not start with the GGUF magic bytes";
 }
 
@@ -38,7 +50,12 @@ function describeNotGguf(head: Buffer): string {
 async function readHead(path: string, size: number): Promise<Buffer> {
   const head = Buffer.alloc(Math.min(size, 64));
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
-    throw new ModelLoadError("not_found", `Cannot open ${path} (${error.code ?? error.message}): check its permissions.`, path, { cause: error });
+    throw new ModelLoadError(
+      "not_found",
+      `Cannot open ${path} (${error.code ?? error.message}): check its permissions.`,
+      path,
+      { cause: error },
+    );
   });
   try {
     await file.read(head, 0, head.length, 0);
@@ -61,28 +78,57 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) {
-      throw new ModelLoadError("not_found", `${path} is a directory, not a model file: pass the path of a .gguf file (or a catalog alias).`, path);
+      throw new ModelLoadError(
+        "not_found",
+        `${path} is a directory, not a model file: pass the path of a .gguf file (or a catalog alias).`,
+        path,
+      );
     }
-    if (!info.isFile()) throw new ModelLoadError("not_gguf", `${path} is not a regular file (a FIFO, socket or device): pass the path of a .gguf file.`, path);
+    if (!info.isFile())
+      throw new ModelLoadError(
+        "not_gguf",
+        `${path} is not a regular file (a FIFO, socket or device): pass the path of a .gguf file.`,
+        path,
+      );
     size = info.size;
   } catch (error) {
     if (error instanceof ModelLoadError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new ModelLoadError("not_found", `No model file at ${path}: check the path, or download a model with: gemma-agent pull <alias> (see gemma-agent models).`, path, { cause: error });
+      throw new ModelLoadError(
+        "not_found",
+        `No model file at ${path}: check the path, or download a model with: gemma-agent pull <alias> (see gemma-agent models).`,
+        path,
+        { cause: error },
+      );
     }
-    throw new ModelLoadError("not_found", `Cannot read ${path} (${code ?? String(error)}): check the path and its permissions.`, path, { cause: error });
+    throw new ModelLoadError(
+      "not_found",
+      `Cannot read ${path} (${code ?? String(error)}): check the path and its permissions.`,
+      path,
+      { cause: error },
+    );
   }
 
   const head = await readHead(path, size);
   if (!isGgufMagic(head)) {
-    throw new ModelLoadError("not_gguf", `${path} is not a GGUF model file: ${describeNotGguf(head)}. gemma-agent runs GGUF files (e.g. gemma-agent pull gemma-4-e2b).`, path);
+    throw new ModelLoadError(
+      "not_gguf",
+      `${path} is not a GGUF model file: ${describeNotGguf(head)}. gemma-agent runs GGUF files (e.g. gemma-agent pull gemma-4-e2b).`,
+      path,
+    );
   }
   let header: GgufHeader;
   try {
     header = await readGgufHeader(path);
   } catch (error) {
-    if (!(error instanceof GgufHeaderError)) throw new ModelLoadError("not_found", `Cannot read ${path} (${(error as Error)?.message ?? String(error)}).`, path, { cause: error });
+    if (!(error instanceof GgufHeaderError))
+      throw new ModelLoadError(
+        "not_found",
+        `Cannot read ${path} (${(error as Error)?.message ?? String(error)}).`,
+        path,
+        { cause: error },
+      );
     if (error.code === "not_a_file") throw new ModelLoadError("not_gguf", error.message, path, { cause: error });
     throw corrupt(path, error.message, error);
   }
@@ -91,7 +137,12 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
 
   let fileInfo: GgufFileInfo;
   try {
-    fileInfo = await readGgufFileInfo(path, { sourceType: "filesystem", readTensorInfo: true, ignoreKeys: SKIPPED_KEYS, logWarnings: false });
+    fileInfo = await readGgufFileInfo(path, {
+      sourceType: "filesystem",
+      readTensorInfo: true,
+      ignoreKeys: SKIPPED_KEYS,
+      logWarnings: false,
+    });
   } catch (error) {
     throw corrupt(path, `its header cannot be read: ${(error as Error)?.message ?? String(error)}`, error);
   }

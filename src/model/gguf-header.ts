@@ -57,11 +57,35 @@ export interface GgufHeader {
   tensorDataBytes: number;
 }
 
-const VALUE_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"] as const;
+const VALUE_TYPES = [
+  "u8",
+  "i8",
+  "u16",
+  "i16",
+  "u32",
+  "i32",
+  "f32",
+  "bool",
+  "string",
+  "array",
+  "u64",
+  "i64",
+  "f64",
+] as const;
 /** Names of the GGUF metadata value types, by their type number. */
 export type GgufValueTypeName = (typeof VALUE_TYPES)[number];
 const FIXED_SIZES: Partial<Record<GgufValueTypeName, number>> = {
-  u8: 1, i8: 1, bool: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, u64: 8, i64: 8, f64: 8,
+  u8: 1,
+  i8: 1,
+  bool: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  f32: 4,
+  u64: 8,
+  i64: 8,
+  f64: 8,
 };
 const MAX_ARRAY_DEPTH = 4;
 
@@ -78,7 +102,11 @@ const MIN_TENSOR_INFO_BYTES = 8 + 4 + 8 + 4 + 8;
  * {@link GgufHeaderError} naming the field and its byte offset; file-system errors (ENOENT, EACCES) reject as they are.
  */
 export async function readGgufHeader(path: string): Promise<GgufHeader> {
-  const notAFile = () => new GgufHeaderError("not_a_file", `${path} is not a regular file (a directory, FIFO, socket or device): pass a .gguf file`);
+  const notAFile = () =>
+    new GgufHeaderError(
+      "not_a_file",
+      `${path} is not a regular file (a directory, FIFO, socket or device): pass a .gguf file`,
+    );
   if (!(await stat(path)).isFile()) throw notAFile();
   // O_NONBLOCK: should the path become a FIFO after the stat, the open returns instead of waiting for a writer.
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -109,7 +137,8 @@ class HeaderReader {
   async read(): Promise<GgufHeader> {
     if (this.fileSize < 4) throw new GgufHeaderError("not_gguf", `not a GGUF file: only ${this.fileSize} bytes`);
     await this.need(4);
-    if (!isGgufMagic(this.bytes(4))) throw new GgufHeaderError("not_gguf", "not a GGUF file: the first bytes are not 'GGUF'");
+    if (!isGgufMagic(this.bytes(4)))
+      throw new GgufHeaderError("not_gguf", "not a GGUF file: the first bytes are not 'GGUF'");
     this.pos += 4;
     const version = await this.readVersion();
     const tensorCount = await this.count("tensor count", 1 << 24);
@@ -122,7 +151,8 @@ class HeaderReader {
     const metadataBytes = this.pos;
     const alignment = this.alignment(metadata["general.alignment"]);
     const tensors = await this.tensorInfos(tensorCount, alignment);
-    const architecture = typeof metadata["general.architecture"] === "string" ? metadata["general.architecture"] : undefined;
+    const architecture =
+      typeof metadata["general.architecture"] === "string" ? metadata["general.architecture"] : undefined;
     const fileType = numberOf(metadata["general.file_type"]);
     return {
       version,
@@ -142,7 +172,13 @@ class HeaderReader {
 
   private alignment(value: GgufMetadataValue | undefined): number {
     if (value === undefined) return GGUF_DEFAULT_ALIGNMENT;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 2 ** 30 || (value & (value - 1)) !== 0) {
+    if (
+      typeof value !== "number" ||
+      !Number.isInteger(value) ||
+      value < 1 ||
+      value > 2 ** 30 ||
+      (value & (value - 1)) !== 0
+    ) {
       throw this.corrupt(`general.alignment is ${JSON.stringify(value)}, not a power of two`);
     }
     return value;
@@ -153,9 +189,14 @@ class HeaderReader {
    * of at most 63 bytes, 1 to 4 dimensions whose element count is exact in the type's blocks, a type llama.cpp reads,
    * and each tensor's data right after the previous one's (aligned) and inside the file.
    */
-  private async tensorInfos(count: number, alignment: number): Promise<{ tensorDataOffset: number; tensorDataBytes: number }> {
+  private async tensorInfos(
+    count: number,
+    alignment: number,
+  ): Promise<{ tensorDataOffset: number; tensorDataBytes: number }> {
     if (count * MIN_TENSOR_INFO_BYTES > this.fileSize - this.pos) {
-      throw this.corrupt(`tensor count is ${count}: ${count} tensor infos need at least ${count * MIN_TENSOR_INFO_BYTES} bytes, the file has ${this.fileSize - this.pos} left`);
+      throw this.corrupt(
+        `tensor count is ${count}: ${count} tensor infos need at least ${count * MIN_TENSOR_INFO_BYTES} bytes, the file has ${this.fileSize - this.pos} left`,
+      );
     }
     const names = new Set<string>();
     let expectedOffset = 0;
@@ -163,35 +204,50 @@ class HeaderReader {
     let last = "";
     for (let index = 0; index < count; index++) {
       const name = await this.string(`name of tensor ${index}`, GGML_MAX_NAME_BYTES);
-      if (name === "" || names.has(name)) throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
+      if (name === "" || names.has(name))
+        throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
       names.add(name);
       const dims = await this.u32();
-      if (dims < 1 || dims > GGML_MAX_DIMS) throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
+      if (dims < 1 || dims > GGML_MAX_DIMS)
+        throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
       const extents: number[] = [];
       let elements = 1;
       for (let d = 0; d < dims; d++) {
         const extent = await this.u64();
-        if (extent === undefined || !Number.isSafeInteger(elements * extent)) throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
+        if (extent === undefined || !Number.isSafeInteger(elements * extent))
+          throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
         elements *= extent;
         extents.push(extent);
       }
       const type = await this.u32();
       const traits = ggmlTypeTraits(type);
       if (!traits) throw this.corrupt(`tensor ${name} has type ${type}, not a ggml type llama.cpp reads`);
-      if (extents[0] % traits.blockSize !== 0) throw this.corrupt(`tensor ${name} rows of ${extents[0]} are not whole ${traits.name} blocks of ${traits.blockSize}`);
+      if (extents[0] % traits.blockSize !== 0)
+        throw this.corrupt(
+          `tensor ${name} rows of ${extents[0]} are not whole ${traits.name} blocks of ${traits.blockSize}`,
+        );
       const bytes = (elements / traits.blockSize) * traits.typeSize;
       const offset = await this.u64();
-      if (offset !== expectedOffset) throw this.corrupt(`tensor ${name} data offset is ${offset ?? "above 2^53"}, expected ${expectedOffset} (right after the previous tensor)`);
+      if (offset !== expectedOffset)
+        throw this.corrupt(
+          `tensor ${name} data offset is ${offset ?? "above 2^53"}, expected ${expectedOffset} (right after the previous tensor)`,
+        );
       dataEnd = offset + bytes;
       expectedOffset = Math.ceil(dataEnd / alignment) * alignment;
       if (!Number.isSafeInteger(expectedOffset) || dataEnd > this.fileSize) {
-        throw new GgufHeaderError("truncated", `tensor ${name} (${bytes} bytes of ${traits.name}) does not fit in the ${this.fileSize}-byte file: a truncated download?`);
+        throw new GgufHeaderError(
+          "truncated",
+          `tensor ${name} (${bytes} bytes of ${traits.name}) does not fit in the ${this.fileSize}-byte file: a truncated download?`,
+        );
       }
       last = name;
     }
     const tensorDataOffset = Math.ceil(this.pos / alignment) * alignment;
     if (count > 0 && tensorDataOffset + dataEnd > this.fileSize) {
-      throw new GgufHeaderError("truncated", `GGUF file truncated: its tensor data (through tensor ${last}) runs to byte ${tensorDataOffset + dataEnd} of a ${this.fileSize}-byte file: a truncated download?`);
+      throw new GgufHeaderError(
+        "truncated",
+        `GGUF file truncated: its tensor data (through tensor ${last}) runs to byte ${tensorDataOffset + dataEnd} of a ${this.fileSize}-byte file: a truncated download?`,
+      );
     }
     return { tensorDataOffset, tensorDataBytes: dataEnd };
   }
@@ -223,7 +279,8 @@ class HeaderReader {
       this.littleEndian = false;
       return big;
     }
-    if (little === 1) throw new GgufHeaderError("unsupported_version", "GGUF version 1 is obsolete; convert the model again");
+    if (little === 1)
+      throw new GgufHeaderError("unsupported_version", "GGUF version 1 is obsolete; convert the model again");
     throw new GgufHeaderError("unsupported_version", `unsupported GGUF version ${little}`);
   }
 
@@ -236,17 +293,28 @@ class HeaderReader {
     this.pos += size;
     const le = this.littleEndian;
     switch (type) {
-      case "u8": return view.readUInt8(0);
-      case "i8": return view.readInt8(0);
-      case "bool": return view.readUInt8(0) !== 0;
-      case "u16": return le ? view.readUInt16LE(0) : view.readUInt16BE(0);
-      case "i16": return le ? view.readInt16LE(0) : view.readInt16BE(0);
-      case "u32": return le ? view.readUInt32LE(0) : view.readUInt32BE(0);
-      case "i32": return le ? view.readInt32LE(0) : view.readInt32BE(0);
-      case "f32": return le ? view.readFloatLE(0) : view.readFloatBE(0);
-      case "f64": return le ? view.readDoubleLE(0) : view.readDoubleBE(0);
-      case "u64": return safeInteger(le ? view.readBigUInt64LE(0) : view.readBigUInt64BE(0));
-      case "i64": return safeInteger(le ? view.readBigInt64LE(0) : view.readBigInt64BE(0));
+      case "u8":
+        return view.readUInt8(0);
+      case "i8":
+        return view.readInt8(0);
+      case "bool":
+        return view.readUInt8(0) !== 0;
+      case "u16":
+        return le ? view.readUInt16LE(0) : view.readUInt16BE(0);
+      case "i16":
+        return le ? view.readInt16LE(0) : view.readInt16BE(0);
+      case "u32":
+        return le ? view.readUInt32LE(0) : view.readUInt32BE(0);
+      case "i32":
+        return le ? view.readInt32LE(0) : view.readInt32BE(0);
+      case "f32":
+        return le ? view.readFloatLE(0) : view.readFloatBE(0);
+      case "f64":
+        return le ? view.readDoubleLE(0) : view.readDoubleBE(0);
+      case "u64":
+        return safeInteger(le ? view.readBigUInt64LE(0) : view.readBigUInt64BE(0));
+      case "i64":
+        return safeInteger(le ? view.readBigInt64LE(0) : view.readBigInt64BE(0));
     }
   }
 
@@ -315,7 +383,11 @@ class HeaderReader {
   }
 
   private inWindow(bytes: number): boolean {
-    return this.pos >= this.windowStart && this.pos + bytes <= this.windowStart + this.window.length && this.pos + bytes <= this.limit;
+    return (
+      this.pos >= this.windowStart &&
+      this.pos + bytes <= this.windowStart + this.window.length &&
+      this.pos + bytes <= this.limit
+    );
   }
 
   /** Makes `[pos, pos + bytes)` readable from the window. */
@@ -326,7 +398,8 @@ class HeaderReader {
     const length = Math.min(Math.max(bytes, GGUF_READ_CHUNK_BYTES), this.fileSize - this.pos);
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await this.handle.read(buffer, 0, length, this.pos);
-    if (bytesRead < bytes) throw new GgufHeaderError("truncated", `GGUF header truncated at byte ${this.pos + bytesRead}`);
+    if (bytesRead < bytes)
+      throw new GgufHeaderError("truncated", `GGUF header truncated at byte ${this.pos + bytesRead}`);
     this.window = buffer.subarray(0, bytesRead);
     this.windowStart = this.pos;
   }
@@ -338,7 +411,10 @@ class HeaderReader {
 
   private beyondLimit(end: number, what: string): never {
     if (end > this.fileSize) {
-      throw new GgufHeaderError("truncated", `GGUF header truncated: ${what} runs to byte ${end} of a ${this.fileSize}-byte file`);
+      throw new GgufHeaderError(
+        "truncated",
+        `GGUF header truncated: ${what} runs to byte ${end} of a ${this.fileSize}-byte file`,
+      );
     }
     throw this.corrupt(`GGUF metadata larger than ${GGUF_MAX_HEADER_BYTES} bytes (at ${what})`);
   }
@@ -353,5 +429,7 @@ function numberOf(value: GgufMetadataValue | undefined): number | undefined {
 }
 
 function safeInteger(value: bigint): number | string {
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+    ? Number(value)
+    : value.toString();
 }

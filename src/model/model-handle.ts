@@ -50,7 +50,13 @@ export interface GenerationStats {
   /** Generated tokens per second of the last call, prompt evaluation excluded. */
   tokensPerSecond: number;
   /** Lifetime totals over every call on this handle. */
-  totals: { calls: number; promptTokens: number; evaluatedPromptTokens: number; generatedTokens: number; generationMs: number };
+  totals: {
+    calls: number;
+    promptTokens: number;
+    evaluatedPromptTokens: number;
+    generatedTokens: number;
+    generationMs: number;
+  };
 }
 
 /**

@@ -14,7 +14,10 @@ import { readGgufHeader } from "./gguf-header.js";
  * Models are looked up in all of them (and their subfolders); pulls go to the first. A folder may not exist yet.
  */
 export function modelsDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const parts = (env[MODELS_DIR_ENV] ?? "").split(delimiter).map((part) => part.trim()).filter((part) => part !== "");
+  const parts = (env[MODELS_DIR_ENV] ?? "")
+    .split(delimiter)
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
   if (parts.length === 0) return [join(homedir(), ...DEFAULT_MODELS_SUBDIR)];
   return [...new Set(parts.map((part) => resolve(expandHome(part))))];
 }
@@ -71,12 +74,22 @@ export interface LocalModel {
  * `error` field. A missing folder gives nothing. Downloads in progress (`.part`) are not listed; see
  * {@link catalogDownloadStatus}.
  */
-export async function listLocalModels(dirs: string | readonly string[] = modelsDirs(), catalog: Catalog = loadCatalog()): Promise<LocalModel[]> {
+export async function listLocalModels(
+  dirs: string | readonly string[] = modelsDirs(),
+  catalog: Catalog = loadCatalog(),
+): Promise<LocalModel[]> {
   const models: LocalModel[] = [];
   for (const found of findGgufFiles(asList(dirs))) {
     const info = await stat(found.path).catch(() => undefined);
     if (!info?.isFile()) continue;
-    const model: LocalModel = { path: found.path, fileName: found.fileName, relativePath: found.relativePath, dir: found.root, sizeBytes: info.size, ...(await describe(found.path)) };
+    const model: LocalModel = {
+      path: found.path,
+      fileName: found.fileName,
+      relativePath: found.relativePath,
+      dir: found.root,
+      sizeBytes: info.size,
+      ...(await describe(found.path)),
+    };
     const match = findCatalogFile(found.fileName, catalog);
     if (match) {
       model.catalog = { alias: match.entry.alias, quantization: match.file.quantization };
@@ -107,7 +120,11 @@ export interface CatalogDownloadStatus {
  * Where a catalog file is: in the download folder (the first), else anywhere in the models folders, matched by file
  * name without regard to case; `undefined` when it is nowhere. `found` may pass a scan already made.
  */
-export function findCatalogFileOnDisk(fileName: string, dirs: readonly string[], found?: readonly FoundGguf[]): string | undefined {
+export function findCatalogFileOnDisk(
+  fileName: string,
+  dirs: readonly string[],
+  found?: readonly FoundGguf[],
+): string | undefined {
   const direct = join(dirs[0], fileName);
   if (isFile(direct)) return direct;
   const wanted = fileName.toLowerCase();
@@ -118,16 +135,25 @@ export function findCatalogFileOnDisk(fileName: string, dirs: readonly string[],
  * Every file of every catalog entry, with whether it is downloaded (in any of the models folders), partly downloaded
  * (a `.part` in the first folder, where pulls write), or missing.
  */
-export function catalogDownloadStatus(dirs: string | readonly string[] = modelsDirs(), catalog: Catalog = loadCatalog()): CatalogDownloadStatus[] {
+export function catalogDownloadStatus(
+  dirs: string | readonly string[] = modelsDirs(),
+  catalog: Catalog = loadCatalog(),
+): CatalogDownloadStatus[] {
   const list = asList(dirs);
   const found = findGgufFiles(list);
   return catalog.models.flatMap((entry) =>
     entry.files.map((file) => {
       const target = join(list[0], file.fileName);
-      const base = { alias: entry.alias, quantization: file.quantization, fileName: file.fileName, sizeBytes: file.sizeBytes };
+      const base = {
+        alias: entry.alias,
+        quantization: file.quantization,
+        fileName: file.fileName,
+        sizeBytes: file.sizeBytes,
+      };
       const path = findCatalogFileOnDisk(file.fileName, list, found);
       if (path) return { ...base, path, state: "downloaded" as const, localBytes: statSync(path).size };
-      if (isFile(target + PART_SUFFIX)) return { ...base, path: target, state: "partial" as const, localBytes: statSync(target + PART_SUFFIX).size };
+      if (isFile(target + PART_SUFFIX))
+        return { ...base, path: target, state: "partial" as const, localBytes: statSync(target + PART_SUFFIX).size };
       return { ...base, path: target, state: "missing" as const, localBytes: 0 };
     }),
   );

@@ -12,19 +12,37 @@ const TLS_CODES = /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_
 
 /** The words for each code Node's fetch (undici) and the resolver give. */
 const FAILURES: Readonly<Record<string, Omit<NetworkFailure, "code">>> = {
-  ECONNREFUSED: { what: "the server refused the connection", hint: "check the address (and GEMMA_AGENT_HF_ENDPOINT if you set it), or whether you need a proxy" },
-  ENOTFOUND: { what: "the host name could not be found", hint: "check that you are online and that the host name is right" },
-  EAI_AGAIN: { what: "the host name could not be looked up (DNS did not answer)", hint: "check that you are online, then pull again" },
+  ECONNREFUSED: {
+    what: "the server refused the connection",
+    hint: "check the address (and GEMMA_AGENT_HF_ENDPOINT if you set it), or whether you need a proxy",
+  },
+  ENOTFOUND: {
+    what: "the host name could not be found",
+    hint: "check that you are online and that the host name is right",
+  },
+  EAI_AGAIN: {
+    what: "the host name could not be looked up (DNS did not answer)",
+    hint: "check that you are online, then pull again",
+  },
   ETIMEDOUT: { what: "the connection timed out", hint: "check your network, firewall or proxy, then pull again" },
-  UND_ERR_CONNECT_TIMEOUT: { what: "the connection timed out", hint: "check your network, firewall or proxy, then pull again" },
+  UND_ERR_CONNECT_TIMEOUT: {
+    what: "the connection timed out",
+    hint: "check your network, firewall or proxy, then pull again",
+  },
   ENETUNREACH: { what: "the network is unreachable", hint: "check that you are online" },
   EHOSTUNREACH: { what: "the host is unreachable", hint: "check that you are online, and your firewall or proxy" },
   ECONNRESET: { what: "the server closed the connection", hint: "pull again: the download resumes where it stopped" },
   EPIPE: { what: "the server closed the connection", hint: "pull again: the download resumes where it stopped" },
-  UND_ERR_SOCKET: { what: "the server closed the connection", hint: "pull again: the download resumes where it stopped" },
+  UND_ERR_SOCKET: {
+    what: "the server closed the connection",
+    hint: "pull again: the download resumes where it stopped",
+  },
   UND_ERR_CLOSED: { what: "the connection was closed", hint: "pull again: the download resumes where it stopped" },
   UND_ERR_HEADERS_TIMEOUT: { what: "the server stopped answering", hint: "pull again later" },
-  UND_ERR_BODY_TIMEOUT: { what: "the server stopped sending data", hint: "pull again: the download resumes where it stopped" },
+  UND_ERR_BODY_TIMEOUT: {
+    what: "the server stopped sending data",
+    hint: "pull again: the download resumes where it stopped",
+  },
 };
 
 /** The error code of a failed fetch: on the error, its cause, or the first of an AggregateError's errors. */
@@ -65,7 +83,11 @@ export function describeNetworkFailure(error: unknown): NetworkFailure {
       code,
     };
   }
-  return { what: innermostMessage(error), hint: "check your network, then pull again", ...(code !== undefined && { code }) };
+  return {
+    what: innermostMessage(error),
+    hint: "check your network, then pull again",
+    ...(code !== undefined && { code }),
+  };
 }
 
 /** `60 s`, `1.5 s`. */
@@ -104,7 +126,10 @@ export function transferFailureText(f: TransferFailure): string {
       : `No data from ${f.host} for ${seconds}, after ${f.received} bytes: the transfer stalled.${f.kept || " Pull again."}`;
   }
   const failure = describeNetworkFailure(f.error);
-  const where = f.stage === "connect" ? `Could not download from ${f.host}` : `The download from ${f.host} broke off after ${f.received} bytes`;
+  const where =
+    f.stage === "connect"
+      ? `Could not download from ${f.host}`
+      : `The download from ${f.host} broke off after ${f.received} bytes`;
   // once bytes are kept, what to do is to pull again (the .part resumes); before any, the failure's own advice
   const next = f.stage === "transfer" && f.kept ? f.kept : ` ${capitalize(failure.hint)}.${f.kept}`;
   return `${where}: ${failure.what}${failure.code ? ` (${failure.code})` : ""}.${next}`;

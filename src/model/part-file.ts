@@ -38,7 +38,9 @@ export async function disk<T>(what: string, step: () => Promise<T>): Promise<T> 
     return await step();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DownloadError("disk", `Could not ${what}${code ? ` (${code})` : ""}: ${(error as Error).message}`, { cause: error });
+    throw new DownloadError("disk", `Could not ${what}${code ? ` (${code})` : ""}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -76,7 +78,10 @@ export async function lockPart(partPath: string, fileName: string): Promise<() =
       }
       const pid = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
       if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-        throw new DownloadError("in_progress", `Another pull of ${fileName} is running (process ${pid}); wait for it to finish, or stop it and pull again.`);
+        throw new DownloadError(
+          "in_progress",
+          `Another pull of ${fileName} is running (process ${pid}); wait for it to finish, or stop it and pull again.`,
+        );
       }
       await rm(lockPath, { force: true }); // left by a pull that died: take it over
     }

@@ -1,4 +1,12 @@
-import { catalogFileFor, findCatalogEntry, loadCatalog, splitModelSpec, type Catalog, type CatalogEntry, type CatalogFile } from "./catalog.js";
+import {
+  catalogFileFor,
+  findCatalogEntry,
+  loadCatalog,
+  splitModelSpec,
+  type Catalog,
+  type CatalogEntry,
+  type CatalogFile,
+} from "./catalog.js";
 import { DownloadError } from "./errors.js";
 import { hfEndpoint, hfUriToUrl, parseHfUri } from "./hf-uri.js";
 
@@ -53,7 +61,8 @@ function fromUrl(source: string, fileName: string | undefined): PullSource {
 
 function fromHfUri(source: string, catalog: Catalog, fileName: string | undefined, env: NodeJS.ProcessEnv): PullSource {
   const uri = parseHfUri(source);
-  if (!uri) throw new DownloadError("bad_source", `"${source}" is not a valid hf: URI; expected hf:<owner>/<repo>/<file>.gguf`);
+  if (!uri)
+    throw new DownloadError("bad_source", `"${source}" is not a valid hf: URI; expected hf:<owner>/<repo>/<file>.gguf`);
   const match = catalog.models
     .flatMap((entry) => entry.files.map((file) => ({ entry, file })))
     .find(({ file }) => file.uri === source);
@@ -78,7 +87,10 @@ function fromAlias(source: string, catalog: Catalog, fileName: string | undefine
   const file = catalogFileFor(entry, quantization);
   if (!file) {
     const known = entry.files.map((candidate) => candidate.quantization).join(", ");
-    throw new DownloadError("bad_source", `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`);
+    throw new DownloadError(
+      "bad_source",
+      `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`,
+    );
   }
   const uri = parseHfUri(file.uri)!;
   return {

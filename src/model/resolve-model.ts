@@ -1,6 +1,15 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { catalogFileFor, findCatalogEntry, findCatalogFile, loadCatalog, splitModelSpec, type Catalog, type CatalogEntry, type CatalogFile } from "./catalog.js";
+import {
+  catalogFileFor,
+  findCatalogEntry,
+  findCatalogFile,
+  loadCatalog,
+  splitModelSpec,
+  type Catalog,
+  type CatalogEntry,
+  type CatalogFile,
+} from "./catalog.js";
 import { PART_SUFFIX } from "./constants.js";
 import { ModelLoadError } from "./errors.js";
 import { findGgufFiles, type FoundGguf } from "./find-gguf-files.js";
@@ -68,7 +77,8 @@ function megabytes(bytes: number): string {
  */
 export function resolveModelFile(spec: string, options: ResolveModelOptions = {}): ResolvedModel {
   const trimmed = spec.trim();
-  if (trimmed === "") throw new ModelLoadError("not_found", "No model given: pass a path to a .gguf file or a catalog alias.");
+  if (trimmed === "")
+    throw new ModelLoadError("not_found", "No model given: pass a path to a .gguf file or a catalog alias.");
   const catalog = options.catalog ?? loadCatalog();
   const dirs = options.modelsDirs ?? (options.modelsDir !== undefined ? [options.modelsDir] : modelsDirs());
   if (isExplicitPath(trimmed)) return withCatalogFile(expandHome(trimmed), catalog);
@@ -94,12 +104,16 @@ export function resolveModelFile(spec: string, options: ResolveModelOptions = {}
   const file = catalogFileFor(entry, quantization);
   if (!file) {
     const known = entry.files.map((candidate) => candidate.quantization).join(", ");
-    throw new ModelLoadError("not_found", `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`);
+    throw new ModelLoadError(
+      "not_found",
+      `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`,
+    );
   }
   const path = findCatalogFileOnDisk(file.fileName, dirs);
   if (path) return { path, alias: entry.alias, entry, file, quantization: file.quantization };
   const target = join(dirs[0], file.fileName);
-  const pullSpec = file.quantization === entry.defaultQuantization ? entry.alias : `${entry.alias}:${file.quantization}`;
+  const pullSpec =
+    file.quantization === entry.defaultQuantization ? entry.alias : `${entry.alias}:${file.quantization}`;
   const partBytes = partialBytes(target);
   throw new ModelLoadError(
     "not_found",
@@ -143,5 +157,8 @@ function findLocalFile(name: string, dirs: readonly string[]): string | undefine
 }
 
 function ambiguous(name: string, files: readonly FoundGguf[]): ModelLoadError {
-  return new ModelLoadError("not_found", `Several files in the models folders are named ${name}: ${files.map((f) => f.path).join(", ")}; pass the path of the one you mean.`);
+  return new ModelLoadError(
+    "not_found",
+    `Several files in the models folders are named ${name}: ${files.map((f) => f.path).join(", ")}; pass the path of the one you mean.`,
+  );
 }

@@ -6,7 +6,16 @@ import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
 import { GgufHeaderError, isGgufMagic, readGgufHeader } from "./gguf-header.js";
 import { transferFailureText } from "./network-failure.js";
-import { disk, hashFile, lockPart, readPartValidator, startsWithGguf, write, writePartValidator, type PartValidator } from "./part-file.js";
+import {
+  disk,
+  hashFile,
+  lockPart,
+  readPartValidator,
+  startsWithGguf,
+  write,
+  writePartValidator,
+  type PartValidator,
+} from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import type { PullSource } from "./pull-source.js";
 
@@ -186,11 +195,17 @@ export class Transfer {
     if (!response.ok) {
       void discard(response);
       const hint =
-        response.status === 404 ? " (no such file: check the alias, URI or URL)"
-        : (response.status === 401 || response.status === 403) && this.token ? ": the Hugging Face token in HF_TOKEN was refused for this repository (check the token, and accept the model's licence on its page)"
-        : response.status === 401 || response.status === 403 ? ": the repository is gated or private (accept the model's licence on its Hugging Face page, then set HF_TOKEN to an access token)"
-        : "";
-      throw new DownloadError("http_error", `HTTP ${response.status} ${response.statusText} from ${this.pull.url}${hint}`);
+        response.status === 404
+          ? " (no such file: check the alias, URI or URL)"
+          : (response.status === 401 || response.status === 403) && this.token
+            ? ": the Hugging Face token in HF_TOKEN was refused for this repository (check the token, and accept the model's licence on its page)"
+            : response.status === 401 || response.status === 403
+              ? ": the repository is gated or private (accept the model's licence on its Hugging Face page, then set HF_TOKEN to an access token)"
+              : "";
+      throw new DownloadError(
+        "http_error",
+        `HTTP ${response.status} ${response.statusText} from ${this.pull.url}${hint}`,
+      );
     }
     if (response.status === 200) {
       const length = Number(response.headers.get("content-length") ?? NaN);
@@ -225,7 +240,10 @@ export class Transfer {
         this.hash.update(bytes);
         this.received += bytes.length;
         if (this.total !== undefined && this.received > this.total) {
-          throw new DownloadError("size_mismatch", `${this.pull.url} sent more than the ${this.total} bytes it announced.`);
+          throw new DownloadError(
+            "size_mismatch",
+            `${this.pull.url} sent more than the ${this.total} bytes it announced.`,
+          );
         }
         progress.report(this.received);
       }
@@ -265,7 +283,10 @@ export class Transfer {
     if (this.expectedSha256 !== undefined) {
       const actual = this.hash.copy().digest("hex");
       if (actual !== this.expectedSha256) {
-        await reject("hash_mismatch", `${this.pull.fileName} has sha256 ${actual}, expected ${this.expectedSha256}; the file was deleted.`);
+        await reject(
+          "hash_mismatch",
+          `${this.pull.fileName} has sha256 ${actual}, expected ${this.expectedSha256}; the file was deleted.`,
+        );
       }
     }
     await this.verifyHeader(reject);
@@ -276,16 +297,25 @@ export class Transfer {
    * end is an incomplete download (kept, to resume); a header that is not valid GGUF, or tensor data followed by
    * bytes no tensor owns (two writers into one file), is a bad file (deleted).
    */
-  private async verifyHeader(reject: (code: "size_mismatch" | "bad_source", message: string) => Promise<never>): Promise<void> {
+  private async verifyHeader(
+    reject: (code: "size_mismatch" | "bad_source", message: string) => Promise<never>,
+  ): Promise<void> {
     try {
       const header = await readGgufHeader(this.partPath);
       const end = header.tensorDataOffset + Math.ceil(header.tensorDataBytes / header.alignment) * header.alignment;
       if (header.tensorCount > 0 && this.received > end) {
-        await reject("size_mismatch", `The download has ${this.received} bytes, but its GGUF header accounts for ${end}: the file is damaged (was it written twice?) and was deleted; pull again.`);
+        await reject(
+          "size_mismatch",
+          `The download has ${this.received} bytes, but its GGUF header accounts for ${end}: the file is damaged (was it written twice?) and was deleted; pull again.`,
+        );
       }
     } catch (error) {
       if (!(error instanceof GgufHeaderError)) throw error;
-      if (error.code === "truncated") throw new DownloadError("network", `The download is incomplete (${error.message}); run the pull again to resume.`);
+      if (error.code === "truncated")
+        throw new DownloadError(
+          "network",
+          `The download is incomplete (${error.message}); run the pull again to resume.`,
+        );
       await reject("bad_source", `${this.pull.url} served a damaged GGUF file (${error.message}); it was deleted.`);
     }
   }
@@ -315,8 +345,17 @@ export class Transfer {
   private failure(error: unknown, stage: "connect" | "transfer"): DownloadError {
     if (error instanceof DownloadError) return error;
     const kept = this.received > 0 ? ` ${this.received} bytes are kept in ${this.partPath}; pull again to resume.` : "";
-    if (this.options.signal?.aborted) return new DownloadError("aborted", `Download of ${this.pull.fileName} aborted.${kept}`, { cause: error });
-    const message = transferFailureText({ error, stage, host: this.host, received: this.received, kept, stalled: this.stall.signal.aborted, stallTimeoutMs: this.stallTimeoutMs });
+    if (this.options.signal?.aborted)
+      return new DownloadError("aborted", `Download of ${this.pull.fileName} aborted.${kept}`, { cause: error });
+    const message = transferFailureText({
+      error,
+      stage,
+      host: this.host,
+      received: this.received,
+      kept,
+      stalled: this.stall.signal.aborted,
+      stallTimeoutMs: this.stallTimeoutMs,
+    });
     return new DownloadError("network", message, { cause: error });
   }
 

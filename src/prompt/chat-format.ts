@@ -78,7 +78,8 @@ export const gemma3ChatFormat: ChatFormat = {
     const merged: ChatMessage[] = [];
     let pendingSystem: string | undefined;
     for (const m of messages) {
-      if (m.role === "system") pendingSystem = pendingSystem === undefined ? m.content : `${pendingSystem}\n\n${m.content}`;
+      if (m.role === "system")
+        pendingSystem = pendingSystem === undefined ? m.content : `${pendingSystem}\n\n${m.content}`;
       else if (m.role === "user" && pendingSystem !== undefined) {
         merged.push({ role: "user", content: `${pendingSystem}\n\n${m.content}` });
         pendingSystem = undefined;
@@ -102,7 +103,23 @@ function gemma3Open(role: ChatMessage["role"]): string {
  */
 export const gemma4ChatFormat: ChatFormat = {
   name: "gemma4",
-  controlStrings: ["<bos>", "<eos>", "<pad>", "<|turn>", "<turn|>", "<|think|>", "<|channel>", "<channel|>", "<|tool>", "<tool|>", "<|tool_call>", "<tool_call|>", "<|tool_response>", "<tool_response|>", '<|"|>'],
+  controlStrings: [
+    "<bos>",
+    "<eos>",
+    "<pad>",
+    "<|turn>",
+    "<turn|>",
+    "<|think|>",
+    "<|channel>",
+    "<channel|>",
+    "<|tool>",
+    "<tool|>",
+    "<|tool_call>",
+    "<tool_call|>",
+    "<|tool_response>",
+    "<tool_response|>",
+    '<|"|>',
+  ],
   endOfTurn: "<turn|>",
   render(messages, { addGenerationPrompt = true } = {}) {
     return "<bos>" + renderTurns(messages, addGenerationPrompt, gemma4Open, "<turn|>\n");
@@ -119,6 +136,7 @@ function gemma4Open(role: ChatMessage["role"]): string {
 /** The chat formats this package renders itself, by GGUF architecture. Others fall back to the model's own template. */
 export function chatFormatForArchitecture(architecture: string): ChatFormat | undefined {
   if (architecture === "gemma4") return gemma4ChatFormat;
-  if (architecture === "gemma3" || architecture === "gemma3n" || architecture === "gemma2" || architecture === "gemma") return gemma3ChatFormat;
+  if (architecture === "gemma3" || architecture === "gemma3n" || architecture === "gemma2" || architecture === "gemma")
+    return gemma3ChatFormat;
   return undefined;
 }

@@ -7,7 +7,7 @@ export function schemaTypeText(schema: unknown): string {
   if (!isObject(schema)) return "any";
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join("|");
   if (Object.hasOwn(schema, "const")) return JSON.stringify(schema.const);
-  const union = (schema.anyOf ?? schema.oneOf) as unknown;
+  const union = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(union)) return union.map(schemaTypeText).join("|");
   const type = schema.type;
   if (Array.isArray(type)) return type.join("|");
@@ -22,6 +22,8 @@ export function schemaTypeText(schema: unknown): string {
 export function skillSignature(name: string, schema: JsonSchema): string {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  const args = Object.entries(properties).map(([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${schemaTypeText(value)}`);
+  const args = Object.entries(properties).map(
+    ([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${schemaTypeText(value)}`,
+  );
   return `${name}(${args.join(", ")})`;
 }

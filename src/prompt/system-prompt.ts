@@ -36,7 +36,8 @@ export function renderSkillDoc(registry: Registry, name: string, style: PromptSt
   const skill = registry.get(name);
   if (!skill) throw new Error(`renderSkillDoc: unknown skill "${name}"`);
   const schema = registry.jsonSchema(name);
-  if (style === "compact") return renderPrompt("compact/skill", { signature: skillSignature(name, schema), description: skill.description });
+  if (style === "compact")
+    return renderPrompt("compact/skill", { signature: skillSignature(name, schema), description: skill.description });
   return renderPrompt("skill", { name, description: skill.description, schema: JSON.stringify(schema) });
 }
 
@@ -44,9 +45,16 @@ export function renderSkillDoc(registry: Registry, name: string, style: PromptSt
  * A call and an answer as the grammar orders them: `thought` (with `callThought` / `answerThought`) first, last or
  * left out. `args` is JSON text; the other values go in verbatim (prompt files write them JSON-safe).
  */
-function exampleActions(thought: ThoughtPlacement, [callThought, answerThought, skillName, args, answer]: string[]): { call: string; answer: string } {
+function exampleActions(
+  thought: ThoughtPlacement,
+  [callThought, answerThought, skillName, args, answer]: string[],
+): { call: string; answer: string } {
   const withThought = (fields: string, text: string) =>
-    thought === "first" ? `{"thought": "${text}", ${fields}}` : thought === "last" ? `{${fields}, "thought": "${text}"}` : `{${fields}}`;
+    thought === "first"
+      ? `{"thought": "${text}", ${fields}}`
+      : thought === "last"
+        ? `{${fields}, "thought": "${text}"}`
+        : `{${fields}}`;
   return {
     call: withThought(`"skill_name": "${skillName}", "arguments": ${args}`, callThought),
     answer: withThought(`"final_answer": "${answer}"`, answerThought),
@@ -56,7 +64,13 @@ function exampleActions(thought: ThoughtPlacement, [callThought, answerThought, 
 /** The two example actions of the format (placeholders for the skill and the answer). */
 function actionExamples(thought: ThoughtPlacement): { call_example: string; answer_example: string } {
   const [callThought, answerThought, skillName, answer] = promptText("action-examples").split("\n");
-  const { call, answer: answerExample } = exampleActions(thought, [callThought, answerThought, skillName, "{...}", answer]);
+  const { call, answer: answerExample } = exampleActions(thought, [
+    callThought,
+    answerThought,
+    skillName,
+    "{...}",
+    answer,
+  ]);
   return { call_example: call, answer_example: answerExample };
 }
 
@@ -66,7 +80,10 @@ function actionExamples(thought: ThoughtPlacement): { call_example: string; answ
  * format's placeholder), so the example's values must be visibly not the answer.
  */
 function exampleTrajectory(thought: ThoughtPlacement): string {
-  return renderPrompt("example-trajectory", exampleActions(thought, promptText("example-trajectory-steps").split("\n")));
+  return renderPrompt(
+    "example-trajectory",
+    exampleActions(thought, promptText("example-trajectory-steps").split("\n")),
+  );
 }
 
 /**
@@ -76,10 +93,17 @@ function exampleTrajectory(thought: ThoughtPlacement): string {
 export function buildSystemPrompt(registry: Registry, options: SystemPromptOptions = {}): string {
   const style = options.style ?? "full";
   const names = registry.names();
-  const skills = names.length ? names.map((name) => renderSkillDoc(registry, name, style)).join("\n") : promptText("no-skills");
+  const skills = names.length
+    ? names.map((name) => renderSkillDoc(registry, name, style)).join("\n")
+    : promptText("no-skills");
   const thought = options.thought ?? "first";
-  const format = renderPrompt(styled("action-format", style), actionExamples(thought))
-    + (options.parallelCalls ? `\n${promptText("parallel-format")}` : "")
-    + (options.exampleTrajectory ? `\n\n${exampleTrajectory(thought)}` : "");
-  return renderPrompt(styled("system", style), { soul: options.soul ?? promptText(styled("soul", style)), skills, action_format: format });
+  const format =
+    renderPrompt(styled("action-format", style), actionExamples(thought)) +
+    (options.parallelCalls ? `\n${promptText("parallel-format")}` : "") +
+    (options.exampleTrajectory ? `\n\n${exampleTrajectory(thought)}` : "");
+  return renderPrompt(styled("system", style), {
+    soul: options.soul ?? promptText(styled("soul", style)),
+    skills,
+    action_format: format,
+  });
 }

@@ -31,14 +31,21 @@ export type CallOutcome =
  * Run `fn` with a signal that aborts on the run's signal or after `timeoutMs`, and settle as soon as either fires,
  * even when `fn` ignores its signal (the skill is abandoned, never awaited past that).
  */
-async function runWithSignal<T>(fn: (signal: AbortSignal) => T | Promise<T>, outer: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+async function runWithSignal<T>(
+  fn: (signal: AbortSignal) => T | Promise<T>,
+  outer: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
   const onOuterAbort = () => controller.abort(abortError(outer?.reason));
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
   try {
-    return await raceAbort(Promise.resolve().then(() => fn(controller.signal)), controller.signal);
+    return await raceAbort(
+      Promise.resolve().then(() => fn(controller.signal)),
+      controller.signal,
+    );
   } finally {
     clearTimeout(timer);
     outer?.removeEventListener("abort", onOuterAbort);
@@ -53,7 +60,13 @@ export async function runSkill(skill: Skill, args: unknown, env: CallEnvironment
   const maxChars = env.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   try {
     const value = await runWithSignal(
-      (signal) => skill.run(args, { signal, state: Object.freeze({ ...env.state }), depth: env.depth ?? 0, ...(env.forward && { forward: env.forward }) }),
+      (signal) =>
+        skill.run(args, {
+          signal,
+          state: Object.freeze({ ...env.state }),
+          depth: env.depth ?? 0,
+          ...(env.forward && { forward: env.forward }),
+        }),
       env.signal,
       skill.timeoutMs ?? env.timeoutMs ?? DEFAULT_SKILL_TIMEOUT_MS,
     );
@@ -72,6 +85,7 @@ export async function executeCall(call: SkillCall, env: CallEnvironment): Promis
   const skill = env.registry.get(call.skillName);
   if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
   const parsed = skill.parameters.safeParse(call.arguments);
-  if (!parsed.success) return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  if (!parsed.success)
+    return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
   return runSkill(skill, parsed.data, env);
 }

@@ -15,7 +15,8 @@ export class Registry {
 
   /** Add a skill; a second skill with the same name throws (a caller bug). Returns `this` for chaining. */
   register(skill: Skill): this {
-    if (Object.hasOwn(this.#skills, skill.name)) throw new Error(`Registry: a skill named "${skill.name}" is already registered`);
+    if (Object.hasOwn(this.#skills, skill.name))
+      throw new Error(`Registry: a skill named "${skill.name}" is already registered`);
     this.#skills[skill.name] = skill;
     return this;
   }
@@ -51,7 +52,8 @@ export class Registry {
     const view = new Registry();
     for (const name of names) {
       const skill = this.get(name);
-      if (!skill) throw new Error(`Registry.scope: unknown skill "${name}" (known: ${this.names().join(", ") || "none"})`);
+      if (!skill)
+        throw new Error(`Registry.scope: unknown skill "${name}" (known: ${this.names().join(", ") || "none"})`);
       if (!view.has(name)) view.register(skill);
     }
     return view;

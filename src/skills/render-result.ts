@@ -23,10 +23,14 @@ export function safeStringify(value: unknown, space?: number): string {
     while (ancestors.length && ancestors[ancestors.length - 1][1] !== this) ancestors.pop();
     if (ancestors.some(([original]) => original === v)) return "[Circular]";
     if (++objects > SAFE_STRINGIFY_MAX_OBJECTS) return "[…]";
-    const written = v instanceof Error ? { name: v.name, message: v.message }
-      : v instanceof Map ? Object.fromEntries([...v].map(([k, x]) => [String(k), x]))
-      : v instanceof Set ? [...v]
-      : v;
+    const written =
+      v instanceof Error
+        ? { name: v.name, message: v.message }
+        : v instanceof Map
+          ? Object.fromEntries([...v].map(([k, x]) => [String(k), x]))
+          : v instanceof Set
+            ? [...v]
+            : v;
     ancestors.push([v, written]);
     return written;
   }

@@ -50,12 +50,15 @@ export function defineSkill<Shape extends z.ZodRawShape, Result>(definition: {
   repeatable?: boolean;
 }): Skill<z.infer<z.ZodObject<Shape>>, Result> {
   if (!SKILL_NAME.test(definition.name)) {
-    throw new TypeError(`defineSkill: invalid skill name ${JSON.stringify(definition.name)} (letters, digits, _ - . ; 1-64 characters)`);
+    throw new TypeError(
+      `defineSkill: invalid skill name ${JSON.stringify(definition.name)} (letters, digits, _ - . ; 1-64 characters)`,
+    );
   }
   if (!(definition.parameters instanceof z.ZodObject)) {
     throw new TypeError(`defineSkill(${definition.name}): parameters must be a zod object schema (z.object({...}))`);
   }
-  if (typeof definition.run !== "function") throw new TypeError(`defineSkill(${definition.name}): run must be a function`);
+  if (typeof definition.run !== "function")
+    throw new TypeError(`defineSkill(${definition.name}): run must be a function`);
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
     throw new TypeError(`defineSkill(${definition.name}): timeoutMs must be a positive number`);
   }

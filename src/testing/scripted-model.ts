@@ -3,7 +3,8 @@ import type { GenerateOptions, ModelHandle, ModelInfo } from "../model/model-han
 import type { ChatFormat } from "../prompt/chat-format.js";
 
 /** One scripted reply: text, or a function of the prompt (it may throw, to script a model failure). */
-export type ScriptedReply = string | ((prompt: string, options: GenerateOptions, callIndex: number) => string | Promise<string>);
+export type ScriptedReply =
+  string | ((prompt: string, options: GenerateOptions, callIndex: number) => string | Promise<string>);
 
 /** One recorded call. */
 export interface ScriptedCall {
@@ -29,7 +30,13 @@ export class ScriptedModel implements ModelHandle {
   constructor(replies: readonly ScriptedReply[], options: { chatFormat?: ChatFormat; name?: string } = {}) {
     this.#replies = [...replies];
     if (options.chatFormat) this.chatFormat = options.chatFormat;
-    this.info = { architecture: "scripted", name: options.name ?? "scripted", contextLength: Infinity, vocabularySize: 0, quantization: "none" };
+    this.info = {
+      architecture: "scripted",
+      name: options.name ?? "scripted",
+      contextLength: Infinity,
+      vocabularySize: 0,
+      quantization: "none",
+    };
   }
 
   /** Replies not yet used. */
@@ -42,7 +49,9 @@ export class ScriptedModel implements ModelHandle {
     this.calls.push({ prompt, options });
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     if (index >= this.#replies.length) {
-      throw new ScriptedModelError(`ScriptedModel: called ${index + 1} times but only ${this.#replies.length} replies were scripted`);
+      throw new ScriptedModelError(
+        `ScriptedModel: called ${index + 1} times but only ${this.#replies.length} replies were scripted`,
+      );
     }
     const reply = this.#replies[index];
     const text = typeof reply === "function" ? await reply(prompt, options, index) : reply;
@@ -53,7 +62,9 @@ export class ScriptedModel implements ModelHandle {
   /** Throw unless every scripted reply was used. */
   assertConsumed(): void {
     if (this.remaining > 0) {
-      throw new ScriptedModelError(`ScriptedModel: ${this.remaining} of ${this.#replies.length} scripted replies were never used`);
+      throw new ScriptedModelError(
+        `ScriptedModel: ${this.remaining} of ${this.#replies.length} scripted replies were never used`,
+      );
     }
   }
 }

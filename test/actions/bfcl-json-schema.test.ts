@@ -35,7 +35,9 @@ describe("bfclToJsonSchema", () => {
   });
 
   it("converts subschemas under anyOf / additionalProperties and returns {} for a non-object", () => {
-    expect(bfclToJsonSchema({ anyOf: [{ type: "float" }, { type: "dict", additionalProperties: { type: "tuple" } }] })).toEqual({
+    expect(
+      bfclToJsonSchema({ anyOf: [{ type: "float" }, { type: "dict", additionalProperties: { type: "tuple" } }] }),
+    ).toEqual({
       anyOf: [{ type: "number" }, { type: "object", additionalProperties: { type: "array" } }],
     });
     expect(bfclToJsonSchema(null)).toEqual({});

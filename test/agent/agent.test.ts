@@ -46,7 +46,11 @@ describe("Agent.run", () => {
     const model = new ScriptedModel([call("explode", {}), call("echo", { text: "ok" }), answer("ok")]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q");
     const error = state.stream.ofType("tool-error")[0];
-    expect(error).toMatchObject({ skillName: "explode", message: "kaboom: the reactor is offline", availableSkills: ["add", "echo", "explode"] });
+    expect(error).toMatchObject({
+      skillName: "explode",
+      message: "kaboom: the reactor is offline",
+      availableSkills: ["add", "echo", "explode"],
+    });
     expect(model.calls[1].prompt).toContain("kaboom: the reactor is offline");
     expect(model.calls[1].prompt).toContain("Available skills: add, echo, explode");
     expect(state.stopReason).toBe("answer");
@@ -54,7 +58,9 @@ describe("Agent.run", () => {
 
   it("emits max-iterations with a deep-copied partial state", async () => {
     const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
-    const state = await new Agent({ model, registry: mathRegistry(), finalRoundWithoutTools: false }).run("loop", { maxIterations: 2 });
+    const state = await new Agent({ model, registry: mathRegistry(), finalRoundWithoutTools: false }).run("loop", {
+      maxIterations: 2,
+    });
     expect(state.stopReason).toBe("max_iterations");
     const event = state.stream.ofType("max-iterations")[0];
     expect(event.iterations).toBe(2);
@@ -70,7 +76,11 @@ describe("Agent.run", () => {
   });
 
   it("reports a model that throws as model-error", async () => {
-    const model = new ScriptedModel([() => { throw new Error("CUDA out of memory"); }]);
+    const model = new ScriptedModel([
+      () => {
+        throw new Error("CUDA out of memory");
+      },
+    ]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q");
     expect(state.stopReason).toBe("model_error");
     expect(state.stream.ofType("model-error")[0].message).toBe("CUDA out of memory");
@@ -111,10 +121,20 @@ describe("Agent.run", () => {
   it("tells the skill through ctx.signal that the run was aborted", async () => {
     let seen: AbortSignal | undefined;
     const registry = new Registry([
-      defineSkill({ name: "wait", description: "Waits.", parameters: z.object({}), run: (_, ctx) => { seen = ctx.signal; return new Promise(() => {}); } }),
+      defineSkill({
+        name: "wait",
+        description: "Waits.",
+        parameters: z.object({}),
+        run: (_, ctx) => {
+          seen = ctx.signal;
+          return new Promise(() => {});
+        },
+      }),
     ]);
     const controller = new AbortController();
-    const running = new Agent({ model: new ScriptedModel([call("wait", {})]), registry }).run("q", { signal: controller.signal });
+    const running = new Agent({ model: new ScriptedModel([call("wait", {})]), registry }).run("q", {
+      signal: controller.signal,
+    });
     await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     await running;
@@ -132,7 +152,8 @@ describe("Agent.run", () => {
   });
 
   it("keeps two concurrent runs on one Agent apart", async () => {
-    const replies = (tag: string) => (prompt: string) => (prompt.includes(`question ${tag}`) ? call("echo", { text: tag }) : "wrong run");
+    const replies = (tag: string) => (prompt: string) =>
+      prompt.includes(`question ${tag}`) ? call("echo", { text: tag }) : "wrong run";
     const finals = (prompt: string) => answer(prompt.includes("question A") ? "A done" : "B done");
     const model = new ScriptedModel([replies("A"), replies("B"), finals, finals]);
     const agent = new Agent({ model, registry: mathRegistry() });
@@ -147,7 +168,10 @@ describe("Agent.run", () => {
   it("runs validators on each action and feeds their feedback back", async () => {
     const noFortyTwo: Validator = {
       name: "no_42",
-      check: (action) => (action.type === "final-answer" && action.answer.includes("42") ? { ok: false, feedback: "Do not guess 42." } : { ok: true }),
+      check: (action) =>
+        action.type === "final-answer" && action.answer.includes("42")
+          ? { ok: false, feedback: "Do not guess 42." }
+          : { ok: true },
     };
     const model = new ScriptedModel([answer("42"), answer("41")]);
     const state = await new Agent({ model, registry: mathRegistry(), validators: [noFortyTwo] }).run("q");
@@ -172,7 +196,12 @@ describe("Agent.run", () => {
     await new Agent({ model, registry: mathRegistry() }).run("q");
     await new Agent({ model, registry: mathRegistry(), grammar: false }).run("q");
     const schema = model.calls[0].options.jsonSchema as { anyOf: { properties: Record<string, { const?: string }> }[] };
-    expect(schema.anyOf.map((b) => b.properties.skill_name?.const ?? "final")).toEqual(["add", "echo", "explode", "final"]);
+    expect(schema.anyOf.map((b) => b.properties.skill_name?.const ?? "final")).toEqual([
+      "add",
+      "echo",
+      "explode",
+      "final",
+    ]);
     expect(model.calls[1].options.jsonSchema).toBeUndefined();
   });
 });

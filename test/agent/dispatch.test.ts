@@ -7,7 +7,8 @@ import { renderEvent } from "../../src/cli/render-event.js";
 import { answer, call } from "../helpers/skills.js";
 import { collectCalls } from "../../src/eval/runner/collect-calls.js";
 
-const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) => JSON.stringify({ calls: items });
+const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) =>
+  JSON.stringify({ calls: items });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A skill that records how many of its runs overlap; each run waits `ms` then returns its `id`. */
@@ -37,7 +38,12 @@ describe("parallel calls", () => {
     const { probe, skill } = concurrencyProbe();
     const items = [50, 10, 40, 5, 30, 1].map((ms, i) => ({ skill_name: "work", arguments: { id: `c${i}`, ms } }));
     const model = new ScriptedModel([calls(...items), answer("done")]);
-    const state = await new Agent({ model, registry: new Registry([skill]), parallelCalls: true, maxConcurrency: 3 }).run("q");
+    const state = await new Agent({
+      model,
+      registry: new Registry([skill]),
+      parallelCalls: true,
+      maxConcurrency: 3,
+    }).run("q");
     expect(probe.maxActive).toBe(3);
     expect(probe.finished).not.toEqual(probe.started); // they really overlapped and finished out of order
     const observations = state.stream.ofType("observation");
@@ -58,12 +64,30 @@ describe("parallel calls", () => {
   it("one failing call does not stop the others", async () => {
     const registry = new Registry([
       defineSkill({ name: "ok", description: "ok", parameters: z.object({ n: z.number() }), run: ({ n }) => n * 2 }),
-      defineSkill({ name: "bad", description: "bad", parameters: z.object({}), run: () => { throw new Error("bad failed"); } }),
+      defineSkill({
+        name: "bad",
+        description: "bad",
+        parameters: z.object({}),
+        run: () => {
+          throw new Error("bad failed");
+        },
+      }),
     ]);
-    const model = new ScriptedModel([calls({ skill_name: "ok", arguments: { n: 1 } }, { skill_name: "bad", arguments: {} }, { skill_name: "ok", arguments: { n: 3 } }), answer("x")]);
+    const model = new ScriptedModel([
+      calls(
+        { skill_name: "ok", arguments: { n: 1 } },
+        { skill_name: "bad", arguments: {} },
+        { skill_name: "ok", arguments: { n: 3 } },
+      ),
+      answer("x"),
+    ]);
     const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
     const outcomes = state.stream.toArray().filter((e) => e.type === "observation" || e.type === "tool-error");
-    expect(outcomes.map((e) => [e.type, (e as { callIndex?: number }).callIndex])).toEqual([["observation", 0], ["tool-error", 1], ["observation", 2]]);
+    expect(outcomes.map((e) => [e.type, (e as { callIndex?: number }).callIndex])).toEqual([
+      ["observation", 0],
+      ["tool-error", 1],
+      ["observation", 2],
+    ]);
   });
 
   it("run a call that references another after its input is ready, with the referenced value", async () => {
@@ -104,7 +128,11 @@ describe("parallel calls", () => {
       ),
       calls({ skill_name: "work", arguments: { id: "a", input: { $ref: "calls[7].result" } } }),
     ]) {
-      const state = await new Agent({ model: new ScriptedModel([bad, answer("x")]), registry: new Registry([skill]), parallelCalls: true }).run("q");
+      const state = await new Agent({
+        model: new ScriptedModel([bad, answer("x")]),
+        registry: new Registry([skill]),
+        parallelCalls: true,
+      }).run("q");
       const error = state.stream.ofType("validation-error")[0];
       expect(error.errorType).toBe("invalid_reference");
     }
@@ -113,56 +141,125 @@ describe("parallel calls", () => {
 
   it("skip a call whose input failed", async () => {
     const registry = new Registry([
-      defineSkill({ name: "bad", description: "bad", parameters: z.object({}), run: () => { throw new Error("no data"); } }),
+      defineSkill({
+        name: "bad",
+        description: "bad",
+        parameters: z.object({}),
+        run: () => {
+          throw new Error("no data");
+        },
+      }),
       defineSkill({ name: "use", description: "use", parameters: z.object({ v: z.unknown() }), run: () => "ran" }),
     ]);
-    const model = new ScriptedModel([calls({ skill_name: "bad", arguments: {} }, { skill_name: "use", arguments: { v: { $ref: "calls[0].result" } } }), answer("x")]);
+    const model = new ScriptedModel([
+      calls({ skill_name: "bad", arguments: {} }, { skill_name: "use", arguments: { v: { $ref: "calls[0].result" } } }),
+      answer("x"),
+    ]);
     const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
-    expect(state.stream.ofType("tool-error").map((e) => e.message)).toEqual(["no data", "skipped: it uses the result of calls[0], which failed"]);
+    expect(state.stream.ofType("tool-error").map((e) => e.message)).toEqual([
+      "no data",
+      "skipped: it uses the result of calls[0], which failed",
+    ]);
   });
 });
 
 describe("guard chain", () => {
   const order: string[] = [];
   const registry = new Registry([
-    defineSkill({ name: "send", description: "Send money.", parameters: z.object({ to: z.string(), amount: z.number().positive() }), run: ({ to, amount }) => `sent ${amount} to ${to}` }),
+    defineSkill({
+      name: "send",
+      description: "Send money.",
+      parameters: z.object({ to: z.string(), amount: z.number().positive() }),
+      run: ({ to, amount }) => `sent ${amount} to ${to}`,
+    }),
   ]);
-  const approveWith = (decide: ReturnType<ApprovalHook>): ApprovalHook => (c) => (order.push(`approve:${JSON.stringify(c.arguments)}`), decide);
+  const approveWith =
+    (decide: ReturnType<ApprovalHook>): ApprovalHook =>
+    (c) => (order.push(`approve:${JSON.stringify(c.arguments)}`), decide);
 
   it("allow runs the call", async () => {
-    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith("allow") }).run("q");
+    const state = await new Agent({
+      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      registry,
+      approve: approveWith("allow"),
+    }).run("q");
     expect(state.stream.ofType("observation")[0].result).toBe("sent 5 to bob");
   });
 
   it("deny gives a tool-error naming the guard, and the skill does not run", async () => {
-    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "eve", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "deny", reason: "eve is not a contact" }) }).run("q");
-    expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "approval", message: "denied: eve is not a contact" });
+    const state = await new Agent({
+      model: new ScriptedModel([call("send", { to: "eve", amount: 5 }), answer("ok")]),
+      registry,
+      approve: approveWith({ decision: "deny", reason: "eve is not a contact" }),
+    }).run("q");
+    expect(state.stream.ofType("tool-error")[0]).toMatchObject({
+      guard: "approval",
+      message: "denied: eve is not a contact",
+    });
     expect(state.stream.ofType("observation")).toHaveLength(0);
   });
 
   it("corrected arguments are validated again, and the event keeps both", async () => {
-    const state = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 500 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 50 } }) }).run("q");
-    expect(state.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: 50 }, originalArguments: { to: "bob", amount: 500 } });
+    const state = await new Agent({
+      model: new ScriptedModel([call("send", { to: "bob", amount: 500 }), answer("ok")]),
+      registry,
+      approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 50 } }),
+    }).run("q");
+    expect(state.stream.ofType("call-skill")[0]).toMatchObject({
+      arguments: { to: "bob", amount: 50 },
+      originalArguments: { to: "bob", amount: 500 },
+    });
     expect(state.stream.ofType("observation")[0].result).toBe("sent 50 to bob");
-    const bad = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }) }).run("q");
+    const bad = await new Agent({
+      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      registry,
+      approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }),
+    }).run("q");
     expect(bad.stream.ofType("tool-error")[0]).toMatchObject({ guard: "approval" });
     expect(bad.stream.ofType("tool-error")[0].message).toMatch(/corrected arguments are invalid/);
   });
 
   it("a corrected call that is then refused shows the corrected arguments, with the model's as the original", async () => {
-    const invalid = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }) }).run("q");
-    expect(invalid.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: -1 }, originalArguments: { to: "bob", amount: 5 } });
-    const guard: Guard = { name: "limit", check: (c) => ((c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }) };
-    const guarded = await new Agent({ model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]), registry, approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 500 } }), guards: [guard] }).run("q");
-    expect(guarded.stream.ofType("call-skill")[0]).toMatchObject({ arguments: { to: "bob", amount: 500 }, originalArguments: { to: "bob", amount: 5 } });
+    const invalid = await new Agent({
+      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      registry,
+      approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }),
+    }).run("q");
+    expect(invalid.stream.ofType("call-skill")[0]).toMatchObject({
+      arguments: { to: "bob", amount: -1 },
+      originalArguments: { to: "bob", amount: 5 },
+    });
+    const guard: Guard = {
+      name: "limit",
+      check: (c) => ((c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }),
+    };
+    const guarded = await new Agent({
+      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      registry,
+      approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 500 } }),
+      guards: [guard],
+    }).run("q");
+    expect(guarded.stream.ofType("call-skill")[0]).toMatchObject({
+      arguments: { to: "bob", amount: 500 },
+      originalArguments: { to: "bob", amount: 5 },
+    });
     expect(guarded.stream.ofType("tool-error")[0]).toMatchObject({ guard: "limit" });
-    expect(renderEvent(guarded.stream.ofType("call-skill")[0])).toContain('send {"to":"bob","amount":500} (corrected from {"to":"bob","amount":5})');
+    expect(renderEvent(guarded.stream.ofType("call-skill")[0])).toContain(
+      'send {"to":"bob","amount":500} (corrected from {"to":"bob","amount":5})',
+    );
   });
 
   it("runs validation, approval, then custom guards, which see only validated arguments", async () => {
     order.length = 0;
     const seen: unknown[] = [];
-    const guard: Guard = { name: "limit", check: (c) => (order.push("guard"), seen.push(c.arguments), (c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }) };
+    const guard: Guard = {
+      name: "limit",
+      check: (c) => (
+        order.push("guard"),
+        seen.push(c.arguments),
+        (c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }
+      ),
+    };
     const model = new ScriptedModel([
       JSON.stringify({ skill_name: "send", arguments: { to: "bob", amount: 500 } }),
       answer("ok"),
@@ -178,9 +275,17 @@ describe("call-skill events", () => {
   it("keep the arguments as the model wrote them, while the skill gets the schema's parsed values", async () => {
     let got: unknown;
     const registry = new Registry([
-      defineSkill({ name: "greet", description: "greet", parameters: z.object({ name: z.string(), polite: z.boolean().default(true) }), run: (args) => ((got = args), "hi") }),
+      defineSkill({
+        name: "greet",
+        description: "greet",
+        parameters: z.object({ name: z.string(), polite: z.boolean().default(true) }),
+        run: (args) => ((got = args), "hi"),
+      }),
     ]);
-    const state = await new Agent({ model: new ScriptedModel([call("greet", { name: "Ada" }), answer("ok")]), registry }).run("q");
+    const state = await new Agent({
+      model: new ScriptedModel([call("greet", { name: "Ada" }), answer("ok")]),
+      registry,
+    }).run("q");
     expect(state.stream.ofType("call-skill")[0].arguments).toEqual({ name: "Ada" });
     expect(got).toEqual({ name: "Ada", polite: true });
   });
@@ -190,25 +295,48 @@ describe("time and size", () => {
   it("a skill that outlives its timeout is a tool-error and sees its signal abort", async () => {
     let signal: AbortSignal | undefined;
     const registry = new Registry([
-      defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), timeoutMs: 30, run: (_, ctx) => ((signal = ctx.signal), new Promise(() => {})) }),
+      defineSkill({
+        name: "hang",
+        description: "hangs",
+        parameters: z.object({}),
+        timeoutMs: 30,
+        run: (_, ctx) => ((signal = ctx.signal), new Promise(() => {})),
+      }),
     ]);
-    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("gave up")]), registry }).run("q");
+    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("gave up")]), registry }).run(
+      "q",
+    );
     expect(state.stream.ofType("tool-error")[0].message).toBe("timed out after 30 ms");
     expect(signal?.aborted).toBe(true);
     expect(state.answer).toBe("gave up");
   });
 
   it("the agent-wide skill timeout applies when a skill has none", async () => {
-    const registry = new Registry([defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), run: () => new Promise(() => {}) })]);
-    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("x")]), registry, skillTimeoutMs: 20 }).run("q");
+    const registry = new Registry([
+      defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), run: () => new Promise(() => {}) }),
+    ]);
+    const state = await new Agent({
+      model: new ScriptedModel([call("hang", {}), answer("x")]),
+      registry,
+      skillTimeoutMs: 20,
+    }).run("q");
     expect(state.stream.ofType("tool-error")[0].message).toBe("timed out after 20 ms");
   });
 
   it("aborting the run cancels parallel skills in flight", async () => {
     const signals: AbortSignal[] = [];
-    const registry = new Registry([defineSkill({ name: "hang", description: "hangs", parameters: z.object({ i: z.number() }), run: (_, ctx) => (signals.push(ctx.signal), new Promise(() => {})) })]);
+    const registry = new Registry([
+      defineSkill({
+        name: "hang",
+        description: "hangs",
+        parameters: z.object({ i: z.number() }),
+        run: (_, ctx) => (signals.push(ctx.signal), new Promise(() => {})),
+      }),
+    ]);
     const controller = new AbortController();
-    const model = new ScriptedModel([calls({ skill_name: "hang", arguments: { i: 1 } }, { skill_name: "hang", arguments: { i: 2 } })]);
+    const model = new ScriptedModel([
+      calls({ skill_name: "hang", arguments: { i: 1 } }, { skill_name: "hang", arguments: { i: 2 } }),
+    ]);
     const running = new Agent({ model, registry, parallelCalls: true }).run("q", { signal: controller.signal });
     await tick(20);
     controller.abort();
@@ -223,7 +351,12 @@ describe("time and size", () => {
     cyclic.self = cyclic;
     const registry = new Registry([
       defineSkill({ name: "big", description: "big", parameters: z.object({}), run: () => "x".repeat(10_000) }),
-      defineSkill({ name: "odd", description: "odd", parameters: z.object({}), run: () => ({ big: 2n ** 70n, cyclic, fn: function helper() {}, error: new TypeError("inner") }) }),
+      defineSkill({
+        name: "odd",
+        description: "odd",
+        parameters: z.object({}),
+        run: () => ({ big: 2n ** 70n, cyclic, fn: function helper() {}, error: new TypeError("inner") }),
+      }),
     ]);
     const model = new ScriptedModel([call("big", {}), call("odd", {}), answer("x")]);
     const state = await new Agent({ model, registry, maxResultChars: 200 }).run("q");
@@ -232,7 +365,12 @@ describe("time and size", () => {
     expect(big.result.startsWith("x".repeat(200) + "\n")).toBe(true);
     expect(big.result).toContain("200 of 10000 characters shown");
     expect(odd.truncated).toBeUndefined();
-    expect(JSON.parse(odd.result)).toEqual({ big: "1180591620717411303424", cyclic: { name: "loop", self: "[Circular]" }, fn: "[Function helper]", error: { name: "TypeError", message: "inner" } });
+    expect(JSON.parse(odd.result)).toEqual({
+      big: "1180591620717411303424",
+      cyclic: { name: "loop", self: "[Circular]" },
+      fn: "[Function helper]",
+      error: { name: "TypeError", message: "inner" },
+    });
   });
 });
 
@@ -240,12 +378,18 @@ describe("safeStringify", () => {
   it("writes an object shared by two branches in both; only an object that is its own ancestor is [Circular]", async () => {
     const { safeStringify } = await import("../../src/skills/render-result.js");
     const shared = { a: 1 };
-    expect(JSON.parse(safeStringify({ x: shared, y: [shared, { z: shared }] }))).toEqual({ x: { a: 1 }, y: [{ a: 1 }, { z: { a: 1 } }] });
+    expect(JSON.parse(safeStringify({ x: shared, y: [shared, { z: shared }] }))).toEqual({
+      x: { a: 1 },
+      y: [{ a: 1 }, { z: { a: 1 } }],
+    });
     const loop: Record<string, unknown> = { n: 1 };
     loop.arr = [loop, { back: loop }];
     const map = new Map<string, unknown>([["self", undefined]]);
     map.set("self", map);
-    expect(JSON.parse(safeStringify({ loop, map }))).toEqual({ loop: { n: 1, arr: ["[Circular]", { back: "[Circular]" }] }, map: { self: "[Circular]" } });
+    expect(JSON.parse(safeStringify({ loop, map }))).toEqual({
+      loop: { n: 1, arr: ["[Circular]", { back: "[Circular]" }] },
+      map: { self: "[Circular]" },
+    });
   });
 
   it("a value whose shared objects double at each of 60 levels is written in bounded time and size", async () => {
@@ -261,7 +405,14 @@ describe("safeStringify", () => {
 describe("repetition control", () => {
   it("answers an exact repeat of a call that succeeded with the earlier result, whatever the key order, then holds a final round", async () => {
     let runs = 0;
-    const registry = new Registry([defineSkill({ name: "lookup", description: "look up", parameters: z.object({ city: z.string(), unit: z.string() }), run: () => (runs++, "12 degrees") })]);
+    const registry = new Registry([
+      defineSkill({
+        name: "lookup",
+        description: "look up",
+        parameters: z.object({ city: z.string(), unit: z.string() }),
+        run: () => (runs++, "12 degrees"),
+      }),
+    ]);
     const model = new ScriptedModel([
       call("lookup", { city: "Oslo", unit: "C" }),
       JSON.stringify({ arguments: { unit: "C", city: "Oslo" }, skill_name: "lookup" }),
@@ -271,7 +422,10 @@ describe("repetition control", () => {
     expect(runs).toBe(1);
     const [first, second] = state.stream.ofType("observation");
     expect(first.warning).toBeUndefined();
-    expect(second).toMatchObject({ result: "12 degrees", warning: expect.stringMatching(/already made this exact call/) });
+    expect(second).toMatchObject({
+      result: "12 degrees",
+      warning: expect.stringMatching(/already made this exact call/),
+    });
     expect(state.stream.ofType("call-skill").map((c) => c.repeated)).toEqual([undefined, true]);
     expect(state.stats.repeatedCalls).toBe(1);
     // the step after the repeat is a final round: answer-only grammar, and the model is told
@@ -285,20 +439,48 @@ describe("repetition control", () => {
 
   it("runs a repeatable skill again and does not end the run for it", async () => {
     let n = 0;
-    const registry = new Registry([defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n, repeatable: true })]);
-    const state = await new Agent({ model: new ScriptedModel([call("next", {}), call("next", {}), call("next", {}), answer("3")]), registry }).run("q");
-    expect(state.stream.ofType("observation").map((o) => [o.result, o.warning])).toEqual([["1", undefined], ["2", undefined], ["3", undefined]]);
+    const registry = new Registry([
+      defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n, repeatable: true }),
+    ]);
+    const state = await new Agent({
+      model: new ScriptedModel([call("next", {}), call("next", {}), call("next", {}), answer("3")]),
+      registry,
+    }).run("q");
+    expect(state.stream.ofType("observation").map((o) => [o.result, o.warning])).toEqual([
+      ["1", undefined],
+      ["2", undefined],
+      ["3", undefined],
+    ]);
     expect(state.stream.ofType("final-round")).toHaveLength(0);
   });
 
   it("warns when a call fails the same way twice, blocks it the third time, then holds a final round", async () => {
     let runs = 0;
-    const registry = new Registry([defineSkill({ name: "calc", description: "calc", parameters: z.object({ e: z.string() }), run: () => { runs++; throw new Error("cannot read %"); } })]);
-    const model = new ScriptedModel([call("calc", { e: "17% of 2340" }), call("calc", { e: "17% of 2340" }), call("calc", { e: "17% of 2340" }), answer("I could not compute it")]);
+    const registry = new Registry([
+      defineSkill({
+        name: "calc",
+        description: "calc",
+        parameters: z.object({ e: z.string() }),
+        run: () => {
+          runs++;
+          throw new Error("cannot read %");
+        },
+      }),
+    ]);
+    const model = new ScriptedModel([
+      call("calc", { e: "17% of 2340" }),
+      call("calc", { e: "17% of 2340" }),
+      call("calc", { e: "17% of 2340" }),
+      answer("I could not compute it"),
+    ]);
     const state = await new Agent({ model, registry }).run("q", { maxIterations: 8 });
     expect(runs).toBe(2);
     const errors = state.stream.ofType("tool-error");
-    expect(errors.map((e) => [e.guard, e.warning !== undefined])).toEqual([[undefined, false], [undefined, true], ["repetition", false]]);
+    expect(errors.map((e) => [e.guard, e.warning !== undefined])).toEqual([
+      [undefined, false],
+      [undefined, true],
+      ["repetition", false],
+    ]);
     expect(model.calls[2].prompt).toContain("already failed the same way");
     expect(errors[2].message).toMatch(/failed 2 times with the same error, so it was not run again: cannot read %/);
     expect(state.stats.repeatedCalls).toBe(2);
@@ -307,7 +489,17 @@ describe("repetition control", () => {
   });
 
   it("does not warn when a failing call changes", async () => {
-    const registry = new Registry([defineSkill({ name: "calc", description: "calc", parameters: z.object({ e: z.string() }), run: ({ e }) => { if (e.includes("%")) throw new Error("no %"); return 1; } })]);
+    const registry = new Registry([
+      defineSkill({
+        name: "calc",
+        description: "calc",
+        parameters: z.object({ e: z.string() }),
+        run: ({ e }) => {
+          if (e.includes("%")) throw new Error("no %");
+          return 1;
+        },
+      }),
+    ]);
     const model = new ScriptedModel([call("calc", { e: "17%" }), call("calc", { e: "0.17" }), answer("1")]);
     const state = await new Agent({ model, registry }).run("q");
     expect(state.stream.ofType("tool-error").map((e) => e.warning)).toEqual([undefined]);
@@ -317,7 +509,15 @@ describe("repetition control", () => {
 });
 
 describe("final round without tools", () => {
-  const echo = () => new Registry([defineSkill({ name: "echo", description: "echo", parameters: z.object({ text: z.string() }), run: ({ text }) => text })]);
+  const echo = () =>
+    new Registry([
+      defineSkill({
+        name: "echo",
+        description: "echo",
+        parameters: z.object({ text: z.string() }),
+        run: ({ text }) => text,
+      }),
+    ]);
 
   it("makes the last step of the budget answer-only once the run has taken a step", async () => {
     const model = new ScriptedModel([call("echo", { text: "a" }), answer("a")]);
@@ -339,7 +539,14 @@ describe("final round without tools", () => {
 
   it("without the grammar, a call written in the final round is not made", async () => {
     let runs = 0;
-    const registry = new Registry([defineSkill({ name: "echo", description: "echo", parameters: z.object({ text: z.string() }), run: ({ text }) => (runs++, text) })]);
+    const registry = new Registry([
+      defineSkill({
+        name: "echo",
+        description: "echo",
+        parameters: z.object({ text: z.string() }),
+        run: ({ text }) => (runs++, text),
+      }),
+    ]);
     const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
     const state = await new Agent({ model, registry, grammar: false }).run("q", { maxIterations: 2 });
     expect(runs).toBe(1);
@@ -349,7 +556,9 @@ describe("final round without tools", () => {
 
   it("can be turned off", async () => {
     const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
-    const state = await new Agent({ model, registry: echo(), finalRoundWithoutTools: false }).run("q", { maxIterations: 2 });
+    const state = await new Agent({ model, registry: echo(), finalRoundWithoutTools: false }).run("q", {
+      maxIterations: 2,
+    });
     expect(state.stream.ofType("final-round")).toHaveLength(0);
     expect(state.stream.ofType("observation")).toHaveLength(2);
   });
@@ -359,7 +568,14 @@ describe("nested agents", () => {
   it("a worker's events appear in the supervisor's stream, marked with their depth", async () => {
     const worker = new Agent({
       model: new ScriptedModel([call("double", { n: 21 }), answer("42")]),
-      registry: new Registry([defineSkill({ name: "double", description: "double", parameters: z.object({ n: z.number() }), run: ({ n }) => n * 2 })]),
+      registry: new Registry([
+        defineSkill({
+          name: "double",
+          description: "double",
+          parameters: z.object({ n: z.number() }),
+          run: ({ n }) => n * 2,
+        }),
+      ]),
     });
     const supervisor = new Agent({
       model: new ScriptedModel([call("math_worker", { task: "double 21" }), answer("The worker says 42")]),
@@ -368,7 +584,12 @@ describe("nested agents", () => {
     const state = await supervisor.run("What is 21 doubled?");
     expect(state.answer).toBe("The worker says 42");
     expect(state.stream.toArray().map((e) => `${e.depth ?? 0}:${e.type}`)).toEqual([
-      "0:call-skill", "1:call-skill", "1:observation", "1:final-answer", "0:observation", "0:final-answer",
+      "0:call-skill",
+      "1:call-skill",
+      "1:observation",
+      "1:final-answer",
+      "0:observation",
+      "0:final-answer",
     ]);
     expect(state.stream.ofType("observation").at(-1)!.result).toBe("42");
   });

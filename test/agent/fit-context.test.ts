@@ -7,27 +7,44 @@ import { answer, call } from "../helpers/skills.js";
 import { fitContext } from "../../src/agent/fit-context.js";
 
 /** A scripted model that counts a token per 4 characters and has a small context. */
-function smallContextModel(replies: string[], contextSize: number): ScriptedModel & { countTokens(p: string): number; contextSize: number } {
-  const model = new ScriptedModel(replies) as ScriptedModel & { countTokens(p: string): number; contextSize: number; replyOverrun: number };
+function smallContextModel(
+  replies: string[],
+  contextSize: number,
+): ScriptedModel & { countTokens(p: string): number; contextSize: number } {
+  const model = new ScriptedModel(replies) as ScriptedModel & {
+    countTokens(p: string): number;
+    contextSize: number;
+    replyOverrun: number;
+  };
   model.countTokens = (prompt: string) => Math.ceil(prompt.length / 4);
   model.contextSize = contextSize;
   model.replyOverrun = 16;
   return model;
 }
 
-const lookup = new Registry([defineSkill({ name: "lookup", description: "Look a word up.", parameters: z.object({ word: z.string() }), run: ({ word }) => `${word}: ${"a long definition ".repeat(6)}` })]);
+const lookup = new Registry([
+  defineSkill({
+    name: "lookup",
+    description: "Look a word up.",
+    parameters: z.object({ word: z.string() }),
+    run: ({ word }) => `${word}: ${"a long definition ".repeat(6)}`,
+  }),
+]);
 
 describe("context fitting", () => {
   it("leaves out the oldest steps so that prompt + reply fit, keeping the instructions, the question and the newest result", async () => {
     const replies = [...Array.from({ length: 11 }, (_, i) => call("lookup", { word: `w${i}` })), answer("done")];
     const model = smallContextModel(replies, 700);
-    const state = await new Agent({ model, registry: lookup, maxTokens: 100, finalRoundWithoutTools: false }).run("Define eleven words.", { maxIterations: 12 });
+    const state = await new Agent({ model, registry: lookup, maxTokens: 100, finalRoundWithoutTools: false }).run(
+      "Define eleven words.",
+      { maxIterations: 12 },
+    );
     expect(state.stopReason).toBe("answer");
     expect(state.iterations).toBe(12);
     for (const { prompt } of model.calls) expect(model.countTokens(prompt) + 100 + 16).toBeLessThanOrEqual(700);
     const trims = state.stream.ofType("context-trimmed");
     expect(trims.length).toBeGreaterThan(0);
-    expect(trims.map((t) => t.droppedSteps)).toEqual([...trims.map((t) => t.droppedSteps)].sort((a, b) => a - b));
+    expect(trims.map((t) => t.droppedSteps)).toEqual(trims.map((t) => t.droppedSteps).sort((a, b) => a - b));
     const last = model.calls.at(-1)!.prompt;
     expect(last).toContain("Define eleven words.");
     expect(last).toContain("# Skills");
@@ -47,14 +64,31 @@ describe("context fitting", () => {
     const tiny = smallContextModel([answer("x")], 200);
     const failed = await new Agent({ model: tiny, registry: lookup }).run("q");
     expect(failed.stopReason).toBe("model_error");
-    expect(failed.stream.ofType("model-error")[0].message).toMatch(/the prompt needs \d+ tokens even with 0 earlier step\(s\) left out/);
+    expect(failed.stream.ofType("model-error")[0].message).toMatch(
+      /the prompt needs \d+ tokens even with 0 earlier step\(s\) left out/,
+    );
     expect(tiny.calls).toHaveLength(0);
   });
 
   it("keeps only a short wrap-up when the newest step leaves too little room for the full one", async () => {
-    const input = { render: () => "p", countTokens: () => 918, contextSize: 1024, replyTokens: 512, replyOverrun: 128, dropped: 0, steps: 0 };
-    expect(await fitContext(input)).toEqual({ droppedSteps: 0, promptTokensBefore: 918, promptTokensAfter: 918, replyTokens: 1024 - 918 - 32 });
-    await expect(fitContext({ ...input, countTokens: () => 940 })).rejects.toThrow(/leaves 52 of the 1024-token context/);
+    const input = {
+      render: () => "p",
+      countTokens: () => 918,
+      contextSize: 1024,
+      replyTokens: 512,
+      replyOverrun: 128,
+      dropped: 0,
+      steps: 0,
+    };
+    expect(await fitContext(input)).toEqual({
+      droppedSteps: 0,
+      promptTokensBefore: 918,
+      promptTokensAfter: 918,
+      replyTokens: 1024 - 918 - 32,
+    });
+    await expect(fitContext({ ...input, countTokens: () => 940 })).rejects.toThrow(
+      /leaves 52 of the 1024-token context/,
+    );
   });
 
   it("does nothing when the model cannot count tokens or fitting is off", async () => {

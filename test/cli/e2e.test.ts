@@ -3,7 +3,17 @@
  * model through real llama.cpp, and on scripted replies where a test needs the model to write something exact.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,9 +24,16 @@ const CLI = resolve("dist/cli/main.js");
 let fixture: string;
 let work: string;
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
-function run(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void; env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
+function run(
+  args: string[],
+  options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<Result> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       // started as `node dist/cli/main.js` (not through npm or npx, whatever ran the tests): hints name it so
@@ -54,7 +71,19 @@ beforeAll(() => {
 describe("gemma-agent ask on the fixture model", () => {
   it("--json prints one JSON document with the documented fields and the documented exit code; --trace writes the same events as JSONL", async () => {
     const trace = join(work, "run.jsonl");
-    const { code, stdout, stderr } = await run(["ask", "What is 2+2?", "--model", fixture, "--max-iterations", "3", "--max-tokens", "24", "--json", "--trace", trace]);
+    const { code, stdout, stderr } = await run([
+      "ask",
+      "What is 2+2?",
+      "--model",
+      fixture,
+      "--max-iterations",
+      "3",
+      "--max-tokens",
+      "24",
+      "--json",
+      "--trace",
+      trace,
+    ]);
     const doc = JSON.parse(stdout);
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(["answer", "stopReason", "iterations", "events", "stats"]));
     expect(["answer", "max_iterations", "retries_exhausted"]).toContain(doc.stopReason);
@@ -71,13 +100,28 @@ describe("gemma-agent ask on the fixture model", () => {
   }, 180_000);
 
   it("prints only the answer on stdout without --json", async () => {
-    const { code, stdout } = await run(["ask", "Say hi", "--model", script("hi.json", [{ final_answer: "Hi there." }]), "--quiet"]);
+    const { code, stdout } = await run([
+      "ask",
+      "Say hi",
+      "--model",
+      script("hi.json", [{ final_answer: "Hi there." }]),
+      "--quiet",
+    ]);
     expect(code).toBe(0);
     expect(stdout).toBe("Hi there.\n");
   });
 
   it("exits 1 when the run ends without an answer", async () => {
-    const { code, stdout } = await run(["ask", "q", "--model", script("loop.json", ["nonsense", "more nonsense"]), "--max-iterations", "2", "--json", "--quiet"]);
+    const { code, stdout } = await run([
+      "ask",
+      "q",
+      "--model",
+      script("loop.json", ["nonsense", "more nonsense"]),
+      "--max-iterations",
+      "2",
+      "--json",
+      "--quiet",
+    ]);
     expect(code).toBe(1);
     expect(JSON.parse(stdout)).toMatchObject({ answer: null, stopReason: "max_iterations", iterations: 2 });
   });
@@ -86,36 +130,58 @@ describe("gemma-agent ask on the fixture model", () => {
     ["SIGINT", 130],
     ["SIGTERM", 143],
     ["SIGHUP", 129],
-  ] as const)("%s aborts the run cleanly: exit %i, and the trace holds every event up to the abort", async (signal, exitCode) => {
-    const trace = join(work, `interrupted-${signal}.jsonl`);
-    let sent = false;
-    const { code } = await run(
-      ["ask", "Count forever", "--model", fixture, "--max-iterations", "200", "--max-retries", "200", "--max-tokens", "8", "--no-grammar", "--trace", trace],
-      {
-        onStderr: (_text, child) => {
-          if (sent || !existsSync(trace) || readFileSync(trace, "utf8").split("\n").length < 3) return;
-          sent = true;
-          child.kill(signal);
+  ] as const)(
+    "%s aborts the run cleanly: exit %i, and the trace holds every event up to the abort",
+    async (signal, exitCode) => {
+      const trace = join(work, `interrupted-${signal}.jsonl`);
+      let sent = false;
+      const { code } = await run(
+        [
+          "ask",
+          "Count forever",
+          "--model",
+          fixture,
+          "--max-iterations",
+          "200",
+          "--max-retries",
+          "200",
+          "--max-tokens",
+          "8",
+          "--no-grammar",
+          "--trace",
+          trace,
+        ],
+        {
+          onStderr: (_text, child) => {
+            if (sent || !existsSync(trace) || readFileSync(trace, "utf8").split("\n").length < 3) return;
+            sent = true;
+            child.kill(signal);
+          },
         },
-      },
-    );
-    expect(sent).toBe(true);
-    expect(code).toBe(exitCode);
-    const events = EventStream.fromJSONL(readFileSync(trace, "utf8")).toArray();
-    expect(events.length).toBeGreaterThanOrEqual(2);
-    expect(events.at(-1)!.type).toBe("aborted");
-  }, 180_000);
+      );
+      expect(sent).toBe(true);
+      expect(code).toBe(exitCode);
+      const events = EventStream.fromJSONL(readFileSync(trace, "utf8")).toArray();
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(events.at(-1)!.type).toBe("aborted");
+    },
+    180_000,
+  );
 });
 
 describe("bad input: exit 2 and one clear line, no stack trace", () => {
-  const oneLine = (stderr: string) => stderr.trim().split("\n").filter((l) => l.startsWith("gemma-agent:") || l.startsWith("error:"));
+  const oneLine = (stderr: string) =>
+    stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("gemma-agent:") || l.startsWith("error:"));
 
   it.each([
     [["ask", "hi", "--max-iterations", "abc"], /expected a whole number, got "abc"/],
     [["ask", "hi", "--max-iterations", "-1"], /expected a whole number >= 1/],
     [["ask", "hi", "--nope"], /unknown option '--nope'/],
   ])("%j", async (args, message) => {
-    const { code, stderr, stdout } = await run(args as string[]);
+    const { code, stderr, stdout } = await run(args);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(message);
@@ -170,7 +236,18 @@ describe("read_file is confined to --allow-dir", () => {
       { skill_name: "read_file", arguments: { path: "notes.txt" } },
       { final_answer: "done" },
     ]);
-    const { code, stdout } = await run(["ask", "read the secret", "--model", model, "--allow-dir", allowed, "--skills", "read_file", "--json", "--quiet"]);
+    const { code, stdout } = await run([
+      "ask",
+      "read the secret",
+      "--model",
+      model,
+      "--allow-dir",
+      allowed,
+      "--skills",
+      "read_file",
+      "--json",
+      "--quiet",
+    ]);
     expect(code).toBe(0);
     expect(stdout).not.toContain("TOP-SECRET-CONTENT");
     const events = JSON.parse(stdout).events as { type: string; message?: string; result?: string }[];
@@ -183,7 +260,10 @@ describe("read_file is confined to --allow-dir", () => {
   });
 
   it("without --allow-dir, file skills are not there at all, whatever the model writes", async () => {
-    const model = script("nofiles.json", [{ skill_name: "read_file", arguments: { path: "/etc/passwd" } }, { final_answer: "ok" }]);
+    const model = script("nofiles.json", [
+      { skill_name: "read_file", arguments: { path: "/etc/passwd" } },
+      { final_answer: "ok" },
+    ]);
     const { stdout } = await run(["ask", "q", "--model", model, "--json", "--quiet"]);
     const events = JSON.parse(stdout).events as { type: string; errorType?: string }[];
     expect(events[0]).toMatchObject({ type: "validation-error", errorType: "unknown_skill" });

@@ -17,7 +17,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/cli/main.js");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Environment without what npm or npx put there for whatever ran the tests (that changes how hints read). */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -26,7 +30,11 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, GEMMA_AGENT_MODELS: mkdtempSync(join(tmpdir(), "ga-first-")), ...extra };
 }
 
-function spawnRun(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Result> {
+function spawnRun(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<Result> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd: ROOT, env: options.env ?? cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -40,7 +48,8 @@ function spawnRun(command: string, args: string[], options: { env?: NodeJS.Proce
   });
 }
 
-const cli = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}) => spawnRun(process.execPath, [CLI, ...args], options);
+const cli = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}) =>
+  spawnRun(process.execPath, [CLI, ...args], options);
 
 /** Shell words of a README command line (double quotes only, as the README writes them). */
 function words(line: string): string[] {
@@ -73,7 +82,9 @@ describe("how the tool was started decides how its hints read", () => {
 
   it("rewrites the commands a message suggests, and only those", () => {
     const line = "Model x is not downloaded; run: gemma-agent pull x (see gemma-agent models), or update gemma-agent.";
-    expect(withInvocation(line, "npm start --")).toBe("Model x is not downloaded; run: npm start -- pull x (see npm start -- models), or update gemma-agent.");
+    expect(withInvocation(line, "npm start --")).toBe(
+      "Model x is not downloaded; run: npm start -- pull x (see npm start -- models), or update gemma-agent.",
+    );
     expect(withInvocation("run: npx gemma-agent pull x", "npx gemma-agent")).toBe("run: npx gemma-agent pull x");
     expect(withInvocation(line, "gemma-agent")).toBe(line);
   });
@@ -90,7 +101,8 @@ describe("the README's Set up, command by command", () => {
     expect(stderr).toContain("[1]   = 397.8"); // the skill really ran
     expect(stderr).toMatch(/answered in 2 steps/);
     // the README shows the same lines
-    for (const line of ['  [1] → calculator {"expression":"0.17 * 2340"}', "  [1]   = 397.8", "17% of 2,340 is 397.8."]) expect(README).toContain(line);
+    for (const line of ['  [1] → calculator {"expression":"0.17 * 2340"}', "  [1]   = 397.8", "17% of 2,340 is 397.8."])
+      expect(README).toContain(line);
   });
 
   it("its next command is a real model, the smallest of the catalog; without a terminal it names the pull command as started", async () => {
@@ -101,12 +113,27 @@ describe("the README's Set up, command by command", () => {
     expect(README).toContain(`asks before downloading ${size}`);
     const { code, stderr } = await cli(second);
     expect(code).toBe(2);
-    expect(stderr.trim()).toBe("gemma-agent: model gemma-3-270m is not downloaded; run: node dist/cli/main.js pull gemma-3-270m");
+    expect(stderr.trim()).toBe(
+      "gemma-agent: model gemma-3-270m is not downloaded; run: node dist/cli/main.js pull gemma-3-270m",
+    );
   });
 
   it("npm start -s: stdout is the tool's alone (`--json | jq` works), and hints say `npm start --`", async () => {
     const env = cleanEnv();
-    const json = await spawnRun("npm", ["start", "-s", "--", "ask", "What is 17% of 2,340?", "--model", "script:examples/replies/percent.json", "--json"], { env });
+    const json = await spawnRun(
+      "npm",
+      [
+        "start",
+        "-s",
+        "--",
+        "ask",
+        "What is 17% of 2,340?",
+        "--model",
+        "script:examples/replies/percent.json",
+        "--json",
+      ],
+      { env },
+    );
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ answer: "17% of 2,340 is 397.8.", stopReason: "answer" });
     const missing = await spawnRun("npm", ["start", "-s", "--", "ask", "hi"], { env });
@@ -117,7 +144,9 @@ describe("the README's Set up, command by command", () => {
     const bin = mkdtempSync(join(tmpdir(), "ga-bin-"));
     symlinkSync(CLI, join(bin, "gemma-agent"));
     const missing = await spawnRun(process.execPath, [join(bin, "gemma-agent"), "ask", "hi"]);
-    expect(missing.stderr.trim()).toBe("gemma-agent: model gemma-4-e2b:Q4_K_M is not downloaded; run: gemma-agent pull gemma-4-e2b:Q4_K_M");
+    expect(missing.stderr.trim()).toBe(
+      "gemma-agent: model gemma-4-e2b:Q4_K_M is not downloaded; run: gemma-agent pull gemma-4-e2b:Q4_K_M",
+    );
     const version = await cli(["--version"], { env: cleanEnv({ npm_package_version: "9.9.9" }) });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
   });
@@ -125,12 +154,29 @@ describe("the README's Set up, command by command", () => {
 
 describe("--model script:FILE", () => {
   const dir = mkdtempSync(join(tmpdir(), "ga-script-"));
-  const script = (name: string, replies: unknown) => (writeFileSync(join(dir, name), JSON.stringify(replies)), `script:${join(dir, name)}`);
+  const script = (name: string, replies: unknown) => (
+    writeFileSync(join(dir, name), JSON.stringify(replies)),
+    `script:${join(dir, name)}`
+  );
 
   it("takes action objects, raw strings, or both; a lone answer is `answered in 1 step`", async () => {
-    const objects = await cli(["ask", "q", "--model", script("objects.json", [{ skill_name: "calculator", arguments: { expression: "6*7" } }, { final_answer: "42" }]), "--json", "--quiet"]);
+    const objects = await cli([
+      "ask",
+      "q",
+      "--model",
+      script("objects.json", [{ skill_name: "calculator", arguments: { expression: "6*7" } }, { final_answer: "42" }]),
+      "--json",
+      "--quiet",
+    ]);
     expect(JSON.parse(objects.stdout)).toMatchObject({ answer: "42", iterations: 2 });
-    const mixed = await cli(["ask", "q", "--model", script("mixed.json", ["not an action", { final_answer: "ok" }]), "--json", "--quiet"]);
+    const mixed = await cli([
+      "ask",
+      "q",
+      "--model",
+      script("mixed.json", ["not an action", { final_answer: "ok" }]),
+      "--json",
+      "--quiet",
+    ]);
     const doc = JSON.parse(mixed.stdout);
     expect(doc.events.map((e: { type: string }) => e.type)).toEqual(["validation-error", "final-answer"]);
     const one = await cli(["ask", "q", "--model", script("one.json", [{ final_answer: "yes" }])]);
@@ -138,7 +184,11 @@ describe("--model script:FILE", () => {
   });
 
   it("refuses anything else in one line, saying what a reply may be", async () => {
-    for (const [name, content] of [["number.json", [{ final_answer: "x" }, 7]], ["object.json", { final_answer: "x" }], ["nested.json", [[]]]] as const) {
+    for (const [name, content] of [
+      ["number.json", [{ final_answer: "x" }, 7]],
+      ["object.json", { final_answer: "x" }],
+      ["nested.json", [[]]],
+    ] as const) {
       const { code, stderr } = await cli(["ask", "q", "--model", script(name, content)]);
       expect(code).toBe(2);
       expect(stderr.trim().split("\n")).toHaveLength(1);
@@ -147,10 +197,21 @@ describe("--model script:FILE", () => {
   });
 
   it("the example files run as documented", async () => {
-    const recovers = await cli(["ask", "How many km is 26.2 miles?", "--model", "script:examples/replies/recovers.json", "--json"]);
+    const recovers = await cli([
+      "ask",
+      "How many km is 26.2 miles?",
+      "--model",
+      "script:examples/replies/recovers.json",
+      "--json",
+    ]);
     const doc = JSON.parse(recovers.stdout);
     expect(doc.stopReason).toBe("answer");
-    expect(doc.events.map((e: { type: string }) => e.type)).toEqual(["validation-error", "call-skill", "observation", "final-answer"]);
+    expect(doc.events.map((e: { type: string }) => e.type)).toEqual([
+      "validation-error",
+      "call-skill",
+      "observation",
+      "final-answer",
+    ]);
   });
 });
 
@@ -170,7 +231,9 @@ describe("the models people already have", () => {
       `gemma-agent: warning: ${join(lm, "gemma-3-270m-it-Q8_0.gguf")} is named like the catalog's gemma-3-270m:Q8_0, but its header says Q4_K_M and it has 0 MB, where gemma-3-270m:Q8_0 is Q8_0, about 292 MB.`,
     );
     const listed = await cli(["models"], { env });
-    expect(listed.stdout).toMatch(/me\/repo\/gemma-3-270m-it-Q8_0\.gguf .*named like gemma-3-270m:Q8_0, but its header says Q4_K_M/);
+    expect(listed.stdout).toMatch(
+      /me\/repo\/gemma-3-270m-it-Q8_0\.gguf .*named like gemma-3-270m:Q8_0, but its header says Q4_K_M/,
+    );
     expect(listed.stdout).toContain(`GGUF files in ${join(root, "lmstudio")}`);
   });
 });
@@ -178,10 +241,28 @@ describe("the models people already have", () => {
 describe("the download progress line", () => {
   const base = { receivedBytes: 0, bytesPerSecond: 0, stallTimeoutMs: 60_000, host: "huggingface.co" };
   it("says what it waits for and for how long, then size, speed and time left, then how long no data came", () => {
-    expect(describePull("gemma-3-270m", { ...base, phase: "connecting", idleMs: 12_300 })).toBe("gemma-3-270m: waiting for huggingface.co to answer (12s; gives up after 1m 00s)");
-    expect(describePull("gemma-3-270m", { ...base, phase: "receiving", idleMs: 100, receivedBytes: 120e6, totalBytes: 291.5e6, bytesPerSecond: 10e6, etaSeconds: 17 }))
-      .toBe("gemma-3-270m 120.0 MB / 291.5 MB (41%) 10.0 MB/s, 17s left");
-    expect(describePull("gemma-3-270m", { ...base, phase: "receiving", idleMs: 5_000, receivedBytes: 120e6, totalBytes: 291.5e6 }))
-      .toBe("gemma-3-270m 120.0 MB / 291.5 MB (41%): no data from huggingface.co for 5s; gives up after 1m 00s");
+    expect(describePull("gemma-3-270m", { ...base, phase: "connecting", idleMs: 12_300 })).toBe(
+      "gemma-3-270m: waiting for huggingface.co to answer (12s; gives up after 1m 00s)",
+    );
+    expect(
+      describePull("gemma-3-270m", {
+        ...base,
+        phase: "receiving",
+        idleMs: 100,
+        receivedBytes: 120e6,
+        totalBytes: 291.5e6,
+        bytesPerSecond: 10e6,
+        etaSeconds: 17,
+      }),
+    ).toBe("gemma-3-270m 120.0 MB / 291.5 MB (41%) 10.0 MB/s, 17s left");
+    expect(
+      describePull("gemma-3-270m", {
+        ...base,
+        phase: "receiving",
+        idleMs: 5_000,
+        receivedBytes: 120e6,
+        totalBytes: 291.5e6,
+      }),
+    ).toBe("gemma-3-270m 120.0 MB / 291.5 MB (41%): no data from huggingface.co for 5s; gives up after 1m 00s");
   });
 });

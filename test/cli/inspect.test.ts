@@ -23,14 +23,26 @@ describe("inspect without a model file", () => {
     expect(stdout).toContain("(not downloaded: described from the catalog)");
     expect(stdout).toContain("chat format   gemma4");
     expect(stdout).toContain("budgets       maxIterations 12, maxRetries 3");
-    expect(stdout).toContain("tokens        token counts not shown: gemma-4-e2b:Q4_K_M is not downloaded (run: gemma-agent pull gemma-4-e2b:Q4_K_M)");
+    expect(stdout).toContain(
+      "tokens        token counts not shown: gemma-4-e2b:Q4_K_M is not downloaded (run: gemma-agent pull gemma-4-e2b:Q4_K_M)",
+    );
     expect(stdout).toMatch(/calculator: .*\n {4}arguments: \{"type":"object","properties":\{"expression"/);
     expect(stdout).toContain("<|turn>system");
   });
 
   it("shows the prompt the loop flags make: compact skill signatures, no thought, bounded answer in the grammar", async () => {
     const full = await inspect(["--skills", "calculator", "--json"]);
-    const compact = await inspect(["--skills", "calculator", "--json", "--prompt-style", "compact", "--thought", "none", "--max-answer-chars", "40"]);
+    const compact = await inspect([
+      "--skills",
+      "calculator",
+      "--json",
+      "--prompt-style",
+      "compact",
+      "--thought",
+      "none",
+      "--max-answer-chars",
+      "40",
+    ]);
     expect(compact.code, compact.stderr).toBe(0);
     const [a, b] = [JSON.parse(full.stdout), JSON.parse(compact.stdout)];
     expect(b.systemPrompt).toContain("- calculator(expression: string): Evaluate an arithmetic expression");
@@ -51,7 +63,13 @@ describe("inspect without a model file", () => {
     const { code, stdout } = await inspect(["--model", "gemma-3-270m", "--json"]);
     expect(code).toBe(0);
     const doc = JSON.parse(stdout);
-    expect(doc.model).toMatchObject({ path: null, alias: "gemma-3-270m", architecture: "gemma3", source: "catalog", trainedContextLength: 32768 });
+    expect(doc.model).toMatchObject({
+      path: null,
+      alias: "gemma-3-270m",
+      architecture: "gemma3",
+      source: "catalog",
+      trainedContextLength: 32768,
+    });
     expect(doc.tokens).toBeNull();
     expect(doc.tokensNote).toMatch(/not downloaded/);
     expect(doc.skills.map((s: { name: string }) => s.name)).toEqual(["calculator", "datetime", "convert_units"]);
@@ -60,7 +78,13 @@ describe("inspect without a model file", () => {
   it("script:FILE needs no GGUF: the agent's default chat format, no tokenizer, said so; a bad script file is one line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ga-inspect-"));
     writeFileSync(join(dir, "replies.json"), JSON.stringify([{ final_answer: "ok" }]));
-    const { code, stdout } = await inspect(["--model", `script:${join(dir, "replies.json")}`, "--skills", "calculator", "--json"]);
+    const { code, stdout } = await inspect([
+      "--model",
+      `script:${join(dir, "replies.json")}`,
+      "--skills",
+      "calculator",
+      "--json",
+    ]);
     expect(code).toBe(0);
     const doc = JSON.parse(stdout);
     expect(doc.model).toMatchObject({ architecture: "scripted", source: "script" });
@@ -87,7 +111,11 @@ describe("inspect with a model file", () => {
     const { code, stdout, stderr } = await inspect(["--model", "tiny", "--skills", "calculator", "--json"], env);
     expect(code, stderr).toBe(0);
     const doc = JSON.parse(stdout);
-    expect(doc.model).toMatchObject({ path: join(env.GEMMA_AGENT_MODELS, "tiny.gguf"), architecture: "gemma3", source: "gguf" });
+    expect(doc.model).toMatchObject({
+      path: join(env.GEMMA_AGENT_MODELS, "tiny.gguf"),
+      architecture: "gemma3",
+      source: "gguf",
+    });
     expect(doc.tokensNote).toBeUndefined();
     expect(doc.tokens.systemPrompt).toBeGreaterThan(50);
     // the rendered prompt is the system prompt plus turn markup and "{question}": a few more tokens, not many

@@ -18,7 +18,10 @@ const payload = gemmaLikeGguf({ payloadBytes: 200_000 });
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -53,7 +56,11 @@ describe("gemma-agent pull", () => {
     const { code, stdout } = await run(["pull", `${base}/model.gguf`], { GEMMA_AGENT_MODELS: dir });
     expect(code).toBe(0);
     expect(stdout.trim()).toBe(join(dir, "model.gguf"));
-    expect(createHash("sha256").update(readFileSync(join(dir, "model.gguf"))).digest("hex")).toBe(createHash("sha256").update(payload).digest("hex"));
+    expect(
+      createHash("sha256")
+        .update(readFileSync(join(dir, "model.gguf")))
+        .digest("hex"),
+    ).toBe(createHash("sha256").update(payload).digest("hex"));
   });
 
   it("a cut transfer exits 2 with one line, keeps the partial file, and leaves nothing under the final name", async () => {
@@ -66,7 +73,9 @@ describe("gemma-agent pull", () => {
   });
 
   it("a 404 exits 2 and says so", async () => {
-    const { code, stderr } = await run(["pull", `${base}/missing.gguf`], { GEMMA_AGENT_MODELS: mkdtempSync(join(tmpdir(), "ga-pull-")) });
+    const { code, stderr } = await run(["pull", `${base}/missing.gguf`], {
+      GEMMA_AGENT_MODELS: mkdtempSync(join(tmpdir(), "ga-pull-")),
+    });
     expect(code).toBe(2);
     expect(stderr).toMatch(/404/);
   });
@@ -81,7 +90,9 @@ describe("gemma-agent models", () => {
     expect(code).toBe(0);
     const doc = JSON.parse(stdout);
     expect(doc.default).toBe("gemma-4-e2b:Q4_K_M");
-    expect(doc.catalog.map((m: { alias: string }) => m.alias)).toEqual(expect.arrayContaining(["gemma-4-e2b", "gemma-3-270m", "functiongemma-270m"]));
+    expect(doc.catalog.map((m: { alias: string }) => m.alias)).toEqual(
+      expect.arrayContaining(["gemma-4-e2b", "gemma-3-270m", "functiongemma-270m"]),
+    );
     const local = Object.fromEntries(doc.local.map((m: { fileName: string }) => [m.fileName, m]));
     expect(local["tiny.gguf"]).toMatchObject({ architecture: "gemma3", quantization: "F16" });
     expect(local["broken.gguf"].error).toBeTruthy();

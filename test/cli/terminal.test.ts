@@ -25,16 +25,30 @@ const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 /** Ctrl-C as a terminal sends it: the pty turns the byte into SIGINT for the foreground processes (or, in raw mode, a key). */
 const CTRL_C = "\x03";
 
-interface Session { code: number | null; screen: string; /** `Date.now()` when the session ended. */ endedAt: number }
+interface Session {
+  code: number | null;
+  screen: string;
+  /** `Date.now()` when the session ended. */ endedAt: number;
+}
 
 /**
  * Run the CLI under a pty. `onScreen` sees the whole screen output so far after each chunk and may type into the
  * terminal. The session is killed after `killAfterMs`, so a stuck CLI never outlives its test.
  */
-function terminalSession(args: string[], options: { env?: NodeJS.ProcessEnv; onScreen?: (screen: string, type: (text: string) => void) => void; killAfterMs?: number } = {}): Promise<Session> {
+function terminalSession(
+  args: string[],
+  options: {
+    env?: NodeJS.ProcessEnv;
+    onScreen?: (screen: string, type: (text: string) => void) => void;
+    killAfterMs?: number;
+  } = {},
+): Promise<Session> {
   return new Promise((done, fail) => {
     const command = `stty cols 120 rows 40; ${[process.execPath, CLI, ...args].map(quote).join(" ")}`;
-    const child = spawn("script", ["-q", "-e", "-f", "-c", command, "/dev/null"], { env: withoutCI({ ...process.env, ...options.env }), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-q", "-e", "-f", "-c", command, "/dev/null"], {
+      env: withoutCI({ ...process.env, ...options.env }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let screen = "";
     const type = (text: string) => child.stdin.write(text);
     child.stdout.on("data", (d) => {
@@ -51,7 +65,12 @@ function terminalSession(args: string[], options: { env?: NodeJS.ProcessEnv; onS
 }
 
 /** Run the CLI under a pty; each time `prompt` appears in the screen output, type the next answer. */
-async function inTerminal(args: string[], prompt: RegExp, answers: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; screen: string }> {
+async function inTerminal(
+  args: string[],
+  prompt: RegExp,
+  answers: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; screen: string }> {
   let answered = 0;
   return terminalSession(args, {
     env,
@@ -66,7 +85,12 @@ async function inTerminal(args: string[], prompt: RegExp, answers: string[], env
  * Start an eval on a terminal and press Ctrl-C once `ready` shows on the screen, then (with `twice`) again as soon as
  * the CLI says it is stopping. Returns the session and when the first Ctrl-C went.
  */
-async function interruptEval(args: string[], ready: RegExp, twice: boolean, killAfterMs: number): Promise<Session & { pressedAt: number }> {
+async function interruptEval(
+  args: string[],
+  ready: RegExp,
+  twice: boolean,
+  killAfterMs: number,
+): Promise<Session & { pressedAt: number }> {
   let pressedAt = 0;
   let second = false;
   const session = await terminalSession(args, {
@@ -105,13 +129,19 @@ describe("on a terminal", () => {
     expect(screen).toContain('Run calculator {"expression":"1+1"}?');
     const events = EventStream.fromJSONL(readFileSync(trace, "utf8"));
     expect(events.ofType("tool-error")[0]).toMatchObject({ guard: "approval", message: "denied: the user said no" });
-    expect(events.ofType("call-skill")[1]).toMatchObject({ arguments: { expression: "5*5" }, originalArguments: { expression: "3*3" } });
+    expect(events.ofType("call-skill")[1]).toMatchObject({
+      arguments: { expression: "5*5" },
+      originalArguments: { expression: "3*3" },
+    });
     expect(events.ofType("observation").map((o) => o.result)).toEqual(["25", "5"]);
   }, 60_000);
 
   it("an edited call that is then refused shows the edited arguments on its step line, not the model's", async () => {
     const work = mkdtempSync(join(tmpdir(), "ga-tty-"));
-    writeFileSync(join(work, "script.json"), JSON.stringify([{ skill_name: "calculator", arguments: { expression: "3*3" } }, { final_answer: "done" }]));
+    writeFileSync(
+      join(work, "script.json"),
+      JSON.stringify([{ skill_name: "calculator", arguments: { expression: "3*3" } }, { final_answer: "done" }]),
+    );
     const { code, screen } = await inTerminal(
       ["ask", "math", "--model", `script:${join(work, "script.json")}`, "--approve"],
       /\[y\]es \/ \[n\]o \/ \[e\]dit: |New arguments \(JSON\): /,
@@ -124,7 +154,9 @@ describe("on a terminal", () => {
 
   it("offers to download a missing default model, and a no gives the pull command", async () => {
     const models = mkdtempSync(join(tmpdir(), "ga-models-"));
-    const { code, screen } = await inTerminal(["ask", "hi"], /Download it to .* now\? \[y\/N\] /, ["n"], { GEMMA_AGENT_MODELS: models });
+    const { code, screen } = await inTerminal(["ask", "hi"], /Download it to .* now\? \[y\/N\] /, ["n"], {
+      GEMMA_AGENT_MODELS: models,
+    });
     expect(screen).toMatch(/Gemma 4 E2B .*\(gemma-4-e2b:Q4_K_M, 3\.11 GB\) is not downloaded/);
     expect(screen).toContain("run: node dist/cli/main.js pull gemma-4-e2b:Q4_K_M");
     expect(code).toBe(2);
@@ -150,8 +182,12 @@ describe("on a terminal", () => {
   it("a partial download is offered for resuming, with the bytes already there", async () => {
     const models = mkdtempSync(join(tmpdir(), "ga-models-"));
     writeFileSync(join(models, "gemma-3-270m-it-Q8_0.gguf.part"), Buffer.alloc(40_000_000));
-    const { code, screen } = await inTerminal(["ask", "hi", "--model", "gemma-3-270m"], /now\? \[y\/N\] /, ["n"], { GEMMA_AGENT_MODELS: models });
-    expect(screen).toMatch(/Gemma 3 270M .*\(gemma-3-270m, 291\.5 MB\) is partly downloaded \(40\.0 MB of 291\.5 MB\)\. Resume the download to .* now\? \[y\/N\]/);
+    const { code, screen } = await inTerminal(["ask", "hi", "--model", "gemma-3-270m"], /now\? \[y\/N\] /, ["n"], {
+      GEMMA_AGENT_MODELS: models,
+    });
+    expect(screen).toMatch(
+      /Gemma 3 270M .*\(gemma-3-270m, 291\.5 MB\) is partly downloaded \(40\.0 MB of 291\.5 MB\)\. Resume the download to .* now\? \[y\/N\]/,
+    );
     expect(screen).toContain("run: node dist/cli/main.js pull gemma-3-270m to resume");
     expect(code).toBe(2);
   }, 60_000);
@@ -167,7 +203,9 @@ describe("on a terminal", () => {
         env: { GEMMA_AGENT_MODELS: mkdtempSync(join(tmpdir(), "ga-pull-")), GEMMA_AGENT_DOWNLOAD_TIMEOUT: "4" },
       });
       expect(screen).toMatch(new RegExp(`waiting for ${host} to answer \\([1-3]s; gives up after 4s\\)`));
-      expect(screen).toContain(`gemma-agent: No answer from ${host} in 4 s: the request went out but nothing came back.`);
+      expect(screen).toContain(
+        `gemma-agent: No answer from ${host} in 4 s: the request went out but nothing came back.`,
+      );
       expect(code).toBe(2);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -178,7 +216,16 @@ describe("on a terminal", () => {
 
 describe("Ctrl-C during an evaluation", () => {
   // 36 tasks × 12 budgets × 300 seeds = 129,600 scripted runs: tens of seconds of work, all in one process
-  const long = ["eval", "evals/basic.json", "--model", "profile:chaotic", "--budgets", "1,2,3,4,5,6,7,8,9,10,11,12", "--seeds", "300"];
+  const long = [
+    "eval",
+    "evals/basic.json",
+    "--model",
+    "profile:chaotic",
+    "--budgets",
+    "1,2,3,4,5,6,7,8,9,10,11,12",
+    "--seeds",
+    "300",
+  ];
   const progress = /\] [1-9]\d*\/129600 profile:chaotic/;
 
   it("scripted: the first Ctrl-C stops starting runs, writes a partial report marked interrupted, and exits 130 promptly", async () => {
@@ -202,7 +249,20 @@ describe("Ctrl-C during an evaluation", () => {
   it("on the fixture model (a child process, mid-generation): Ctrl-C stops the run in flight and writes the partial report; a second quits", async () => {
     const fixture = fixtureModelPath();
     const out = mkdtempSync(join(tmpdir(), "ga-eval-"));
-    const args = ["eval", "evals/basic.json", "--model", fixture, "--budgets", "1", "--limit", "3", "--threads", "1", "--out", out];
+    const args = [
+      "eval",
+      "evals/basic.json",
+      "--model",
+      fixture,
+      "--budgets",
+      "1",
+      "--limit",
+      "3",
+      "--threads",
+      "1",
+      "--out",
+      out,
+    ];
     // the first run done: the second is generating when Ctrl-C comes
     const once = await interruptEval(args, /\] 1\/3 tiny-gemma3\.gguf/, false, 170_000);
     expect(once.code, once.screen.slice(-2000)).toBe(130);

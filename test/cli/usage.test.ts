@@ -26,7 +26,7 @@ describe("CLI usage errors exit 2 with one clear line", () => {
     [["ask"], /ask: no question on stdin \(it was empty\)/],
     [["frobnicate"], /unknown command 'frobnicate'/],
   ])("%j", async (args, message) => {
-    const { code, stdout, stderr } = await cli(args as string[]);
+    const { code, stdout, stderr } = await cli(args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stdout).toBe("");
@@ -49,7 +49,9 @@ describe("CLI usage errors exit 2 with one clear line", () => {
   it("a missing default model gives the exact pull command when not interactive", async () => {
     const { code, stderr } = await cli(["ask", "hi"]);
     expect(code).toBe(2);
-    expect(stderr.trim()).toMatch(/^gemma-agent: model gemma-4-e2b:Q4_K_M is not downloaded; run: gemma-agent pull gemma-4-e2b:Q4_K_M$/);
+    expect(stderr.trim()).toMatch(
+      /^gemma-agent: model gemma-4-e2b:Q4_K_M is not downloaded; run: gemma-agent pull gemma-4-e2b:Q4_K_M$/,
+    );
   });
 
   it("a partly downloaded model: the line says how much is there and that pull resumes it", async () => {
@@ -57,7 +59,9 @@ describe("CLI usage errors exit 2 with one clear line", () => {
     writeFileSync(join(env.GEMMA_AGENT_MODELS, "gemma-4-E2B-it-Q4_K_M.gguf.part"), Buffer.alloc(5_000_000));
     const { code, stderr } = await cli(["ask", "hi"], env);
     expect(code).toBe(2);
-    expect(stderr.trim()).toBe("gemma-agent: model gemma-4-e2b:Q4_K_M is partly downloaded (5.00 MB of 3.11 GB); run: gemma-agent pull gemma-4-e2b:Q4_K_M to resume");
+    expect(stderr.trim()).toBe(
+      "gemma-agent: model gemma-4-e2b:Q4_K_M is partly downloaded (5.00 MB of 3.11 GB); run: gemma-agent pull gemma-4-e2b:Q4_K_M to resume",
+    );
   });
 
   it("hints are written as the tool was started", async () => {
@@ -69,7 +73,12 @@ describe("CLI usage errors exit 2 with one clear line", () => {
   it("a missing model file is a setup error", async () => {
     const { code, stderr } = await cli(["ask", "hi", "--model", "/nonexistent/model.gguf"]);
     expect(code).toBe(2);
-    expect(stderr.trim().split("\n").filter((l) => l.startsWith("gemma-agent:"))).toHaveLength(1);
+    expect(
+      stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("gemma-agent:")),
+    ).toHaveLength(1);
     expect(stderr).toMatch(/nonexistent\/model\.gguf/);
   });
 
@@ -93,7 +102,9 @@ describe("CLI usage errors exit 2 with one clear line", () => {
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
     const code = await runCli(["ask"], { ...io, stdin });
     expect(code).toBe(2);
-    expect(io.err.text.trim()).toBe('gemma-agent: ask: give a question in quotes (gemma-agent ask "What is 17% of 2,340?"), or pipe it in');
+    expect(io.err.text.trim()).toBe(
+      'gemma-agent: ask: give a question in quotes (gemma-agent ask "What is 17% of 2,340?"), or pipe it in',
+    );
   });
 
   it("--help lists every command and exits 0", async () => {

@@ -51,20 +51,34 @@ describe("BFCL files", () => {
       { "math_toolkit.product_of_primes": { count: [5] } },
     ]);
     expect(loadBfclCategory(BFCL, "irrelevance").answers).toBeUndefined();
-    expect(["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_relevance", "live_simple"].map(bfclCheckKind))
-      .toEqual(["simple", "multiple", "parallel", "parallel", "irrelevance", "relevance", "simple"]);
+    expect(
+      [
+        "simple_python",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "irrelevance",
+        "live_relevance",
+        "live_simple",
+      ].map(bfclCheckKind),
+    ).toEqual(["simple", "multiple", "parallel", "parallel", "irrelevance", "relevance", "simple"]);
   });
 
   it("names the missing file and the bad line", () => {
     const dir = mkdtempSync(join(tmpdir(), "bfcl-"));
     expect(() => loadBfclCategory(dir, "nope")).toThrow(/no BFCL category file .*BFCL_v4_nope\.json/);
-    writeFileSync(join(dir, "BFCL_v4_bad.json"), `${JSON.stringify({ id: "bad_0", question: [[{ role: "user", content: "q" }]], function: [] })}\n{"id": "bad_1", "question": [[]]}\n`);
+    writeFileSync(
+      join(dir, "BFCL_v4_bad.json"),
+      `${JSON.stringify({ id: "bad_0", question: [[{ role: "user", content: "q" }]], function: [] })}\n{"id": "bad_1", "question": [[]]}\n`,
+    );
     expect(() => loadBfclCategory(dir, "bad")).toThrow(EvalSetupError);
     expect(() => loadBfclCategory(dir, "bad")).toThrow(/BFCL_v4_bad\.json line 2: function:/);
   });
 
   it("an unknown category lists the categories the folder holds", () => {
-    expect(() => loadBfclCategory(BFCL, "simple")).toThrow(/no BFCL category file .*BFCL_v4_simple\.json; categories in .*: irrelevance, multiple, parallel, parallel_multiple, simple_python$/);
+    expect(() => loadBfclCategory(BFCL, "simple")).toThrow(
+      /no BFCL category file .*BFCL_v4_simple\.json; categories in .*: irrelevance, multiple, parallel, parallel_multiple, simple_python$/,
+    );
     const empty = mkdtempSync(join(tmpdir(), "bfcl-"));
     expect(() => loadBfclCategory(empty, "simple_python")).toThrow(/holds no BFCL_v4_<category>\.json file/);
   });
@@ -81,7 +95,12 @@ describe("BFCL oracle and a never-calling model", () => {
       expect(report.aggregates[0]).toMatchObject({ runs: b.scored, successes: b.scored, successRate: 1 });
       if (category === "parallel_multiple") {
         // known data errors: 21 passes strings for arrays, 94 strings for numbers, 12 and 26 name undeclared parameters
-        expect(b.inconsistencies.map((q) => q.id)).toEqual(["parallel_multiple_12", "parallel_multiple_21", "parallel_multiple_26", "parallel_multiple_94"]);
+        expect(b.inconsistencies.map((q) => q.id)).toEqual([
+          "parallel_multiple_12",
+          "parallel_multiple_21",
+          "parallel_multiple_26",
+          "parallel_multiple_94",
+        ]);
         expect(b.inconsistencies[1].reason).toMatch(/linear_regression_fit\.x: no allowed value fits the schema/);
       } else {
         expect(b.inconsistencies).toEqual([]);
@@ -95,7 +114,11 @@ describe("BFCL oracle and a never-calling model", () => {
     const { tasks } = bfclTasks(loadBfclCategory(BFCL, "parallel"));
     const task = tasks[0];
     expect(task.parallelCalls).toBe(true);
-    const state = await new Agent({ model: new TrajectoryModel(task.trajectory!), registry: task.registry, parallelCalls: true }).run(task.query);
+    const state = await new Agent({
+      model: new TrajectoryModel(task.trajectory!),
+      registry: task.registry,
+      parallelCalls: true,
+    }).run(task.query);
     const types = state.stream.toArray().map((e) => e.type);
     expect(types[0]).toBe("call-skills");
     expect(state.iterations).toBe(2);
@@ -118,17 +141,32 @@ describe("BFCL oracle and a never-calling model", () => {
 });
 
 describe("what a BFCL question scores: the calls of the model's turn", () => {
-  const fn: BfclFunction = { name: "area", description: "Area of a circle.", parameters: { type: "dict", properties: { radius: { type: "integer" } }, required: ["radius"] } };
+  const fn: BfclFunction = {
+    name: "area",
+    description: "Area of a circle.",
+    parameters: { type: "dict", properties: { radius: { type: "integer" } }, required: ["radius"] },
+  };
   const dir = mkdtempSync(join(tmpdir(), "bfcl-turn-"));
   mkdirSync(join(dir, "possible_answer"));
-  writeFileSync(join(dir, "BFCL_v4_turn_simple.json"), `${JSON.stringify({ id: "turn_0", question: [[{ role: "user", content: "Area of a circle of radius 5?" }]], function: [fn] })}\n`);
-  writeFileSync(join(dir, "possible_answer", "BFCL_v4_turn_simple.json"), `${JSON.stringify({ id: "turn_0", ground_truth: [{ area: { radius: [5] } }] })}\n`);
+  writeFileSync(
+    join(dir, "BFCL_v4_turn_simple.json"),
+    `${JSON.stringify({ id: "turn_0", question: [[{ role: "user", content: "Area of a circle of radius 5?" }]], function: [fn] })}\n`,
+  );
+  writeFileSync(
+    join(dir, "possible_answer", "BFCL_v4_turn_simple.json"),
+    `${JSON.stringify({ id: "turn_0", ground_truth: [{ area: { radius: [5] } }] })}\n`,
+  );
   const right = JSON.stringify({ skill_name: "area", arguments: { radius: 5 } });
   const done = JSON.stringify({ final_answer: "78.5" });
 
   /** The verdict on one run of the question with these replies, under this budget. */
   async function judged(replies: string[], budget: number) {
-    const provider: ModelProvider = { name: "scripted", concurrency: 1, acquire: async () => new ScriptedModel(replies), dispose: async () => {} };
+    const provider: ModelProvider = {
+      name: "scripted",
+      concurrency: 1,
+      acquire: async () => new ScriptedModel(replies),
+      dispose: async () => {},
+    };
     const report = await evaluateBfcl(dir, "turn_simple", { models: [], providers: [provider], budgets: [budget] });
     return report.runs[0];
   }
@@ -143,7 +181,11 @@ describe("what a BFCL question scores: the calls of the model's turn", () => {
   it("a run that stops on its own without answering (retries exhausted) is judged on the calls it made", async () => {
     const garbage = ["not json", "still not", "nope", "no"];
     expect(await judged([right, ...garbage], 12)).toMatchObject({ success: true, stopReason: "retries_exhausted" });
-    expect(await judged([...garbage], 12)).toMatchObject({ success: false, stopReason: "retries_exhausted", errorType: "simple_function_checker:wrong_count" });
+    expect(await judged([...garbage], 12)).toMatchObject({
+      success: false,
+      stopReason: "retries_exhausted",
+      errorType: "simple_function_checker:wrong_count",
+    });
   });
 
   it("a right call, stalls, then an exact repeat: the repeat is not a second call, and the final round after it answers", async () => {
@@ -164,7 +206,10 @@ describe("what a BFCL question scores: the calls of the model's turn", () => {
     const budgets = [1, 2, 3, 4, 5, 6, 8, 12];
     let improvements = 0;
     for (const category of ["simple_python", "irrelevance"]) {
-      const report = await evaluateBfcl(BFCL, category, { models: ["profile:e4b-like", "profile:e2b-like", "profile:chaotic"], budgets });
+      const report = await evaluateBfcl(BFCL, category, {
+        models: ["profile:e4b-like", "profile:e2b-like", "profile:chaotic"],
+        budgets,
+      });
       const byRun = new Map(report.runs.map((r) => [`${r.model} ${r.taskId} ${r.budget}`, r.success]));
       for (const run of report.runs) {
         for (const larger of budgets.filter((b) => b > run.budget)) {
@@ -198,7 +243,17 @@ describe("BFCL checker", () => {
       required: ["title"],
     },
   };
-  const gt = [{ "book.find": { title: ["The Hobbit"], year: [1937, ""], price: [10.5], tags: [["fantasy", "classic"]], filter: [{ lang: ["en"], pages: [310, ""] }, ""] } }];
+  const gt = [
+    {
+      "book.find": {
+        title: ["The Hobbit"],
+        year: [1937, ""],
+        price: [10.5],
+        tags: [["fantasy", "classic"]],
+        filter: [{ lang: ["en"], pages: [310, ""] }, ""],
+      },
+    },
+  ];
   const call = (args: Record<string, unknown>, name = "book.find") => [{ skillName: name, arguments: args }];
   const base = { title: "The Hobbit", price: 10.5, tags: ["fantasy", "classic"] };
 
@@ -211,12 +266,21 @@ describe("BFCL checker", () => {
     expect(checkBfclCalls("simple", [fn], call(base), gt).valid).toBe(true);
     expect(checkBfclCalls("simple", [fn], call({ ...base, title: "the-hobbit", year: 1937 }), gt).valid).toBe(true);
     expect(checkBfclCalls("simple", [fn], call({ ...base, filter: { lang: "EN" } }), gt).valid).toBe(true);
-    expect(checkBfclCalls("simple", [{ ...fn }], call({ ...base, price: 10.5 }), [{ "book.find": { ...gt[0]["book.find"], price: [10] } }]).valid).toBe(false);
-    expect(checkBfclCalls("simple", [fn], call({ ...base, price: 10 }), [{ "book.find": { ...gt[0]["book.find"], price: [10.0] } }]).valid).toBe(true);
+    expect(
+      checkBfclCalls("simple", [{ ...fn }], call({ ...base, price: 10.5 }), [
+        { "book.find": { ...gt[0]["book.find"], price: [10] } },
+      ]).valid,
+    ).toBe(false);
+    expect(
+      checkBfclCalls("simple", [fn], call({ ...base, price: 10 }), [
+        { "book.find": { ...gt[0]["book.find"], price: [10.0] } },
+      ]).valid,
+    ).toBe(true);
   });
 
   it("refuses wrong names, values, types, missing and unexpected parameters, and wrong counts", () => {
-    const verdict = (args: Record<string, unknown>, name?: string) => checkBfclCalls("simple", [fn], call(args, name), gt).errorType;
+    const verdict = (args: Record<string, unknown>, name?: string) =>
+      checkBfclCalls("simple", [fn], call(args, name), gt).errorType;
     expect(verdict(base, "book.search")).toBe("simple_function_checker:wrong_func_name");
     expect(verdict({ ...base, title: "The Hobbit 2" })).toBe("value_error:string");
     expect(verdict({ ...base, year: 1937.5 })).toBe("type_error:simple");
@@ -225,14 +289,20 @@ describe("BFCL checker", () => {
     expect(verdict({ title: "The Hobbit", tags: base.tags })).toBe("simple_function_checker:missing_optional");
     expect(verdict({ ...base, tags: ["classic", "fantasy"] })).toBe("value_error:list");
     expect(verdict({ ...base, filter: { lang: "fr" } })).toBe("value_error:dict");
-    expect(checkBfclCalls("simple", [fn], [...call(base), ...call(base)], gt).errorType).toBe("simple_function_checker:wrong_count");
+    expect(checkBfclCalls("simple", [fn], [...call(base), ...call(base)], gt).errorType).toBe(
+      "simple_function_checker:wrong_count",
+    );
   });
 
   it("matches parallel calls in any order, each expected call to a different call", () => {
     const two = [{ "book.find": { title: ["A"] } }, { "book.find": { title: ["B"] } }];
     expect(checkBfclCalls("parallel", [fn], [...call({ title: "B" }), ...call({ title: "A" })], two).valid).toBe(true);
-    expect(checkBfclCalls("parallel", [fn], [...call({ title: "A" }), ...call({ title: "A" })], two).errorType).toBe("parallel_function_checker_no_order:cannot_find_match");
-    expect(checkBfclCalls("parallel", [fn], call({ title: "A" }), two).errorType).toBe("parallel_function_checker:wrong_count");
+    expect(checkBfclCalls("parallel", [fn], [...call({ title: "A" }), ...call({ title: "A" })], two).errorType).toBe(
+      "parallel_function_checker_no_order:cannot_find_match",
+    );
+    expect(checkBfclCalls("parallel", [fn], call({ title: "A" }), two).errorType).toBe(
+      "parallel_function_checker:wrong_count",
+    );
   });
 
   it("scores irrelevance by the absence of calls and relevance by their presence", () => {
@@ -245,9 +315,21 @@ describe("BFCL checker", () => {
   it("works for a category file it has never seen, in the same format", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bfcl-"));
     mkdirSync(join(dir, "possible_answer"));
-    const question = { id: "custom_0", question: [[{ role: "system", content: "Be brief." }, { role: "user", content: "Find The Hobbit" }]], function: [fn] };
+    const question = {
+      id: "custom_0",
+      question: [
+        [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Find The Hobbit" },
+        ],
+      ],
+      function: [fn],
+    };
     writeFileSync(join(dir, "BFCL_v4_custom_simple.json"), `${JSON.stringify(question)}\n`);
-    writeFileSync(join(dir, "possible_answer", "BFCL_v4_custom_simple.json"), `${JSON.stringify({ id: "custom_0", ground_truth: gt })}\n`);
+    writeFileSync(
+      join(dir, "possible_answer", "BFCL_v4_custom_simple.json"),
+      `${JSON.stringify({ id: "custom_0", ground_truth: gt })}\n`,
+    );
     const report = await evaluateBfcl(dir, "custom_simple", { models: ["oracle"] });
     expect(report.bfcl).toMatchObject({ category: "custom_simple", checkKind: "simple", questions: 1, scored: 1 });
     expect(report.runs[0]).toMatchObject({ success: true, skillCalls: 1 });

@@ -55,13 +55,17 @@ describe("smaller budgets played back from the largest budget's run", () => {
     const byPrompt = (deterministic: boolean) => {
       let calls = 0;
       const provider: ModelProvider = {
-        name: "by-prompt", concurrency: 1, deterministic,
+        name: "by-prompt",
+        concurrency: 1,
+        deterministic,
         async acquire() {
           return {
             async generate(prompt, options) {
               calls++;
               const results = prompt.split("Result of").length - 1 + prompt.split("failed:").length - 1;
-              const names = [...JSON.stringify(options?.jsonSchema ?? {}).matchAll(/"skill_name":\{"const":"([^"]+)"/g)].map((m) => m[1]);
+              const names = [
+                ...JSON.stringify(options?.jsonSchema ?? {}).matchAll(/"skill_name":\{"const":"([^"]+)"/g),
+              ].map((m) => m[1]);
               if (names.length === 0 || results >= 3) return JSON.stringify({ final_answer: `after ${results}` });
               return JSON.stringify({ skill_name: names[0], arguments: { expression: `${results}+1` } });
             },

@@ -7,7 +7,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { EvalSetupError } from "../../src/eval/errors.js";
 import { evaluateSuite } from "../../src/eval/evaluate.js";
-import { checkFailureRates, FAILURE_KINDS, FAILURE_PROFILES, type FailureKind } from "../../src/eval/models/failure-profiles.js";
+import {
+  checkFailureRates,
+  FAILURE_KINDS,
+  FAILURE_PROFILES,
+  type FailureKind,
+} from "../../src/eval/models/failure-profiles.js";
 import { fitFailureProfile, type FittedProfile } from "../../src/eval/models/fit-profile.js";
 import { parseModelSpec } from "../../src/eval/models/model-spec.js";
 import { fitProfileFromReport, readProfileFile } from "../../src/eval/models/profile-file.js";
@@ -53,17 +58,46 @@ const oneLine = (fn: () => unknown, code: string, message: RegExp) => {
 
 function record(overrides: Partial<RunRecord>): RunRecord {
   return {
-    model: "m", taskId: "t", budget: 8, seed: 1, success: true, failures: [], stopReason: "answer", iterations: 4, skillCalls: 1,
-    validationErrors: 0, validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0, repeatedCalls: 0,
-    promptTokens: null, evaluatedPromptTokens: null, generatedTokens: null, wallMs: 1, ...overrides,
+    model: "m",
+    taskId: "t",
+    budget: 8,
+    seed: 1,
+    success: true,
+    failures: [],
+    stopReason: "answer",
+    iterations: 4,
+    skillCalls: 1,
+    validationErrors: 0,
+    validationErrorsByType: {},
+    toolErrors: 0,
+    emptyAnswers: 0,
+    repeatedCalls: 0,
+    promptTokens: null,
+    evaluatedPromptTokens: null,
+    generatedTokens: null,
+    wallMs: 1,
+    ...overrides,
   };
 }
 
 function report(runs: RunRecord[], extra: Partial<EvalReport> = {}): EvalReport {
   return {
-    schemaVersion: 1, kind: "suite", title: "hand-made", source: "x", models: [...new Set(runs.map((r) => r.model))],
-    budgets: [...new Set(runs.map((r) => r.budget))], seeds: [1], tasks: 1, grammar: false, interrupted: false, aggregates: [],
-    convergence: [], categories: [], runs, timing: { startedAt: "2025-01-01T00:00:00Z", wallMs: 1 }, ...extra,
+    schemaVersion: 1,
+    kind: "suite",
+    title: "hand-made",
+    source: "x",
+    models: [...new Set(runs.map((r) => r.model))],
+    budgets: [...new Set(runs.map((r) => r.budget))],
+    seeds: [1],
+    tasks: 1,
+    grammar: false,
+    interrupted: false,
+    aggregates: [],
+    convergence: [],
+    categories: [],
+    runs,
+    timing: { startedAt: "2025-01-01T00:00:00Z", wallMs: 1 },
+    ...extra,
   };
 }
 
@@ -84,7 +118,13 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
   });
 
   it("counts the runs of the largest budget only, and each rate is its counter over their model calls", () => {
-    expect(fitted.basis).toMatchObject({ model: "profile:chaotic", budget: 8, runs: at8.runs, modelCalls: at8.modelCalls, scale: 1 });
+    expect(fitted.basis).toMatchObject({
+      model: "profile:chaotic",
+      budget: 8,
+      runs: at8.runs,
+      modelCalls: at8.modelCalls,
+      scale: 1,
+    });
     const counts = fitted.basis!.counts;
     expect(counts.empty_answer).toBe(at8.emptyAnswers);
     expect(counts.repeated_call).toBe(at8.repeatedCalls);
@@ -93,11 +133,17 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
     // tool errors (here the blocked third repeats) count as refused arguments
     expect(counts.invalid_arguments).toBe(at8.validationErrorsByType.invalid_arguments + at8.toolErrors);
     // the others are the aggregate's ratesPerModelCall (no missing_field or invalid_reference in a trajectory run)
-    for (const kind of FAILURE_KINDS.filter((k) => k !== "invalid_arguments")) expect(fitted.rates[kind]).toBeCloseTo(at8.ratesPerModelCall[kind], 4);
-    expect(fitted.rates.invalid_arguments).toBeCloseTo((at8.validationErrorsByType.invalid_arguments + at8.toolErrors) / at8.modelCalls, 5);
+    for (const kind of FAILURE_KINDS.filter((k) => k !== "invalid_arguments"))
+      expect(fitted.rates[kind]).toBeCloseTo(at8.ratesPerModelCall[kind], 4);
+    expect(fitted.rates.invalid_arguments).toBeCloseTo(
+      (at8.validationErrorsByType.invalid_arguments + at8.toolErrors) / at8.modelCalls,
+      5,
+    );
     expect(() => checkFailureRates(fitted.rates)).not.toThrow();
     expect(fitted).toMatchObject({ name: "fit:profile:chaotic", source: 'report "basic"' });
-    expect(fitted.description).toMatch(/^Measured, not assumed: model "profile:chaotic" .* budget 8 \(\d+ model calls, grammar on\)/);
+    expect(fitted.description).toMatch(
+      /^Measured, not assumed: model "profile:chaotic" .* budget 8 \(\d+ model calls, grammar on\)/,
+    );
   });
 
   it("recovers 0.1 for the kinds injected on every draw, and less for the kinds that apply to some steps only", () => {
@@ -115,11 +161,13 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
   it("round trip: profile:fit:<report.json> runs, and measures its own rates again", async () => {
     const again = await evaluateSuite(BASIC, { models: [`profile:fit:${reportPath}`], budgets: [8], seeds: SEEDS });
     expect(again.models).toEqual(["profile:fit:profile:chaotic"]);
-    const measured = again.aggregates[0]!;
+    const measured = again.aggregates[0];
     expect(measured.runs).toBe(at8.runs);
     for (const kind of ALWAYS) {
       const p = fitted.rates[kind];
-      expect(Math.abs(measured.ratesPerModelCall[kind] - p), kind).toBeLessThanOrEqual(tolerance(p, measured.modelCalls));
+      expect(Math.abs(measured.ratesPerModelCall[kind] - p), kind).toBeLessThanOrEqual(
+        tolerance(p, measured.modelCalls),
+      );
     }
     for (const kind of SOMETIMES) {
       const p = fitted.rates[kind];
@@ -138,31 +186,69 @@ describe("fitFailureProfile on a chaotic run (every rate 0.1)", () => {
     const fromFile = await evaluateSuite(BASIC, { models: [`profile:file:${file}`], ...options });
     const fromFit = await evaluateSuite(BASIC, { models: [`profile:fit:${reportPath}`], ...options });
     expect(fromFile.models).toEqual(["profile:fit:profile:chaotic"]);
-    expect(fromFile.aggregates.map(({ wallMs: _, ...a }) => a)).toEqual(fromFit.aggregates.map(({ wallMs: _, ...a }) => a));
+    expect(fromFile.aggregates.map(({ wallMs: _, ...a }) => a)).toEqual(
+      fromFit.aggregates.map(({ wallMs: _, ...a }) => a),
+    );
     expect(fitProfileCommand([reportPath, "--name", "chaotic-measured"]).name).toBe("chaotic-measured");
   });
 
   it("the script prints the profile file on stdout", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", join(ROOT, "scripts/fit-profile.ts"), reportPath], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "scripts/fit-profile.ts"), reportPath],
+      { cwd: ROOT },
+    );
     expect(JSON.parse(stdout)).toEqual(JSON.parse(JSON.stringify(fitProfileFromReport(reportPath))));
   });
 });
 
 describe("fitFailureProfile counting", () => {
   it("folds missing_field into malformed JSON, invalid_reference and tool errors into invalid arguments, wrong answers; lists the rest", () => {
-    const fitted = fitFailureProfile(report([
-      record({ iterations: 10, emptyAnswers: 1, repeatedCalls: 1, toolErrors: 2, validationErrorsByType: { json_syntax: 1, missing_field: 1, unknown_skill: 1, invalid_arguments: 1, invalid_reference: 1, non_empty_final_answer: 1, my_validator: 1 } }),
-      record({ iterations: 10, stopReason: "answer", success: false }),
-      // a smaller budget is not counted
-      record({ budget: 2, iterations: 2, emptyAnswers: 2 }),
-    ]));
-    expect(fitted.rates).toEqual({ empty_answer: 0.05, malformed_json: 0.1, unknown_skill: 0.05, invalid_arguments: 0.2, repeated_call: 0.05, wrong_answer: 0.05 });
-    expect(fitted.basis).toMatchObject({ budget: 8, runs: 2, modelCalls: 20, grammar: false, unmodelled: { my_validator: 0.05 }, scale: 1 });
+    const fitted = fitFailureProfile(
+      report([
+        record({
+          iterations: 10,
+          emptyAnswers: 1,
+          repeatedCalls: 1,
+          toolErrors: 2,
+          validationErrorsByType: {
+            json_syntax: 1,
+            missing_field: 1,
+            unknown_skill: 1,
+            invalid_arguments: 1,
+            invalid_reference: 1,
+            non_empty_final_answer: 1,
+            my_validator: 1,
+          },
+        }),
+        record({ iterations: 10, stopReason: "answer", success: false }),
+        // a smaller budget is not counted
+        record({ budget: 2, iterations: 2, emptyAnswers: 2 }),
+      ]),
+    );
+    expect(fitted.rates).toEqual({
+      empty_answer: 0.05,
+      malformed_json: 0.1,
+      unknown_skill: 0.05,
+      invalid_arguments: 0.2,
+      repeated_call: 0.05,
+      wrong_answer: 0.05,
+    });
+    expect(fitted.basis).toMatchObject({
+      budget: 8,
+      runs: 2,
+      modelCalls: 20,
+      grammar: false,
+      unmodelled: { my_validator: 0.05 },
+      scale: 1,
+    });
     expect(fitted.description).toContain("Not modelled (taken as correct steps), per model call: my_validator 0.05.");
   });
 
   it("scales rates that sum above 1 (parallel repeated calls) down proportionally, and says so", () => {
-    const fitted = fitFailureProfile(report([record({ iterations: 2, emptyAnswers: 1, repeatedCalls: 3 })], { interrupted: true }));
+    const fitted = fitFailureProfile(
+      report([record({ iterations: 2, emptyAnswers: 1, repeatedCalls: 3 })], { interrupted: true }),
+    );
     expect(() => checkFailureRates(fitted.rates)).not.toThrow();
     expect(fitted.rates.empty_answer).toBeCloseTo(0.25, 5);
     expect(fitted.rates.repeated_call).toBeCloseTo(0.75, 5);
@@ -172,7 +258,12 @@ describe("fitFailureProfile counting", () => {
   });
 
   it("takes the largest budget at which the model made calls (harness errors elsewhere)", () => {
-    const fitted = fitFailureProfile(report([record({ budget: 16, iterations: 0, stopReason: "harness_error" }), record({ budget: 8, iterations: 4, emptyAnswers: 1 })]));
+    const fitted = fitFailureProfile(
+      report([
+        record({ budget: 16, iterations: 0, stopReason: "harness_error" }),
+        record({ budget: 8, iterations: 4, emptyAnswers: 1 }),
+      ]),
+    );
     expect(fitted.basis).toMatchObject({ budget: 8, modelCalls: 4 });
   });
 });
@@ -184,28 +275,53 @@ describe("fitted profile errors, one line each", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fit-profile-errors-"));
     twoModels = join(dir, "two.json");
-    writeFileSync(twoModels, JSON.stringify(await evaluateSuite(BASIC, { models: ["profile:chaotic", "profile:e2b-like"], budgets: [4], seeds: 1 })));
+    writeFileSync(
+      twoModels,
+      JSON.stringify(
+        await evaluateSuite(BASIC, { models: ["profile:chaotic", "profile:e2b-like"], budgets: [4], seeds: 1 }),
+      ),
+    );
   });
 
   it("a missing file, a file that is not JSON, and JSON that is not a report are profile_invalid", () => {
-    oneLine(() => parseModelSpec(`profile:fit:${join(dir, "none.json")}`), "profile_invalid", /cannot read report .*none\.json: no such file/);
+    oneLine(
+      () => parseModelSpec(`profile:fit:${join(dir, "none.json")}`),
+      "profile_invalid",
+      /cannot read report .*none\.json: no such file/,
+    );
     const notJson = join(dir, "not.json");
     writeFileSync(notJson, "{ nope");
     oneLine(() => parseModelSpec(`profile:fit:${notJson}`), "profile_invalid", /not\.json is not JSON: /);
-    oneLine(() => parseModelSpec(`profile:fit:${BASIC}`), "profile_invalid", /basic\.json is not an eval report\.json \(schemaVersion: /);
+    oneLine(
+      () => parseModelSpec(`profile:fit:${BASIC}`),
+      "profile_invalid",
+      /basic\.json is not an eval report\.json \(schemaVersion: /,
+    );
     oneLine(() => parseModelSpec("profile:fit:"), "model_spec", /needs a report\.json path/);
   });
 
   it("a report of several models needs #model, and an unknown #model is named", () => {
-    oneLine(() => parseModelSpec(`profile:fit:${twoModels}`), "model_spec", /holds several models \(profile:chaotic, profile:e2b-like\): pick one with .*two\.json#<model>/);
-    oneLine(() => parseModelSpec(`profile:fit:${twoModels}#gemma`), "model_spec", /has no model "gemma" \(models: profile:chaotic, profile:e2b-like\)/);
+    oneLine(
+      () => parseModelSpec(`profile:fit:${twoModels}`),
+      "model_spec",
+      /holds several models \(profile:chaotic, profile:e2b-like\): pick one with .*two\.json#<model>/,
+    );
+    oneLine(
+      () => parseModelSpec(`profile:fit:${twoModels}#gemma`),
+      "model_spec",
+      /has no model "gemma" \(models: profile:chaotic, profile:e2b-like\)/,
+    );
     oneLine(() => parseModelSpec(`profile:fit:${twoModels}#`), "model_spec", /name a model after #/);
     const spec = parseModelSpec(`profile:fit:${twoModels}#profile:e2b-like`);
     expect(spec).toMatchObject({ kind: "profile", name: "profile:fit:profile:e2b-like" });
   });
 
   it("a model without model calls is profile_invalid", () => {
-    oneLine(() => fitFailureProfile(report([record({ iterations: 0, stopReason: "harness_error" })])), "profile_invalid", /model "m" made no model calls/);
+    oneLine(
+      () => fitFailureProfile(report([record({ iterations: 0, stopReason: "harness_error" })])),
+      "profile_invalid",
+      /model "m" made no model calls/,
+    );
   });
 
   it("a profile file must hold five known rates that sum to at most 1, under a name that is not a built-in's", () => {
@@ -214,13 +330,45 @@ describe("fitted profile errors, one line each", () => {
       writeFileSync(path, JSON.stringify(data));
       return path;
     };
-    const good = { name: "measured", description: "d", source: "s", rates: { ...FAILURE_PROFILES.perfect, empty_answer: 0.2 } };
-    expect(parseModelSpec(`profile:file:${write("good.json", good)}`)).toEqual({ kind: "profile", name: "profile:measured", profile: "measured", rates: good.rates });
-    oneLine(() => parseModelSpec(`profile:file:${write("sum.json", { ...good, rates: { ...good.rates, unknown_skill: 0.9 } })}`), "profile_invalid", /sum to 1\.1/);
-    oneLine(() => parseModelSpec(`profile:file:${write("typo.json", { ...good, rates: { ...good.rates, empty_answers: 0.1 } })}`), "profile_invalid", /not a failure profile \(rates: /);
-    oneLine(() => parseModelSpec(`profile:file:${write("missing.json", { ...good, rates: { empty_answer: 0.1 } })}`), "profile_invalid", /rates\.malformed_json/);
-    oneLine(() => parseModelSpec(`profile:file:${write("builtin.json", { ...good, name: "chaotic" })}`), "profile_invalid", /"chaotic" is a built-in profile's name/);
-    oneLine(() => parseModelSpec(`profile:file:${join(dir, "none.json")}`), "profile_invalid", /cannot read profile .*none\.json: no such file/);
+    const good = {
+      name: "measured",
+      description: "d",
+      source: "s",
+      rates: { ...FAILURE_PROFILES.perfect, empty_answer: 0.2 },
+    };
+    expect(parseModelSpec(`profile:file:${write("good.json", good)}`)).toEqual({
+      kind: "profile",
+      name: "profile:measured",
+      profile: "measured",
+      rates: good.rates,
+    });
+    oneLine(
+      () =>
+        parseModelSpec(`profile:file:${write("sum.json", { ...good, rates: { ...good.rates, unknown_skill: 0.9 } })}`),
+      "profile_invalid",
+      /sum to 1\.1/,
+    );
+    oneLine(
+      () =>
+        parseModelSpec(`profile:file:${write("typo.json", { ...good, rates: { ...good.rates, empty_answers: 0.1 } })}`),
+      "profile_invalid",
+      /not a failure profile \(rates: /,
+    );
+    oneLine(
+      () => parseModelSpec(`profile:file:${write("missing.json", { ...good, rates: { empty_answer: 0.1 } })}`),
+      "profile_invalid",
+      /rates\.malformed_json/,
+    );
+    oneLine(
+      () => parseModelSpec(`profile:file:${write("builtin.json", { ...good, name: "chaotic" })}`),
+      "profile_invalid",
+      /"chaotic" is a built-in profile's name/,
+    );
+    oneLine(
+      () => parseModelSpec(`profile:file:${join(dir, "none.json")}`),
+      "profile_invalid",
+      /cannot read profile .*none\.json: no such file/,
+    );
   });
 
   it("the eval command refuses a bad profile:fit: with one line and exit 2", async () => {
@@ -235,11 +383,18 @@ describe("fitted profile errors, one line each", () => {
 describe("the wrong_answer kind", () => {
   it("ends a run with a wrong answer, so a profile fitted to a model that gives up scores like it", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "wrong-answer-")), "p.json");
-    const rates = { empty_answer: 0, malformed_json: 0, unknown_skill: 0, invalid_arguments: 0, repeated_call: 0, wrong_answer: 1 };
+    const rates = {
+      empty_answer: 0,
+      malformed_json: 0,
+      unknown_skill: 0,
+      invalid_arguments: 0,
+      repeated_call: 0,
+      wrong_answer: 1,
+    };
     writeFileSync(file, JSON.stringify({ name: "gives-up", description: "always gives up", source: "test", rates }));
-    const report = await evaluateSuite(BASIC, { models: [`profile:file:${file}`], budgets: [8] });
-    expect(report.runs.every((r) => r.stopReason === "answer" && !r.success && r.iterations === 1)).toBe(true);
-    expect(report.aggregates[0]!.ratesPerModelCall.wrong_answer).toBe(1);
-    expect(fitFailureProfile(report).rates.wrong_answer).toBe(1);
+    const result = await evaluateSuite(BASIC, { models: [`profile:file:${file}`], budgets: [8] });
+    expect(result.runs.every((r) => r.stopReason === "answer" && !r.success && r.iterations === 1)).toBe(true);
+    expect(result.aggregates[0].ratesPerModelCall.wrong_answer).toBe(1);
+    expect(fitFailureProfile(result).rates.wrong_answer).toBe(1);
   });
 });

@@ -12,7 +12,11 @@ describe("heuristic planner", () => {
     expect(findExpression("What is 2 to the power of 10, minus 24?")).toBe("2^10-24");
     expect(findExpression("the average of 12, 18, 27 and 43")).toBe("(12+18+27+43)/4");
     expect(findExpression("What is the capital of France?")).toBeUndefined();
-    expect(findConversion("Convert 26.2 miles to kilometers.")).toEqual({ value: 26.2, from: "miles", to: "kilometers" });
+    expect(findConversion("Convert 26.2 miles to kilometers.")).toEqual({
+      value: 26.2,
+      from: "miles",
+      to: "kilometers",
+    });
     expect(findConversion("How many grams is 12 ounces?")).toEqual({ value: 12, from: "ounces", to: "grams" });
     expect(findConversion("What is 98.6 °F in Celsius?")).toEqual({ value: 98.6, from: "°F", to: "Celsius" });
   });
@@ -21,10 +25,29 @@ describe("heuristic planner", () => {
     const suite = parseSuite({
       name: "chain",
       skills: [
-        { type: "lookup", name: "landmark_country", description: "country of a landmark", parameter: "landmark", table: { "Mount Fuji": "Japan" } },
-        { type: "lookup", name: "country_capital", description: "capital of a country", parameter: "country", table: { Japan: "Tokyo" } },
+        {
+          type: "lookup",
+          name: "landmark_country",
+          description: "country of a landmark",
+          parameter: "landmark",
+          table: { "Mount Fuji": "Japan" },
+        },
+        {
+          type: "lookup",
+          name: "country_capital",
+          description: "capital of a country",
+          parameter: "country",
+          table: { Japan: "Tokyo" },
+        },
       ],
-      tasks: [{ id: "t", query: "What is the capital of the country where Mount Fuji is?", skills: ["landmark_country", "country_capital"], expected: { includes: "Tokyo" } }],
+      tasks: [
+        {
+          id: "t",
+          query: "What is the capital of the country where Mount Fuji is?",
+          skills: ["landmark_country", "country_capital"],
+          expected: { includes: "Tokyo" },
+        },
+      ],
     });
     const [task] = suiteTasks(suite);
     const model = new HeuristicModel({ query: task.query, skillNames: task.registry.names(), lookups: task.lookups });
@@ -39,9 +62,22 @@ describe("heuristic planner", () => {
   it("sums looked-up numbers when asked for a total, and rounds long results", async () => {
     const suite = parseSuite({
       name: "sum",
-      skills: [{ type: "lookup", name: "pop", description: "population", parameter: "city", table: { Berlin: 3755251, Cairo: 10025657 } }],
+      skills: [
+        {
+          type: "lookup",
+          name: "pop",
+          description: "population",
+          parameter: "city",
+          table: { Berlin: 3755251, Cairo: 10025657 },
+        },
+      ],
       tasks: [
-        { id: "t", query: "What is the combined population of Berlin and Cairo?", skills: ["pop", "calculator"], expected: { includes: "13780908" } },
+        {
+          id: "t",
+          query: "What is the combined population of Berlin and Cairo?",
+          skills: ["pop", "calculator"],
+          expected: { includes: "13780908" },
+        },
         { id: "u", query: "Convert 5 gal to L", skills: ["convert_units"], expected: { includes: "18.93" } },
       ],
     });

@@ -16,7 +16,12 @@ const answer = (text: string) => JSON.stringify({ final_answer: text });
 
 function registry(capitalOfFrance = "Paris"): Registry {
   return new Registry([
-    defineSkill({ name: "capital", description: "capital of a country", parameters: z.object({ country: z.string() }), run: ({ country }) => (country === "France" ? capitalOfFrance : "unknown") }),
+    defineSkill({
+      name: "capital",
+      description: "capital of a country",
+      parameters: z.object({ country: z.string() }),
+      run: ({ country }) => (country === "France" ? capitalOfFrance : "unknown"),
+    }),
   ]);
 }
 
@@ -41,16 +46,22 @@ describe("ReplayModel", () => {
 
   it("reports a run whose prompt differs from the recording (a skill now returns something else)", async () => {
     const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
-    const state = await new Agent({ model: new ReplayModel(events), registry: registry("Lyon") }).run("Capital of France?");
+    const state = await new Agent({ model: new ReplayModel(events), registry: registry("Lyon") }).run(
+      "Capital of France?",
+    );
     expect(state.stopReason).toBe("model_error");
     const error = state.stream.ofType("model-error")[0];
-    expect(error.message).toMatch(/replay diverged at step 2: the prompt lacks the recorded "Result of capital:\\nParis"/);
+    expect(error.message).toMatch(
+      /replay diverged at step 2: the prompt lacks the recorded "Result of capital:\\nParis"/,
+    );
   });
 
   it("throws when asked for more steps than were recorded, and counts the ones left unused", async () => {
     const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
     const short = new ReplayModel(events);
-    const state = await new Agent({ model: short, registry: registry() }).run("Capital of France?", { maxIterations: 1 });
+    const state = await new Agent({ model: short, registry: registry() }).run("Capital of France?", {
+      maxIterations: 1,
+    });
     expect(state.stopReason).toBe("max_iterations");
     expect(short.unusedSteps).toBe(1);
     const model = new ReplayModel(events);
@@ -63,13 +74,27 @@ describe("ReplayModel", () => {
     const dir = mkdtempSync(join(tmpdir(), "replay-"));
     const traces = join(dir, "traces");
     mkdirSync(traces);
-    writeFileSync(join(traces, "ok.jsonl"), await record(["{}", call("capital", { country: "France" }), answer("Paris")]));
+    writeFileSync(
+      join(traces, "ok.jsonl"),
+      await record(["{}", call("capital", { country: "France" }), answer("Paris")]),
+    );
     // recorded when the skill did not know Spain ("unknown"); the suite's table now says "Madrid": the replayed
     // conversation differs from the recorded one at step 2
-    writeFileSync(join(traces, "stale.jsonl"), await record([call("capital", { country: "Spain" }), answer("Madrid")], "Capital of Spain?"));
+    writeFileSync(
+      join(traces, "stale.jsonl"),
+      await record([call("capital", { country: "Spain" }), answer("Madrid")], "Capital of Spain?"),
+    );
     const suite = parseSuite({
       name: "replayed",
-      skills: [{ type: "lookup", name: "capital", description: "capital of a country", parameter: "country", table: { France: "Paris", Spain: "Madrid" } }],
+      skills: [
+        {
+          type: "lookup",
+          name: "capital",
+          description: "capital of a country",
+          parameter: "country",
+          table: { France: "Paris", Spain: "Madrid" },
+        },
+      ],
       tasks: [
         { id: "ok", query: "Capital of France?", skills: ["capital"], expected: { includes: "Paris" } },
         { id: "stale", query: "Capital of Spain?", skills: ["capital"], expected: { includes: "Madrid" } },
@@ -92,7 +117,10 @@ describe("ReplayModel", () => {
     writeFileSync(join(dir, "bad.jsonl"), '{"type": "final-answer"}\n');
     expect(() => readTrace(join(dir, "bad.jsonl"))).toThrow(EvalSetupError);
     expect(() => readTrace(join(dir, "bad.jsonl"))).toThrow(/line 1: not an event/);
-    writeFileSync(join(dir, "empty.jsonl"), '{"type": "observation", "step": 1, "at": 0, "skillName": "x", "result": "y"}\n');
+    writeFileSync(
+      join(dir, "empty.jsonl"),
+      '{"type": "observation", "step": 1, "at": 0, "skillName": "x", "result": "y"}\n',
+    );
     expect(() => readTrace(join(dir, "empty.jsonl"))).toThrow(/records no model reply/);
   });
 });

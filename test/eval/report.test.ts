@@ -22,7 +22,11 @@ const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Arra
 
 describe("reports", () => {
   it("writes report.json, report.md and a convergence.svg that parses as SVG with one line per model", async () => {
-    const report = await evaluateSuite(BASIC, { models: ["oracle", "profile:e2b-like", "heuristic"], budgets: [2, 4, 8], seeds: 2 });
+    const report = await evaluateSuite(BASIC, {
+      models: ["oracle", "profile:e2b-like", "heuristic"],
+      budgets: [2, 4, 8],
+      seeds: 2,
+    });
     const dir = mkdtempSync(join(tmpdir(), "report-"));
     const paths = writeReport(report, dir);
     expect(JSON.parse(readFileSync(paths.json, "utf8"))).toEqual(JSON.parse(JSON.stringify(report)));
@@ -30,7 +34,11 @@ describe("reports", () => {
     const svg = parseSvg(readFileSync(paths.svg, "utf8"));
     expect(svg.xmlns).toBe("http://www.w3.org/2000/svg");
     const series = asArray(svg.g);
-    expect(series.map((g: { "data-model": string }) => g["data-model"])).toEqual(["oracle", "profile:e2b-like", "heuristic"]);
+    expect(series.map((g: { "data-model": string }) => g["data-model"])).toEqual([
+      "oracle",
+      "profile:e2b-like",
+      "heuristic",
+    ]);
     for (const g of series) expect(g.polyline.points.split(" ")).toHaveLength(3);
     const texts = asArray(svg.text).map((t: { "#text"?: string | number }) => String(t["#text"]));
     expect(texts).toContain("Iteration budget (model calls allowed per task)");
@@ -57,20 +65,62 @@ describe("reports", () => {
 
   it("aggregates runs: rates per model call, stop reasons, tokens only when every run has them", () => {
     const run = (over: Partial<RunRecord>): RunRecord => ({
-      model: "m", taskId: "t", budget: 4, seed: 1, success: true, failures: [], stopReason: "answer", iterations: 4, skillCalls: 1,
-      validationErrors: 0, validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0, repeatedCalls: 0, promptTokens: 100,
-      evaluatedPromptTokens: 50, generatedTokens: 10, wallMs: 1, ...over,
+      model: "m",
+      taskId: "t",
+      budget: 4,
+      seed: 1,
+      success: true,
+      failures: [],
+      stopReason: "answer",
+      iterations: 4,
+      skillCalls: 1,
+      validationErrors: 0,
+      validationErrorsByType: {},
+      toolErrors: 0,
+      emptyAnswers: 0,
+      repeatedCalls: 0,
+      promptTokens: 100,
+      evaluatedPromptTokens: 50,
+      generatedTokens: 10,
+      wallMs: 1,
+      ...over,
     });
     const a = aggregateRuns("m", 4, [
-      run({ validationErrors: 2, validationErrorsByType: { json_syntax: 1, non_empty_final_answer: 1 }, emptyAnswers: 1 }),
-      run({ success: false, stopReason: "max_iterations", repeatedCalls: 2, validationErrorsByType: { unknown_skill: 1 }, validationErrors: 1 }),
+      run({
+        validationErrors: 2,
+        validationErrorsByType: { json_syntax: 1, non_empty_final_answer: 1 },
+        emptyAnswers: 1,
+      }),
+      run({
+        success: false,
+        stopReason: "max_iterations",
+        repeatedCalls: 2,
+        validationErrorsByType: { unknown_skill: 1 },
+        validationErrors: 1,
+      }),
     ]);
     expect(a).toMatchObject({
-      runs: 2, successes: 1, successRate: 0.5, modelCalls: 8, meanIterations: 4, meanIterationsToSuccess: 4, promptTokens: 200, generatedTokens: 20,
-      stopReasons: { answer: 1, max_iterations: 1 }, validationErrorsByType: { json_syntax: 1, non_empty_final_answer: 1, unknown_skill: 1 },
-      ratesPerModelCall: { empty_answer: 0.125, malformed_json: 0.125, unknown_skill: 0.125, invalid_arguments: 0, repeated_call: 0.25 },
+      runs: 2,
+      successes: 1,
+      successRate: 0.5,
+      modelCalls: 8,
+      meanIterations: 4,
+      meanIterationsToSuccess: 4,
+      promptTokens: 200,
+      generatedTokens: 20,
+      stopReasons: { answer: 1, max_iterations: 1 },
+      validationErrorsByType: { json_syntax: 1, non_empty_final_answer: 1, unknown_skill: 1 },
+      ratesPerModelCall: {
+        empty_answer: 0.125,
+        malformed_json: 0.125,
+        unknown_skill: 0.125,
+        invalid_arguments: 0,
+        repeated_call: 0.25,
+      },
     });
-    expect(aggregateRuns("m", 4, [run({}), run({ promptTokens: null, generatedTokens: null })]).promptTokens).toBeNull();
+    expect(
+      aggregateRuns("m", 4, [run({}), run({ promptTokens: null, generatedTokens: null })]).promptTokens,
+    ).toBeNull();
   });
 
   it("prints an aligned summary table", async () => {
@@ -83,7 +133,11 @@ describe("reports", () => {
 
   it("draws a progress bar on a terminal, and off one a plain line at most every 30 s", () => {
     const written: string[] = [];
-    const stream = (isTTY: boolean) => Object.assign({ write: (s: string) => (written.push(s), true) }, { isTTY }) as unknown as NodeJS.WritableStream & { isTTY: boolean };
+    const stream = (isTTY: boolean) =>
+      Object.assign(
+        { write: (s: string) => (written.push(s), true) },
+        { isTTY },
+      ) as unknown as NodeJS.WritableStream & { isTTY: boolean };
     let clock = 0;
     const pipe = progressBar(stream(false), { now: () => clock });
     pipe.update({ done: 1, total: 4, model: "m" });

@@ -21,23 +21,35 @@ describe("runEval through evaluateSuite", () => {
     expect(withoutTimes(b)).toEqual(withoutTimes(a));
     expect(a.runs).toHaveLength(3 * 3 * 3 * loadSuite(BASIC).tasks.length);
     // and the profiles did fail sometimes, so the comparison covered injected failures
-    expect(a.aggregates.find((x) => x.model === "profile:chaotic" && x.budget === 8)!.validationErrors).toBeGreaterThan(10);
+    expect(a.aggregates.find((x) => x.model === "profile:chaotic" && x.budget === 8)!.validationErrors).toBeGreaterThan(
+      10,
+    );
   });
 
   it("different seeds draw different failures", async () => {
     const one = await evaluateSuite(BASIC, { models: ["profile:chaotic"], budgets: [8], seeds: 2 });
-    const bySeed = (seed: number) => one.runs.filter((r) => r.seed === seed).map((r) => `${r.iterations}/${r.validationErrors}`);
+    const bySeed = (seed: number) =>
+      one.runs.filter((r) => r.seed === seed).map((r) => `${r.iterations}/${r.validationErrors}`);
     expect(bySeed(1)).not.toEqual(bySeed(2));
   });
 
   it("with one seed, a larger budget never lowers a task's success", async () => {
     const budgets = [1, 2, 3, 4, 6, 8, 12];
-    const report = await evaluateSuite(BASIC, { models: ["profile:chaotic", "profile:e2b-like", "heuristic"], budgets, seeds: 3 });
+    const report = await evaluateSuite(BASIC, {
+      models: ["profile:chaotic", "profile:e2b-like", "heuristic"],
+      budgets,
+      seeds: 3,
+    });
     let improvements = 0;
     for (const run of report.runs) {
-      const larger = report.runs.filter((r) => r.model === run.model && r.taskId === run.taskId && r.seed === run.seed && r.budget > run.budget);
+      const larger = report.runs.filter(
+        (r) => r.model === run.model && r.taskId === run.taskId && r.seed === run.seed && r.budget > run.budget,
+      );
       for (const other of larger) {
-        if (run.success) expect(other.success, `${run.model} ${run.taskId} seed ${run.seed}: ${run.budget} → ${other.budget}`).toBe(true);
+        if (run.success)
+          expect(other.success, `${run.model} ${run.taskId} seed ${run.seed}: ${run.budget} → ${other.budget}`).toBe(
+            true,
+          );
         else if (other.success) improvements++;
       }
     }
@@ -50,14 +62,20 @@ describe("runEval through evaluateSuite", () => {
 
   it("caps a task's budget at its maxIterations", async () => {
     const suite = loadSuite(BASIC);
-    const capped = { ...suite, tasks: suite.tasks.filter((t) => t.id === "lookup-landmark-pop").map((t) => ({ ...t, maxIterations: 2 })) };
+    const capped = {
+      ...suite,
+      tasks: suite.tasks.filter((t) => t.id === "lookup-landmark-pop").map((t) => ({ ...t, maxIterations: 2 })),
+    };
     const report = await evaluateSuite(capped, { models: ["oracle"], budgets: [16] });
     expect(report.runs[0]).toMatchObject({ iterations: 2, stopReason: "max_iterations", success: false });
   });
 
   it("records a run that cannot be made as a failed run, and the eval goes on", async () => {
     const suite = loadSuite(BASIC);
-    const noTrajectory = { ...suite, tasks: suite.tasks.slice(0, 2).map((t, i) => (i === 0 ? { ...t, trajectory: undefined } : t)) };
+    const noTrajectory = {
+      ...suite,
+      tasks: suite.tasks.slice(0, 2).map((t, i) => (i === 0 ? { ...t, trajectory: undefined } : t)),
+    };
     const report = await evaluateSuite(noTrajectory, { models: ["oracle"], budgets: [8] });
     expect(report.runs[0]).toMatchObject({ success: false, stopReason: "harness_error" });
     expect(report.runs[0].failures[0]).toMatch(/has no trajectory/);
@@ -76,7 +94,12 @@ describe("runEval through evaluateSuite", () => {
       },
       async dispose() {},
     };
-    const report = await evaluateSuite(BASIC, { models: [], providers: [slow], budgets: [8], signal: controller.signal });
+    const report = await evaluateSuite(BASIC, {
+      models: [],
+      providers: [slow],
+      budgets: [8],
+      signal: controller.signal,
+    });
     expect(report.interrupted).toBe(true);
     expect(report.runs.length).toBe(2);
   });

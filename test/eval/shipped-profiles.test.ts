@@ -13,7 +13,9 @@ import { readProfileFile } from "../../src/eval/models/profile-file.js";
 const ROOT = join(import.meta.dirname, "../..");
 const BASIC = join(ROOT, "evals/basic.json");
 const PROFILES = join(ROOT, "evals/profiles");
-const REPORTS = ["smollm2-135m-instruct", "gemma3-270m"].map((key) => join(ROOT, "docs/results/eval", key, "basic-grammar-on/report.json"));
+const REPORTS = ["smollm2-135m-instruct", "gemma3-270m"].map((key) =>
+  join(ROOT, "docs/results/eval", key, "basic-grammar-on/report.json"),
+);
 
 describe("profiles fitted to the real test models", () => {
   const files = readdirSync(PROFILES).filter((f) => f.endsWith(".json"));
@@ -32,7 +34,9 @@ describe("profiles fitted to the real test models", () => {
     for (const [i, file] of [...files].sort().reverse().entries()) {
       const fromFile = parseModelSpec(`profile:file:${join(PROFILES, file)}`);
       const fromFit = parseModelSpec(`profile:fit:${REPORTS[i]}`);
-      expect(fromFile.kind === "profile" && fromFit.kind === "profile" && fromFile.rates).toEqual(fromFit.kind === "profile" && fromFit.rates);
+      expect(fromFile.kind === "profile" && fromFit.kind === "profile" && fromFile.rates).toEqual(
+        fromFit.kind === "profile" && fromFit.rates,
+      );
       const report = await evaluateSuite(BASIC, { models: [fromFile, fromFit], budgets: [4, 8, 12], seeds: 2 });
       expect(report.runs.length).toBe(2 * 36 * 3 * 2);
       expect(report.aggregates.every((a) => a.modelCalls > 0)).toBe(true);

@@ -15,7 +15,8 @@ import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 /** Path of the fixture model, built first if missing or stale. */
 export function fixtureModelPath(): string {
   const stamp = `${FIXTURE_MODEL_PATH}.version`;
-  const current = existsSync(FIXTURE_MODEL_PATH) && existsSync(stamp) && readFileSync(stamp, "utf8") === FIXTURE_VERSION;
+  const current =
+    existsSync(FIXTURE_MODEL_PATH) && existsSync(stamp) && readFileSync(stamp, "utf8") === FIXTURE_VERSION;
   if (!current) {
     makeFixtureModel(FIXTURE_MODEL_PATH);
     writeFileSync(stamp, FIXTURE_VERSION);

@@ -12,7 +12,9 @@ class Capture extends Writable {
 }
 
 /** CLI streams in memory: stdout and stderr captured, stdin empty, not a terminal. */
-export function memoryIO(env: NodeJS.ProcessEnv = {}): CliIO & { out: Capture; err: Capture; controller: AbortController } {
+export function memoryIO(
+  env: NodeJS.ProcessEnv = {},
+): CliIO & { out: Capture; err: Capture; controller: AbortController } {
   const out = new Capture();
   const err = new Capture();
   const controller = new AbortController();

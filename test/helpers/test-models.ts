@@ -12,7 +12,8 @@ import { loadModel, type LlamaModelHandle, type LoadModelOptions } from "../../s
 
 export type TestModelVariable = "GEMMA_AGENT_TEST_MODEL" | "GEMMA_AGENT_TEST_MODEL_INSTRUCT";
 
-const HOW = "run `npm run fetch-test-models` and set GEMMA_AGENT_TEST_MODEL / GEMMA_AGENT_TEST_MODEL_INSTRUCT to the paths it prints (`-- --env` prints export lines)";
+const HOW =
+  "run `npm run fetch-test-models` and set GEMMA_AGENT_TEST_MODEL / GEMMA_AGENT_TEST_MODEL_INSTRUCT to the paths it prints (`-- --env` prints export lines)";
 
 /** The model's path, or undefined (with a console note) when its variable is unset; throws when set to a missing file. */
 export function testModelPath(variable: TestModelVariable): string | undefined {

@@ -34,7 +34,10 @@ async function abortDuring(options: { jsonSchema?: object; afterTokens: number }
       }
     },
   });
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   return { error: error as Error, latencyMs: performance.now() - abortedAt, tokens };
 }
 
@@ -86,7 +89,9 @@ describe("abort", () => {
   });
 
   it("rejects at once when the signal is already aborted, and when aborted while queued", async () => {
-    await expect(model.generate(prompt("hi"), { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(model.generate(prompt("hi"), { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "AbortError",
+    });
     const controller = new AbortController();
     const running = model.generate(prompt("A long one."), { maxTokens: 40 });
     const queued = model.generate(prompt("Queued."), { maxTokens: 40, signal: controller.signal });

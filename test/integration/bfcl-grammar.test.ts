@@ -19,7 +19,10 @@ interface BfclFunction {
 }
 
 function readLines<T>(path: string): T[] {
-  return readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as T);
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as T);
 }
 
 /** Every BFCL function, once per name and schema. */
@@ -67,7 +70,9 @@ describe("BFCL function schemas", () => {
     let checked = 0;
     const rejected: string[] = [];
     for (const category of ["simple_python", "multiple", "parallel", "parallel_multiple"]) {
-      for (const answer of readLines<{ ground_truth: Array<Record<string, Record<string, unknown[]>>> }>(join(BFCL, "possible_answer", `BFCL_v4_${category}.json`))) {
+      for (const answer of readLines<{ ground_truth: Array<Record<string, Record<string, unknown[]>>> }>(
+        join(BFCL, "possible_answer", `BFCL_v4_${category}.json`),
+      )) {
         for (const call of answer.ground_truth) {
           const [name, params] = Object.entries(call)[0];
           const fn = byName.get(name);
@@ -79,7 +84,7 @@ describe("BFCL function schemas", () => {
             if (allowed.length > 0) args[key] = allowed[0];
           }
           const text = JSON.stringify(args);
-          if (!z.fromJSONSchema(schema as any).safeParse(args).success) continue; // ground truth outside its own schema
+          if (!z.fromJSONSchema(schema).safeParse(args).success) continue; // ground truth outside its own schema
           checked++;
           if (!(await grammarFor(schema))(text)) rejected.push(`${name} ${text}`);
         }
@@ -91,7 +96,8 @@ describe("BFCL function schemas", () => {
 
   it("generations constrained by a sample of BFCL schemas validate against those schemas", async () => {
     // A fixed, varied sample: nested dicts, arrays, enums, tuples, `any`, integers and floats.
-    const pick = (test: (s: string) => boolean, count: number) => functions.filter((fn) => test(JSON.stringify(fn.parameters))).slice(0, count);
+    const pick = (test: (s: string) => boolean, count: number) =>
+      functions.filter((fn) => test(JSON.stringify(fn.parameters))).slice(0, count);
     const sample = [
       ...pick((s) => s.includes('"tuple"'), 2),
       ...pick((s) => s.includes('"any"'), 2),
@@ -113,7 +119,7 @@ describe("BFCL function schemas", () => {
         invalid.push(`${fn.name}: not JSON: ${text}`);
         continue;
       }
-      const result = z.fromJSONSchema(schema as any).safeParse(value);
+      const result = z.fromJSONSchema(schema).safeParse(value);
       if (!result.success) invalid.push(`${fn.name}: ${text}: ${result.error.message}`);
     }
     expect(invalid).toEqual([]);

@@ -36,20 +36,38 @@ describe("chat format of an architecture without a built-in format", () => {
     expect(text).toContain("<start_of_turn>model\nHello<end_of_turn>");
     // Untrusted content is neutralized here too: exactly the markup's control tokens, none from the user's text.
     const { model: llamaModel } = model.llamaObjects;
-    const control = model.tokenize(text).filter((t) => llamaModel.getTokenAttributes(t).control).map((t) => llamaModel.detokenize([t], true));
-    expect(control).toEqual(["<bos>", "<start_of_turn>", "<end_of_turn>", "<start_of_turn>", "<end_of_turn>", "<start_of_turn>", "<end_of_turn>", "<start_of_turn>"]);
+    const control = model
+      .tokenize(text)
+      .filter((t) => llamaModel.getTokenAttributes(t).control)
+      .map((t) => llamaModel.detokenize([t], true));
+    expect(control).toEqual([
+      "<bos>",
+      "<start_of_turn>",
+      "<end_of_turn>",
+      "<start_of_turn>",
+      "<end_of_turn>",
+      "<start_of_turn>",
+      "<end_of_turn>",
+      "<start_of_turn>",
+    ]);
   });
 
   it("renders append-only, so the loader reuses the KV cache across steps", async () => {
     const first = model.chatFormat.render([{ role: "user", content: "One" }]);
     const reply = await model.generate(first, { maxTokens: 4 });
-    const second = model.chatFormat.render([{ role: "user", content: "One" }, { role: "model", content: reply }, { role: "user", content: "Two" }]);
+    const second = model.chatFormat.render([
+      { role: "user", content: "One" },
+      { role: "model", content: reply },
+      { role: "user", content: "Two" },
+    ]);
     expect(second.startsWith(first + reply)).toBe(true);
     await model.generate(second, { maxTokens: 4 });
     expect(model.stats.reusedPromptTokens).toBeGreaterThanOrEqual(model.tokenize(first).length);
   });
 
   it("refuses to render without the generation prompt instead of rendering it wrong", () => {
-    expect(() => model.chatFormat.render([{ role: "user", content: "x" }], { addGenerationPrompt: false })).toThrow(/not supported/);
+    expect(() => model.chatFormat.render([{ role: "user", content: "x" }], { addGenerationPrompt: false })).toThrow(
+      /not supported/,
+    );
   });
 });

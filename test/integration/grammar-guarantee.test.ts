@@ -41,7 +41,10 @@ function judge(text: string, registry: Registry): Outcome {
 }
 
 function prompt(registry: Registry, i: number): string {
-  const skills = registry.list().map((s) => `- ${s.name}: ${s.description}`).join("\n");
+  const skills = registry
+    .list()
+    .map((s) => `- ${s.name}: ${s.description}`)
+    .join("\n");
   return gemma3ChatFormat.render([
     { role: "system", content: `You are an agent. Reply with one JSON action.\nSkills:\n${skills}` },
     { role: "user", content: `Task number ${i}: do what is needed.` },
@@ -66,7 +69,10 @@ describe("grammar-constrained actions on the fixture model (random weights)", ()
   it(`${RUNS} constrained generations over 4 registries: no syntax error, no unknown skill, no invalid arguments`, async () => {
     const started = performance.now();
     const counts = await run(true, RUNS);
-    console.info(`grammar guarantee: ${RUNS} constrained generations in ${((performance.now() - started) / 1000).toFixed(1)} s`, counts);
+    console.info(
+      `grammar guarantee: ${RUNS} constrained generations in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      counts,
+    );
     expect(counts).toEqual({ ok: RUNS, json_syntax: 0, unknown_skill: 0, invalid_arguments: 0, other: 0 });
   }, 3_600_000);
 

@@ -3,7 +3,12 @@ import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
-import { canonicalSchemaKey, getLlamaRuntime, jsonSchemaToGbnf, JsonSchemaGrammarError } from "../../src/model/llama/index.js";
+import {
+  canonicalSchemaKey,
+  getLlamaRuntime,
+  jsonSchemaToGbnf,
+  JsonSchemaGrammarError,
+} from "../../src/model/llama/index.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
 import { grammarTestRegistries } from "./grammar-registries.js";
 
@@ -29,7 +34,13 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
     expect(accepts(calls(add(1), add(ref("calls[0].result"))))).toBe(true);
     expect(accepts(calls(add(1), add(2), add(ref("calls[1].result.total[0]"), ref("calls[0].result"))))).toBe(true);
     // eleven calls: the last ones may still name any of the first ten
-    expect(accepts(calls(...Array.from({ length: 11 }, (_, i) => (i === 0 ? add(0) : add(ref(`calls[${Math.min(i - 1, 9)}].result`))))))).toBe(true);
+    expect(
+      accepts(
+        calls(
+          ...Array.from({ length: 11 }, (_, i) => (i === 0 ? add(0) : add(ref(`calls[${Math.min(i - 1, 9)}].result`)))),
+        ),
+      ),
+    ).toBe(true);
     for (const bad of [
       calls(add(ref("calls[0].result"))), // the first call references itself
       calls(add(1), add(ref("calls[1].result"))), // self reference
@@ -38,11 +49,17 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
       calls(add(1), add(ref("calls[0]"))), // no .result
       calls(add(1), add(ref("calls[0].result..x"))),
       calls(), // no call
-    ]) expect(accepts(bad), bad).toBe(false);
+    ])
+      expect(accepts(bad), bad).toBe(false);
   });
 
   it("treats prefixItems past minItems as optional, as JSON Schema does", async () => {
-    const accepts = await compile({ type: "array", minItems: 1, prefixItems: [{ type: "integer" }, { type: "string" }], items: false });
+    const accepts = await compile({
+      type: "array",
+      minItems: 1,
+      prefixItems: [{ type: "integer" }, { type: "string" }],
+      items: false,
+    });
     expect(accepts("[1]")).toBe(true);
     expect(accepts('[1,"a"]')).toBe(true);
     expect(accepts("[]")).toBe(false);
@@ -59,7 +76,7 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
       { skill_name: "round", arguments: { x: 3.14159, digits: 2 } },
       { skill_name: "round", arguments: { x: 3 } },
       { final_answer: "It is 4." },
-      { thought: "", final_answer: "a\nb \"quoted\" ✓" },
+      { thought: "", final_answer: 'a\nb "quoted" ✓' },
     ];
     for (const action of ok) expect(accepts(JSON.stringify(action)), JSON.stringify(action)).toBe(true);
     const bad = [
@@ -102,27 +119,63 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
       empty: z.object({}),
     });
     const accepts = await compile(z.toJSONSchema(params, { io: "input" }) as JsonSchema);
-    const base = { unit: "c", note: null, id: "x", level: 3, scores: {}, pair: ["a", true], tags: ["ab"], extra: [1, { k: null }], empty: {} };
+    const base = {
+      unit: "c",
+      note: null,
+      id: "x",
+      level: 3,
+      scores: {},
+      pair: ["a", true],
+      tags: ["ab"],
+      extra: [1, { k: null }],
+      empty: {},
+    };
     expect(accepts(JSON.stringify(base))).toBe(true);
-    const full = { unit: "f", note: "n", id: -7, level: 3, scores: { a: 1, b: 2e3 }, pair: ["", false], tags: ["a", "bcd"], extra: "s", nested: { deep: { on: false } }, empty: {} };
+    const full = {
+      unit: "f",
+      note: "n",
+      id: -7,
+      level: 3,
+      scores: { a: 1, b: 2e3 },
+      pair: ["", false],
+      tags: ["a", "bcd"],
+      extra: "s",
+      nested: { deep: { on: false } },
+      empty: {},
+    };
     expect(accepts(JSON.stringify(full))).toBe(true);
-    for (const change of [{ unit: "k" }, { level: 4 }, { pair: ["a"] }, { tags: [] }, { tags: ["a", "b", "c"] }, { tags: ["abcd"] }, { tags: [""] }, { empty: { a: 1 } }, { id: 1.5 }]) {
+    for (const change of [
+      { unit: "k" },
+      { level: 4 },
+      { pair: ["a"] },
+      { tags: [] },
+      { tags: ["a", "b", "c"] },
+      { tags: ["abcd"] },
+      { tags: [""] },
+      { empty: { a: 1 } },
+      { id: 1.5 },
+    ]) {
       const text = JSON.stringify({ ...base, ...change });
       expect(accepts(text), text).toBe(false);
     }
   });
 
   it("integer bounds are exact (property: accepted iff within [min, max])", async () => {
-    const cases = fc.sample(fc.tuple(fc.integer({ min: -100_000, max: 100_000 }), fc.integer({ min: 0, max: 200_000 })), { numRuns: 25, seed: 42 });
+    const cases = fc.sample(
+      fc.tuple(fc.integer({ min: -100_000, max: 100_000 }), fc.integer({ min: 0, max: 200_000 })),
+      { numRuns: 25, seed: 42 },
+    );
     for (const [lo, width] of cases) {
       const hi = lo + width;
       const accepts = await compile({ type: "integer", minimum: lo, maximum: hi });
       const probes = fc.sample(fc.integer({ min: lo - 1000, max: hi + 1000 }), { numRuns: 40, seed: lo });
-      for (const x of [...probes, lo, hi, lo - 1, hi + 1, 0, -1, 1]) expect(accepts(String(x)), `${x} in [${lo}, ${hi}]`).toBe(x >= lo && x <= hi);
+      for (const x of [...probes, lo, hi, lo - 1, hi + 1, 0, -1, 1])
+        expect(accepts(String(x)), `${x} in [${lo}, ${hi}]`).toBe(x >= lo && x <= hi);
     }
     const safe = await compile({ type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 });
     for (const x of ["9007199254740991", "-9007199254740991", "0", "12", "-3"]) expect(safe(x)).toBe(true);
-    for (const x of ["9007199254740992", "-9007199254740992", "01", "-0.5", "1e3", "99999999999999999"]) expect(safe(x), x).toBe(false);
+    for (const x of ["9007199254740992", "-9007199254740992", "01", "-0.5", "1e3", "99999999999999999"])
+      expect(safe(x), x).toBe(false);
   });
 
   it("bounded numbers accept only values within bounds; exclusive bounds exclude the bound", async () => {
@@ -138,11 +191,21 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
   });
 
   it("free-form objects, recursion through $ref, and `true` (any JSON value)", async () => {
-    const tree = await compile({ $defs: { node: { type: "object", properties: { v: { type: "integer" }, kids: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["v"] } }, $ref: "#/$defs/node" });
+    const tree = await compile({
+      $defs: {
+        node: {
+          type: "object",
+          properties: { v: { type: "integer" }, kids: { type: "array", items: { $ref: "#/$defs/node" } } },
+          required: ["v"],
+        },
+      },
+      $ref: "#/$defs/node",
+    });
     expect(tree('{"v":1,"kids":[{"v":2},{"v":3,"kids":[]}]}')).toBe(true);
     expect(tree('{"v":1,"kids":[{"w":2}]}')).toBe(false);
     const any = await compile(true);
-    for (const text of ['{"a":[1,true,null,"x",{"b":-2.5e3}]}', "[]", '"s"', "0", "null"]) expect(any(text), text).toBe(true);
+    for (const text of ['{"a":[1,true,null,"x",{"b":-2.5e3}]}', "[]", '"s"', "0", "null"])
+      expect(any(text), text).toBe(true);
     for (const text of ["{a:1}", "[1,]", "'x'", "01", " 1"]) expect(any(text), text).toBe(false);
   });
 
@@ -155,7 +218,11 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
   });
 
   it("cache keys ignore keyword order but keep property order", () => {
-    expect(canonicalSchemaKey({ type: "object", required: ["a"], properties: { a: {} } })).toBe(canonicalSchemaKey({ properties: { a: {} }, required: ["a"], type: "object" }));
-    expect(canonicalSchemaKey({ properties: { a: {}, b: {} } })).not.toBe(canonicalSchemaKey({ properties: { b: {}, a: {} } }));
+    expect(canonicalSchemaKey({ type: "object", required: ["a"], properties: { a: {} } })).toBe(
+      canonicalSchemaKey({ properties: { a: {} }, required: ["a"], type: "object" }),
+    );
+    expect(canonicalSchemaKey({ properties: { a: {}, b: {} } })).not.toBe(
+      canonicalSchemaKey({ properties: { b: {}, a: {} } }),
+    );
   });
 });

@@ -12,7 +12,11 @@ let fresh: LlamaModelHandle;
 const erasures: string[] = [];
 let generating = false;
 /** Generate, marking when the first token arrives so erasures during generation are told apart. */
-async function generate(handle: LlamaModelHandle, prompt: string, options: { maxTokens: number; temperature?: number }): Promise<string> {
+async function generate(
+  handle: LlamaModelHandle,
+  prompt: string,
+  options: { maxTokens: number; temperature?: number },
+): Promise<string> {
   generating = false;
   try {
     return await handle.generate(prompt, { ...options, onToken: () => (generating = true) });
@@ -45,7 +49,10 @@ async function reference(prompt: string, maxTokens: number): Promise<string> {
 
 describe("KV-cache prefix reuse", () => {
   it("evaluates only the new tokens of each step of an append-only conversation, and never erases", async () => {
-    const messages: ChatMessage[] = [{ role: "system", content: system }, { role: "user", content: "What is the weather in Paris?" }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: system },
+      { role: "user", content: "What is the weather in Paris?" },
+    ];
     let previousPrompt = "";
     let previousReply = "";
     let previousGenerated = 0;
@@ -67,15 +74,24 @@ describe("KV-cache prefix reuse", () => {
       previousPrompt = prompt;
       previousReply = reply;
       previousGenerated = stats.generatedTokens;
-      messages.push({ role: "model", content: reply }, { role: "user", content: `Result of step ${step}: sunny, ${20 + step} degrees.` });
+      messages.push(
+        { role: "model", content: reply },
+        { role: "user", content: `Result of step ${step}: sunny, ${20 + step} degrees.` },
+      );
     }
     expect(erasures).toEqual([]);
   });
 
   it("answers a prompt that is not an extension exactly as a fresh sequence would", async () => {
     erasures.length = 0;
-    const a = gemma3ChatFormat.render([{ role: "system", content: system }, { role: "user", content: "Tell me about cats and their habits." }]);
-    const b = gemma3ChatFormat.render([{ role: "system", content: system }, { role: "user", content: "Tell me about dogs." }]);
+    const a = gemma3ChatFormat.render([
+      { role: "system", content: system },
+      { role: "user", content: "Tell me about cats and their habits." },
+    ]);
+    const b = gemma3ChatFormat.render([
+      { role: "system", content: system },
+      { role: "user", content: "Tell me about dogs." },
+    ]);
     await generate(model, a, { maxTokens: 8 });
     erasures.length = 0;
     const reply = await generate(model, b, { maxTokens: 8 });

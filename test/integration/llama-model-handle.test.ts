@@ -9,11 +9,22 @@ beforeAll(async () => {
 });
 afterAll(() => model?.dispose());
 
-const prompt = (query: string) => gemma3ChatFormat.render([{ role: "system", content: "You answer briefly." }, { role: "user", content: query }]);
+const prompt = (query: string) =>
+  gemma3ChatFormat.render([
+    { role: "system", content: "You answer briefly." },
+    { role: "user", content: query },
+  ]);
 
 describe("LlamaModelHandle on the fixture model", () => {
   it("describes the model: info from the GGUF, Gemma 3 chat format, threads and backend", () => {
-    expect(model.info).toMatchObject({ architecture: "gemma3", name: "tiny-gemma3-fixture", vocabularySize: 262_144, quantization: "F16", contextLength: 4096, trainContextLength: 8192 });
+    expect(model.info).toMatchObject({
+      architecture: "gemma3",
+      name: "tiny-gemma3-fixture",
+      vocabularySize: 262_144,
+      quantization: "F16",
+      contextLength: 4096,
+      trainContextLength: 8192,
+    });
     expect(model.info.path).toMatch(/tiny-gemma3\.gguf$/);
     expect(model.chatFormat).toBe(gemma3ChatFormat);
     expect(model.backend).toBe("cpu");
@@ -24,7 +35,11 @@ describe("LlamaModelHandle on the fixture model", () => {
 
   it("generates text, at most maxTokens tokens, and counts them", async () => {
     const pieces: string[] = [];
-    const text = await model.generate(prompt("Say something."), { maxTokens: 12, temperature: 0.8, onToken: (piece) => pieces.push(piece) });
+    const text = await model.generate(prompt("Say something."), {
+      maxTokens: 12,
+      temperature: 0.8,
+      onToken: (piece) => pieces.push(piece),
+    });
     expect(text.length).toBeGreaterThan(0);
     expect(pieces.join("")).toBe(text);
     const stats = model.stats;
@@ -37,7 +52,10 @@ describe("LlamaModelHandle on the fixture model", () => {
 
   it("never samples a token with empty text (<pad>, <unusedN>, turn markers), with or without a grammar", async () => {
     const { model: llamaModel, sequence } = model.llamaObjects;
-    const emptyTokens = (from: number) => sequence.contextTokens.slice(from).filter((t) => !llamaModel.isEogToken(t) && llamaModel.detokenize([t], false) === "");
+    const emptyTokens = (from: number) =>
+      sequence.contextTokens
+        .slice(from)
+        .filter((t) => !llamaModel.isEogToken(t) && llamaModel.detokenize([t], false) === "");
     // Random weights give the ~6,250 empty tokens (2.4% of the vocabulary) real odds: hundreds of hot samples meet some.
     for (let i = 0; i < 3; i++) {
       const p = prompt(`Ramble on, part ${i}.`);
@@ -45,7 +63,11 @@ describe("LlamaModelHandle on the fixture model", () => {
       expect(emptyTokens(model.tokenize(p).length)).toEqual([]);
     }
     const p = prompt("JSON please.");
-    await model.generate(p, { maxTokens: 40, temperature: 1.5, jsonSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } });
+    await model.generate(p, {
+      maxTokens: 40,
+      temperature: 1.5,
+      jsonSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
+    });
     expect(emptyTokens(model.tokenize(p).length)).toEqual([]);
   });
 
@@ -54,7 +76,9 @@ describe("LlamaModelHandle on the fixture model", () => {
     const { model: llamaModel } = model.llamaObjects;
     expect(tokens[0]).toBe(llamaModel.tokens.bos);
     expect(tokens.filter((t) => t === llamaModel.tokens.bos)).toHaveLength(1);
-    const control = tokens.filter((t) => llamaModel.getTokenAttributes(t).control).map((t) => llamaModel.detokenize([t], true));
+    const control = tokens
+      .filter((t) => llamaModel.getTokenAttributes(t).control)
+      .map((t) => llamaModel.detokenize([t], true));
     expect(control).toEqual(["<bos>", "<start_of_turn>", "<end_of_turn>", "<start_of_turn>"]);
   });
 
@@ -67,7 +91,7 @@ describe("LlamaModelHandle on the fixture model", () => {
 
   it("stops at the end of a grammar-constrained value: the text is the JSON and nothing after it", async () => {
     const text = await model.generate(prompt("Pick one."), { jsonSchema: { enum: ["yes", "no"] }, maxTokens: 8 });
-    expect(["\"yes\"", "\"no\""]).toContain(text);
+    expect(['"yes"', '"no"']).toContain(text);
     // Every counted token carried text: no end-of-turn, EOS or empty token was generated into the reply.
     expect(model.stats.generatedTokens).toBeGreaterThan(0);
     expect(model.stats.generatedTokens).toBeLessThanOrEqual(text.length);
@@ -76,7 +100,11 @@ describe("LlamaModelHandle on the fixture model", () => {
   it("runs concurrent calls one after another, each with its own correct result", async () => {
     const p = prompt("Count.");
     const expected = await model.generate(p, { maxTokens: 6 });
-    const results = await Promise.all([model.generate(p, { maxTokens: 6 }), model.generate(prompt("Other."), { maxTokens: 6 }), model.generate(p, { maxTokens: 6 })]);
+    const results = await Promise.all([
+      model.generate(p, { maxTokens: 6 }),
+      model.generate(prompt("Other."), { maxTokens: 6 }),
+      model.generate(p, { maxTokens: 6 }),
+    ]);
     expect(results[0]).toBe(expected);
     expect(results[2]).toBe(expected);
     expect(model.stats.totals.calls).toBeGreaterThanOrEqual(4);

@@ -135,4 +135,3 @@ describe("loadModel failures", () => {
     expect(unhandled).toEqual([]);
   });
 });
-

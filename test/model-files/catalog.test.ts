@@ -32,14 +32,24 @@ describe("the shipped catalog", () => {
   it("holds the models the product promises", () => {
     const aliases = loadCatalog().models.map((entry) => entry.alias);
     expect(aliases).toEqual(
-      expect.arrayContaining(["gemma-4-e2b", "gemma-4-e4b", "gemma-3-270m", "gemma-3-1b", "gemma-3-4b", "gemma-3n-e2b", "functiongemma-270m"]),
+      expect.arrayContaining([
+        "gemma-4-e2b",
+        "gemma-4-e4b",
+        "gemma-3-270m",
+        "gemma-3-1b",
+        "gemma-3-4b",
+        "gemma-3n-e2b",
+        "functiongemma-270m",
+      ]),
     );
   });
 
   it("defaults to Gemma 4 E2B Q4_K_M, and that default resolves and pulls", () => {
     expect(defaultModelAlias()).toBe("gemma-4-e2b:Q4_K_M");
     const source = resolvePullSource(defaultModelAlias());
-    expect(source.url).toBe("https://huggingface.co/unsloth/gemma-4-E2B-it-GGUF/resolve/main/gemma-4-E2B-it-Q4_K_M.gguf");
+    expect(source.url).toBe(
+      "https://huggingface.co/unsloth/gemma-4-E2B-it-GGUF/resolve/main/gemma-4-E2B-it-Q4_K_M.gguf",
+    );
     expect(source.fileName).toBe("gemma-4-E2B-it-Q4_K_M.gguf");
   });
 
@@ -65,7 +75,9 @@ describe("the shipped catalog", () => {
         expect(resolved.quantization).toBe(file.quantization);
       }
       const defaultFile = raw.files.find((file) => file.quantization === raw.defaultQuantization)!;
-      expect(resolveModelFile(raw.alias, { modelsDir: scratch }).path).toBe(join(scratch, defaultFile.uri.split("/").pop()!));
+      expect(resolveModelFile(raw.alias, { modelsDir: scratch }).path).toBe(
+        join(scratch, defaultFile.uri.split("/").pop()!),
+      );
     }
   });
 
@@ -87,7 +99,8 @@ describe("catalog lookups", () => {
   });
 
   it("finds nothing for unknown names, prototype keys included", () => {
-    for (const name of ["gemma-9", "constructor", "__proto__", "toString", ""]) expect(findCatalogEntry(name)).toBeUndefined();
+    for (const name of ["gemma-9", "constructor", "__proto__", "toString", ""])
+      expect(findCatalogEntry(name)).toBeUndefined();
   });
 
   it("picks the default quantization or the one asked for", () => {

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -47,9 +56,17 @@ describe("pullModel over HTTP on 127.0.0.1", () => {
   it("downloads a GGUF with progress events and leaves no .part", async () => {
     const dir = freshDir();
     const events: PullProgress[] = [];
-    const result = await pullModel(`${server.origin}/ok/tiny-Q4_K_M.gguf`, { modelsDir: dir, onProgress: (p) => events.push(p) });
+    const result = await pullModel(`${server.origin}/ok/tiny-Q4_K_M.gguf`, {
+      modelsDir: dir,
+      onProgress: (p) => events.push(p),
+    });
 
-    expect(result).toMatchObject({ path: join(dir, "tiny-Q4_K_M.gguf"), bytes: PAYLOAD.length, resumed: false, alreadyPresent: false });
+    expect(result).toMatchObject({
+      path: join(dir, "tiny-Q4_K_M.gguf"),
+      bytes: PAYLOAD.length,
+      resumed: false,
+      alreadyPresent: false,
+    });
     expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
     expect(result.sha256).toBe(PAYLOAD_SHA);
     expect(existsSync(result.path + ".part")).toBe(false);
@@ -58,7 +75,8 @@ describe("pullModel over HTTP on 127.0.0.1", () => {
     const last = events[events.length - 1];
     expect(last).toMatchObject({ receivedBytes: PAYLOAD.length, totalBytes: PAYLOAD.length, etaSeconds: 0 });
     expect(last.bytesPerSecond).toBeGreaterThan(0);
-    for (let i = 1; i < events.length; i++) expect(events[i].receivedBytes).toBeGreaterThanOrEqual(events[i - 1].receivedBytes);
+    for (let i = 1; i < events.length; i++)
+      expect(events[i].receivedBytes).toBeGreaterThanOrEqual(events[i - 1].receivedBytes);
     expect(events[0].receivedBytes).toBeLessThan(PAYLOAD.length);
   });
 
@@ -121,7 +139,10 @@ describe("pullModel over HTTP on 127.0.0.1", () => {
 
   it("downloads a response of unknown length (chunked), reporting no total", async () => {
     const events: PullProgress[] = [];
-    const result = await pullModel(`${server.origin}/chunked/streamed.gguf`, { modelsDir: freshDir(), onProgress: (p) => events.push(p) });
+    const result = await pullModel(`${server.origin}/chunked/streamed.gguf`, {
+      modelsDir: freshDir(),
+      onProgress: (p) => events.push(p),
+    });
     expect(result.bytes).toBe(PAYLOAD.length);
     expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
     expect(events.every((event) => event.totalBytes === undefined && event.etaSeconds === undefined)).toBe(true);
@@ -145,7 +166,9 @@ describe("pullModel over HTTP on 127.0.0.1", () => {
 describe("pullModel refusals", () => {
   it("refuses a size other than the exact one expected, keeping nothing", async () => {
     const dir = freshDir();
-    const error = await pullError(pullModel(`${server.origin}/ok/sized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length + 1 }));
+    const error = await pullError(
+      pullModel(`${server.origin}/ok/sized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length + 1 }),
+    );
     expect(error.code).toBe("size_mismatch");
     expect(error.message).toContain(String(PAYLOAD.length + 1));
     expect(existsSync(join(dir, "sized.gguf"))).toBe(false);
@@ -154,7 +177,9 @@ describe("pullModel refusals", () => {
 
   it("checks the size of a response of unknown length once it is complete", async () => {
     const dir = freshDir();
-    const error = await pullError(pullModel(`${server.origin}/chunked/unsized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length - 1 }));
+    const error = await pullError(
+      pullModel(`${server.origin}/chunked/unsized.gguf`, { modelsDir: dir, expectedBytes: PAYLOAD.length - 1 }),
+    );
     expect(error.code).toBe("size_mismatch");
     expect(error.message).toContain(`has ${PAYLOAD.length} bytes`);
     expect(existsSync(join(dir, "unsized.gguf"))).toBe(false);
@@ -238,7 +263,9 @@ describe("pullModel refusals", () => {
     const dir = freshDir();
     const cut = await pullError(pullModel(`${server.origin}/short/early.gguf`, { modelsDir: dir }));
     expect(cut.code).toBe("network");
-    expect(cut.message).toMatch(/incomplete \(tensor payload \(3145851 bytes of I8\) does not fit in the 1048583-byte file.*run the pull again to resume/);
+    expect(cut.message).toMatch(
+      /incomplete \(tensor payload \(3145851 bytes of I8\) does not fit in the 1048583-byte file.*run the pull again to resume/,
+    );
     expect(existsSync(join(dir, "early.gguf"))).toBe(false);
     expect(statSync(join(dir, "early.gguf.part")).size).toBe(CUT_AFTER);
   });
@@ -248,7 +275,11 @@ describe("pullModel refusals", () => {
     const bad = await pullError(pullModel(`${server.origin}/longer/twice.gguf`, { modelsDir: dir }));
     expect(bad.code).toBe("size_mismatch");
     // the header accounts for the payload tensor and the padding after it, to the next 32 bytes
-    expect(bad.message).toMatch(new RegExp(`has ${PAYLOAD.length + 1000} bytes, but its GGUF header accounts for ${Math.ceil(PAYLOAD.length / 32) * 32}`));
+    expect(bad.message).toMatch(
+      new RegExp(
+        `has ${PAYLOAD.length + 1000} bytes, but its GGUF header accounts for ${Math.ceil(PAYLOAD.length / 32) * 32}`,
+      ),
+    );
     expect(existsSync(join(dir, "twice.gguf"))).toBe(false);
     expect(existsSync(join(dir, "twice.gguf.part"))).toBe(false);
   });
@@ -286,14 +317,18 @@ describe("pullModel refusals", () => {
   });
 
   it("refuses to start with an already aborted signal", async () => {
-    const error = await pullError(pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), signal: AbortSignal.abort() }));
+    const error = await pullError(
+      pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), signal: AbortSignal.abort() }),
+    );
     expect(error.code).toBe("aborted");
     expect(server.requests).toHaveLength(0);
   });
 
   it("gives up on a stalled transfer as a network error, keeping the .part", async () => {
     const dir = freshDir();
-    const error = await pullError(pullModel(`${server.origin}/slow/stalled.gguf`, { modelsDir: dir, stallTimeoutMs: 300 }));
+    const error = await pullError(
+      pullModel(`${server.origin}/slow/stalled.gguf`, { modelsDir: dir, stallTimeoutMs: 300 }),
+    );
     expect(error.code).toBe("network");
     expect(error.message).toMatch(/No data .* for 0.3 s/);
     expect(statSync(join(dir, "stalled.gguf.part")).size).toBe(CUT_AFTER);
@@ -314,14 +349,18 @@ describe("pullModel refusals", () => {
     const error = await pullError(pullModel(`${closed.origin}/ok/refused.gguf`, { modelsDir: freshDir() }));
     expect(error.code).toBe("network");
     // in words first, what to do next, and the code last (for searching), never the bare code alone
-    expect(error.message).toMatch(/^Could not download from 127\.0\.0\.1:\d+: the server refused the connection \(ECONNREFUSED\)\. Check the address/);
+    expect(error.message).toMatch(
+      /^Could not download from 127\.0\.0\.1:\d+: the server refused the connection \(ECONNREFUSED\)\. Check the address/,
+    );
   });
 
   it("says in words that the server closed the connection, how far it got, and that pulling again resumes", async () => {
     const dir = freshDir();
     const error = await pullError(pullModel(`${server.origin}/cut/words.gguf`, { modelsDir: dir }));
     expect(error.code).toBe("network");
-    expect(error.message).toMatch(/broke off after \d+ bytes: the server closed the connection|closed after \d+ of \d+ bytes/);
+    expect(error.message).toMatch(
+      /broke off after \d+ bytes: the server closed the connection|closed after \d+ of \d+ bytes/,
+    );
     expect(error.message).toMatch(/resume/);
     expect(error.message).not.toMatch(/^[A-Z_]+$|\(UND_ERR_SOCKET\)\.?$/);
   });
@@ -329,29 +368,52 @@ describe("pullModel refusals", () => {
   it("a server that takes the request and answers nothing: progress says it waits, for how long, and the pull gives up with a clear line", async () => {
     const seen: PullProgress[] = [];
     const started = Date.now();
-    const error = await pullError(pullModel(`${server.origin}/silent/quiet.gguf`, { modelsDir: freshDir(), stallTimeoutMs: 2_500, onProgress: (p) => seen.push(p) }));
+    const error = await pullError(
+      pullModel(`${server.origin}/silent/quiet.gguf`, {
+        modelsDir: freshDir(),
+        stallTimeoutMs: 2_500,
+        onProgress: (p) => seen.push(p),
+      }),
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(error.code).toBe("network");
-    expect(error.message).toMatch(/^No answer from 127\.0\.0\.1:\d+ in 2\.5 s: the request went out but nothing came back\. Check your network or proxy/);
+    expect(error.message).toMatch(
+      /^No answer from 127\.0\.0\.1:\d+ in 2\.5 s: the request went out but nothing came back\. Check your network or proxy/,
+    );
     expect(error.message).toContain("GEMMA_AGENT_DOWNLOAD_TIMEOUT");
     const waits = seen.filter((p) => p.phase === "connecting");
     expect(waits.length).toBeGreaterThanOrEqual(1);
     expect(waits.at(-1)).toMatchObject({ receivedBytes: 0, stallTimeoutMs: 2_500, host: new URL(server.origin).host });
     expect(waits.at(-1)!.idleMs).toBeGreaterThanOrEqual(1_000);
     // the reports count up while it waits
-    expect(waits.map((p) => p.idleMs)).toEqual([...waits.map((p) => p.idleMs)].sort((a, b) => a - b));
+    expect(waits.map((p) => p.idleMs)).toEqual(waits.map((p) => p.idleMs).sort((a, b) => a - b));
   });
 
   it("GEMMA_AGENT_DOWNLOAD_TIMEOUT sets how long a pull waits; a value that is not seconds is refused", async () => {
-    const error = await pullError(pullModel(`${server.origin}/silent/env.gguf`, { modelsDir: freshDir(), env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "1" } }));
+    const error = await pullError(
+      pullModel(`${server.origin}/silent/env.gguf`, {
+        modelsDir: freshDir(),
+        env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "1" },
+      }),
+    );
     expect(error.message).toMatch(/No answer from .* in 1 s/);
-    const bad = await pullError(pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "soon" } }));
+    const bad = await pullError(
+      pullModel(`${server.origin}/ok/x.gguf`, { modelsDir: freshDir(), env: { GEMMA_AGENT_DOWNLOAD_TIMEOUT: "soon" } }),
+    );
     expect(bad.code).toBe("bad_source");
     expect(bad.message).toContain('GEMMA_AGENT_DOWNLOAD_TIMEOUT="soon"');
   });
 
   it("refuses sources it cannot use before any request", async () => {
-    const cases = ["no-such-alias", "hf:only/two", "hf:owner/repo/../etc/passwd.gguf", "hf:owner/repo/model.bin", `${server.origin}/ok/model.bin`, "ftp://host/x.gguf", "gemma-4-e2b:Q3_K_XL"];
+    const cases = [
+      "no-such-alias",
+      "hf:only/two",
+      "hf:owner/repo/../etc/passwd.gguf",
+      "hf:owner/repo/model.bin",
+      `${server.origin}/ok/model.bin`,
+      "ftp://host/x.gguf",
+      "gemma-4-e2b:Q3_K_XL",
+    ];
     for (const source of cases) {
       const error = await pullError(pullModel(source, { modelsDir: freshDir() }));
       expect(error.code, source).toBe("bad_source");
@@ -377,7 +439,9 @@ describe("hf: URIs", () => {
     try {
       const dir = freshDir();
       const result = await pullModel("hf:someone/some-model-GGUF/quants/some-model-Q8_0.gguf", { modelsDir: dir });
-      expect(server.requests.map((r) => r.path)).toEqual(["/someone/some-model-GGUF/resolve/main/quants/some-model-Q8_0.gguf"]);
+      expect(server.requests.map((r) => r.path)).toEqual([
+        "/someone/some-model-GGUF/resolve/main/quants/some-model-Q8_0.gguf",
+      ]);
       expect(result.path).toBe(join(dir, "some-model-Q8_0.gguf"));
       expect(result.url).toBe(`${server.origin}/someone/some-model-GGUF/resolve/main/quants/some-model-Q8_0.gguf`);
       expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
@@ -388,7 +452,12 @@ describe("hf: URIs", () => {
 
   it("send HF_TOKEN to the Hugging Face endpoint only: a gated repository opens with it, a plain URL never gets it", async () => {
     const env = { GEMMA_AGENT_HF_ENDPOINT: server.origin, HF_TOKEN: "hf_secret" };
-    const refused = await pullError(pullModel("hf:gated/model-GGUF/gated.gguf", { modelsDir: freshDir(), env: { GEMMA_AGENT_HF_ENDPOINT: server.origin } }));
+    const refused = await pullError(
+      pullModel("hf:gated/model-GGUF/gated.gguf", {
+        modelsDir: freshDir(),
+        env: { GEMMA_AGENT_HF_ENDPOINT: server.origin },
+      }),
+    );
     expect(refused.code).toBe("http_error");
     expect(refused.message).toMatch(/HTTP 401 .*gated or private .*set HF_TOKEN/);
     server.requests.length = 0;
@@ -403,7 +472,10 @@ describe("hf: URIs", () => {
 
   it("take the endpoint from the env option when given", async () => {
     const dir = freshDir();
-    const result = await pullModel("hf:o/r/env-option.gguf", { modelsDir: dir, env: { GEMMA_AGENT_HF_ENDPOINT: server.origin } });
+    const result = await pullModel("hf:o/r/env-option.gguf", {
+      modelsDir: dir,
+      env: { GEMMA_AGENT_HF_ENDPOINT: server.origin },
+    });
     expect(server.requests.map((r) => r.path)).toEqual(["/o/r/resolve/main/env-option.gguf"]);
     expect(sha256Of(result.path)).toBe(PAYLOAD_SHA);
   });
@@ -422,8 +494,21 @@ describe("hf: URIs", () => {
 /** The shipped catalog plus one model served by the test server, with the given approximate size and hash. */
 function testCatalog(sizeBytes: number, sha256?: string): Catalog {
   const base = loadCatalog();
-  const file = { quantization: "Q4_K_M", uri: "hf:test/test-model-GGUF/test-model-Q4_K_M.gguf", sizeBytes, fileName: "test-model-Q4_K_M.gguf", sha256 };
-  const entry = { ...base.models[0], alias: "test-model", aliases: [], name: "Test Model", defaultQuantization: "Q4_K_M", files: [file] };
+  const file = {
+    quantization: "Q4_K_M",
+    uri: "hf:test/test-model-GGUF/test-model-Q4_K_M.gguf",
+    sizeBytes,
+    fileName: "test-model-Q4_K_M.gguf",
+    sha256,
+  };
+  const entry = {
+    ...base.models[0],
+    alias: "test-model",
+    aliases: [],
+    name: "Test Model",
+    defaultQuantization: "Q4_K_M",
+    files: [file],
+  };
   return { ...base, models: [...base.models, entry] };
 }
 

@@ -35,17 +35,28 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-export async function startFileServer(payload: Buffer, cutAfter: number, changed: Buffer = payload): Promise<FileServer> {
+export async function startFileServer(
+  payload: Buffer,
+  cutAfter: number,
+  changed: Buffer = payload,
+): Promise<FileServer> {
   const requests: RecordedRequest[] = [];
   const cutDone = new Set<string>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    requests.push({ path, range: req.headers.range, ...(req.headers["if-range"] && { ifRange: String(req.headers["if-range"]) }), ...(req.headers.authorization && { authorization: req.headers.authorization }) });
+    requests.push({
+      path,
+      range: req.headers.range,
+      ...(req.headers["if-range"] && { ifRange: String(req.headers["if-range"]) }),
+      ...(req.headers.authorization && { authorization: req.headers.authorization }),
+    });
     const route = path.split("/")[1];
     if (route === "gated") {
       if (/^Bearer .+/.test(req.headers.authorization ?? "")) return serveRange(req, res, payload);
       res.writeHead(401, { "content-type": "text/plain" });
-      return void res.end("Access to model is restricted. You must have access to it and be authenticated to access it.");
+      return void res.end(
+        "Access to model is restricted. You must have access to it and be authenticated to access it.",
+      );
     }
     if (route === "ok" || /^\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return serveRange(req, res, payload);
     if (route === "norange") return serveWhole(res, payload);
@@ -74,7 +85,11 @@ export async function startFileServer(payload: Buffer, cutAfter: number, changed
     if (route === "changing") {
       if (!cutDone.has(path)) {
         cutDone.add(path);
-        res.writeHead(200, { "content-length": payload.length, etag: '"v1"', "content-type": "application/octet-stream" });
+        res.writeHead(200, {
+          "content-length": payload.length,
+          etag: '"v1"',
+          "content-type": "application/octet-stream",
+        });
         return void res.write(payload.subarray(0, cutAfter), () => setTimeout(() => res.socket?.destroy(), 50));
       }
       const ifRange = req.headers["if-range"];
@@ -124,7 +139,12 @@ function serveWhole(res: ServerResponse, payload: Buffer, headers: Record<string
   res.end(payload);
 }
 
-function serveRange(req: IncomingMessage, res: ServerResponse, payload: Buffer, headers: Record<string, string> = {}): void {
+function serveRange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  payload: Buffer,
+  headers: Record<string, string> = {},
+): void {
   const match = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
   if (!match) return serveWhole(res, payload, headers);
   const start = Number(match[1]);

@@ -11,7 +11,21 @@ export type GgufValue =
   | { type: "array"; itemType: "string"; items: string[] }
   | { type: "array"; itemType: "u8" | "i32" | "f32"; items: number[] };
 
-const TYPE_IDS = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 };
+const TYPE_IDS = {
+  u8: 0,
+  i8: 1,
+  u16: 2,
+  i16: 3,
+  u32: 4,
+  i32: 5,
+  f32: 6,
+  bool: 7,
+  string: 8,
+  array: 9,
+  u64: 10,
+  i64: 11,
+  f64: 12,
+};
 
 export interface GgufSpec {
   metadata: Array<[key: string, value: GgufValue]>;
@@ -48,22 +62,55 @@ export function buildGguf(spec: GgufSpec): Buffer {
     parts.push(bytes);
   };
   const scalar = (type: string, value: number | boolean | bigint) => {
-    const sizes: Record<string, number> = { u8: 1, i8: 1, bool: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, f64: 8, u64: 8, i64: 8 };
+    const sizes: Record<string, number> = {
+      u8: 1,
+      i8: 1,
+      bool: 1,
+      u16: 2,
+      i16: 2,
+      u32: 4,
+      i32: 4,
+      f32: 4,
+      f64: 8,
+      u64: 8,
+      i64: 8,
+    };
     const b = Buffer.alloc(sizes[type]);
     const view = new DataView(b.buffer, b.byteOffset, b.length);
     const le = !be;
     const n = typeof value === "bigint" ? 0 : Number(value);
     switch (type) {
-      case "u8": case "bool": view.setUint8(0, n); break;
-      case "i8": view.setInt8(0, n); break;
-      case "u16": view.setUint16(0, n, le); break;
-      case "i16": view.setInt16(0, n, le); break;
-      case "u32": view.setUint32(0, n, le); break;
-      case "i32": view.setInt32(0, n, le); break;
-      case "f32": view.setFloat32(0, n, le); break;
-      case "f64": view.setFloat64(0, n, le); break;
-      case "u64": view.setBigUint64(0, BigInt(value), le); break;
-      case "i64": view.setBigInt64(0, BigInt(value), le); break;
+      case "u8":
+      case "bool":
+        view.setUint8(0, n);
+        break;
+      case "i8":
+        view.setInt8(0, n);
+        break;
+      case "u16":
+        view.setUint16(0, n, le);
+        break;
+      case "i16":
+        view.setInt16(0, n, le);
+        break;
+      case "u32":
+        view.setUint32(0, n, le);
+        break;
+      case "i32":
+        view.setInt32(0, n, le);
+        break;
+      case "f32":
+        view.setFloat32(0, n, le);
+        break;
+      case "f64":
+        view.setFloat64(0, n, le);
+        break;
+      case "u64":
+        view.setBigUint64(0, BigInt(value), le);
+        break;
+      case "i64":
+        view.setBigInt64(0, BigInt(value), le);
+        break;
     }
     parts.push(b);
   };
@@ -114,7 +161,15 @@ export function pseudoRandomBytes(length: number, seed = 0x9e3779b9): Buffer {
 }
 
 /** A small but complete-looking Gemma 3 header: architecture, name, file type, context length, a vocabulary. */
-export function gemmaLikeGguf(options: { name?: string; fileType?: number; contextLength?: number; payloadBytes?: number; vocabulary?: number } = {}): Buffer {
+export function gemmaLikeGguf(
+  options: {
+    name?: string;
+    fileType?: number;
+    contextLength?: number;
+    payloadBytes?: number;
+    vocabulary?: number;
+  } = {},
+): Buffer {
   const vocabulary = Array.from({ length: options.vocabulary ?? 64 }, (_, i) => (i === 0 ? "<pad>" : `tok${i}`));
   return buildGguf({
     metadata: [
@@ -129,7 +184,10 @@ export function gemmaLikeGguf(options: { name?: string; fileType?: number; conte
       ["tokenizer.ggml.scores", { type: "array", itemType: "f32", items: vocabulary.map((_, i) => -i) }],
       ["tokenizer.ggml.token_type", { type: "array", itemType: "i32", items: vocabulary.map(() => 1) }],
       ["tokenizer.ggml.add_bos_token", { type: "bool", value: true }],
-      ["tokenizer.chat_template", { type: "string", value: "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}" }],
+      [
+        "tokenizer.chat_template",
+        { type: "string", value: "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}" },
+      ],
     ],
     payload: options.payloadBytes ? pseudoRandomBytes(options.payloadBytes) : undefined,
   });

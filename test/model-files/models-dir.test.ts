@@ -36,7 +36,14 @@ describe("readGgufHeader", () => {
     const path = join(dir, "plain.gguf");
     writeFileSync(path, gemmaLikeGguf({ name: "Plain", fileType: 15, contextLength: 32768, vocabulary: 300 }));
     const header = await readGgufHeader(path);
-    expect(header).toMatchObject({ version: 3, architecture: "gemma3", name: "Plain", fileType: 15, quantization: "Q4_K_M", contextLength: 32768 });
+    expect(header).toMatchObject({
+      version: 3,
+      architecture: "gemma3",
+      name: "Plain",
+      fileType: 15,
+      quantization: "Q4_K_M",
+      contextLength: 32768,
+    });
     expect(header.metadata["tokenizer.ggml.tokens"]).toEqual({ array: "string", length: 300 });
     expect(header.metadata["tokenizer.ggml.add_bos_token"]).toBe(true);
   });
@@ -54,8 +61,21 @@ describe("readGgufHeader", () => {
 
   it("reads big-endian files", async () => {
     const path = join(dir, "big-endian.gguf");
-    writeFileSync(path, buildGguf({ bigEndian: true, metadata: [["general.architecture", { type: "string", value: "gemma3" }], ["general.file_type", { type: "u32", value: 7 }]] }));
-    expect(await readGgufHeader(path)).toMatchObject({ littleEndian: false, architecture: "gemma3", quantization: "Q8_0" });
+    writeFileSync(
+      path,
+      buildGguf({
+        bigEndian: true,
+        metadata: [
+          ["general.architecture", { type: "string", value: "gemma3" }],
+          ["general.file_type", { type: "u32", value: 7 }],
+        ],
+      }),
+    );
+    expect(await readGgufHeader(path)).toMatchObject({
+      littleEndian: false,
+      architecture: "gemma3",
+      quantization: "Q8_0",
+    });
   });
 
   it("refuses what is not a GGUF", async () => {
@@ -114,7 +134,10 @@ describe("listLocalModels", () => {
   const models = join(dir, "models");
   beforeAll(() => {
     mkdirSync(models);
-    writeFileSync(join(models, "gemma-3-1b-it-Q4_K_M.gguf"), gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }));
+    writeFileSync(
+      join(models, "gemma-3-1b-it-Q4_K_M.gguf"),
+      gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }),
+    );
     writeFileSync(join(models, "my-finetune.gguf"), gemmaLikeGguf({ name: "Mine", fileType: 1, contextLength: 4096 }));
     const whole = gemmaLikeGguf();
     writeFileSync(join(models, "corrupt.gguf"), whole.subarray(0, whole.length - 40));
@@ -126,7 +149,12 @@ describe("listLocalModels", () => {
 
   it("describes every .gguf file, with an error for the unusable ones, never throwing", async () => {
     const listed = await listLocalModels(models);
-    expect(listed.map((model) => model.fileName)).toEqual(["corrupt.gguf", "gemma-3-1b-it-Q4_K_M.gguf", "my-finetune.gguf", "notes.gguf"]);
+    expect(listed.map((model) => model.fileName)).toEqual([
+      "corrupt.gguf",
+      "gemma-3-1b-it-Q4_K_M.gguf",
+      "my-finetune.gguf",
+      "notes.gguf",
+    ]);
     const [corrupt, catalogued, mine, notes] = listed;
     expect(catalogued).toMatchObject({
       architecture: "gemma3",
@@ -136,7 +164,9 @@ describe("listLocalModels", () => {
       catalog: { alias: "gemma-3-1b", quantization: "Q4_K_M" },
     });
     expect(catalogued.error).toBeUndefined();
-    expect(catalogued.sizeBytes).toBe(gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }).length);
+    expect(catalogued.sizeBytes).toBe(
+      gemmaLikeGguf({ name: "Gemma 3 1B It", fileType: 15, payloadBytes: 1000 }).length,
+    );
     expect(mine).toMatchObject({ name: "Mine", quantization: "F16", contextLength: 4096 });
     expect(mine.catalog).toBeUndefined();
     expect(corrupt.error).toMatch(/truncated/);
@@ -149,8 +179,12 @@ describe("listLocalModels", () => {
 
   it("tells which catalog files are downloaded, partial or missing", () => {
     const status = catalogDownloadStatus(models);
-    const find = (alias: string, quantization: string) => status.find((s) => s.alias === alias && s.quantization === quantization);
-    expect(find("gemma-3-1b", "Q4_K_M")).toMatchObject({ state: "downloaded", path: join(models, "gemma-3-1b-it-Q4_K_M.gguf") });
+    const find = (alias: string, quantization: string) =>
+      status.find((s) => s.alias === alias && s.quantization === quantization);
+    expect(find("gemma-3-1b", "Q4_K_M")).toMatchObject({
+      state: "downloaded",
+      path: join(models, "gemma-3-1b-it-Q4_K_M.gguf"),
+    });
     expect(find("gemma-3-4b", "Q4_K_M")).toMatchObject({ state: "partial", localBytes: 100 });
     expect(find("gemma-4-e2b", "Q4_K_M")).toMatchObject({ state: "missing", localBytes: 0 });
   });
@@ -167,7 +201,11 @@ describe("listLocalModels", () => {
     const listed = await listLocalModels([models, other]);
     const fromOther = listed.filter((m) => m.dir === other);
     expect(fromOther.map((m) => m.relativePath)).toEqual(["a/b/c/d/four.gguf", "pub/repo/deep-Q8_0.gguf"]);
-    expect(fromOther[1]).toMatchObject({ fileName: "deep-Q8_0.gguf", quantization: "Q8_0", path: join(other, "pub", "repo", "deep-Q8_0.gguf") });
+    expect(fromOther[1]).toMatchObject({
+      fileName: "deep-Q8_0.gguf",
+      quantization: "Q8_0",
+      path: join(other, "pub", "repo", "deep-Q8_0.gguf"),
+    });
     expect(listed.filter((m) => m.dir === models).length).toBe(4);
   });
 
@@ -178,7 +216,9 @@ describe("listLocalModels", () => {
     writeFileSync(join(misnamed, "gemma-3-270m-it-Q8_0.gguf"), gemmaLikeGguf({ fileType: 15 }));
     const [model] = await listLocalModels(misnamed);
     expect(model.catalog).toEqual({ alias: "gemma-3-270m", quantization: "Q8_0" });
-    expect(model.mismatch).toBe("its header says Q4_K_M and it has 0 MB, where gemma-3-270m:Q8_0 is Q8_0, about 292 MB");
+    expect(model.mismatch).toBe(
+      "its header says Q4_K_M and it has 0 MB, where gemma-3-270m:Q8_0 is Q8_0, about 292 MB",
+    );
     // a right header and a size near the catalog's: nothing to say
     const sized = join(dir, "sized");
     mkdirSync(sized);

@@ -21,7 +21,14 @@ function loadError(run: () => unknown): ModelLoadError {
 
 describe("resolveModelFile", () => {
   it("returns paths as they are, whether or not they exist", () => {
-    for (const spec of ["/abs/model.gguf", "./rel.gguf", "../up/model.bin", "sub/dir/model", "model.GGUF", "C:\\models\\m.gguf"]) {
+    for (const spec of [
+      "/abs/model.gguf",
+      "./rel.gguf",
+      "../up/model.bin",
+      "sub/dir/model",
+      "model.GGUF",
+      "C:\\models\\m.gguf",
+    ]) {
       expect(resolveModelFile(spec, { modelsDir: dir })).toEqual({ path: spec });
     }
     expect(resolveModelFile("~/m.gguf").path).toBe(join(homedir(), "m.gguf"));
@@ -79,7 +86,10 @@ describe("resolveModelFile", () => {
   });
 
   it("GEMMA_AGENT_MODELS may name several folders (path-delimited): all are searched, pulls go to the first", () => {
-    expect(modelsDirs({ GEMMA_AGENT_MODELS: ["/a", "rel/b", "", "/a"].join(delimiter) })).toEqual(["/a", resolve("rel/b")]);
+    expect(modelsDirs({ GEMMA_AGENT_MODELS: ["/a", "rel/b", "", "/a"].join(delimiter) })).toEqual([
+      "/a",
+      resolve("rel/b"),
+    ]);
     expect(modelsDir({ GEMMA_AGENT_MODELS: ["/a", "/b"].join(delimiter) })).toBe("/a");
     expect(modelsDirs({ GEMMA_AGENT_MODELS: "~/lm" })).toEqual([join(homedir(), "lm")]);
   });
@@ -110,8 +120,12 @@ describe("the models people already have", () => {
   it("a file listed by `models` is usable by its name, with or without .gguf, in any case, in any folder", () => {
     expect(resolveModelFile("my-own", { modelsDirs: dirs }).path).toBe(join(own, "my-own.gguf"));
     expect(resolveModelFile("my-own.gguf", { modelsDirs: dirs }).path).toBe(join(own, "my-own.gguf"));
-    expect(resolveModelFile("finetune-q8_0", { modelsDirs: dirs }).path).toBe(join(lmstudio, "someone", "Finetune-Q8_0.gguf"));
-    expect(resolveModelFile("someone/Finetune-Q8_0.gguf", { modelsDirs: dirs }).path).toBe(join(lmstudio, "someone", "Finetune-Q8_0.gguf"));
+    expect(resolveModelFile("finetune-q8_0", { modelsDirs: dirs }).path).toBe(
+      join(lmstudio, "someone", "Finetune-Q8_0.gguf"),
+    );
+    expect(resolveModelFile("someone/Finetune-Q8_0.gguf", { modelsDirs: dirs }).path).toBe(
+      join(lmstudio, "someone", "Finetune-Q8_0.gguf"),
+    );
     expect(resolveModelFile("linked", { modelsDirs: dirs }).path).toBe(join(own, "linked.gguf"));
   });
 
@@ -125,14 +139,20 @@ describe("the models people already have", () => {
     const twin = loadError(() => resolveModelFile("twin", { modelsDirs: dirs }));
     expect(twin.message).toContain(join(own, "x", "twin.gguf"));
     expect(twin.message).toContain(join(lmstudio, "someone", "twin", "Twin.gguf"));
-    expect(loadError(() => resolveModelFile("secret", { modelsDirs: dirs })).message).toMatch(/Unknown model "secret".*models folders/);
-    expect(resolveModelFile("twin.gguf", { modelsDirs: dirs, cwd: join(root, "work") }).path).toBe(join(root, "work", "twin.gguf"));
+    expect(loadError(() => resolveModelFile("secret", { modelsDirs: dirs })).message).toMatch(
+      /Unknown model "secret".*models folders/,
+    );
+    expect(resolveModelFile("twin.gguf", { modelsDirs: dirs, cwd: join(root, "work") }).path).toBe(
+      join(root, "work", "twin.gguf"),
+    );
     expect(resolveModelFile("x/twin.gguf", { modelsDirs: dirs }).path).toBe(join(own, "x", "twin.gguf"));
   });
 
   it("a partial download is named as such, with its bytes and the command that resumes it", () => {
     writeFileSync(join(own, "gemma-3-270m-it-Q8_0.gguf.part"), Buffer.alloc(12_000_000));
     const partial = loadError(() => resolveModelFile("gemma-3-270m", { modelsDirs: dirs }));
-    expect(partial.message).toMatch(/^Model gemma-3-270m is partly downloaded \(12 MB of about 292 MB in .*gemma-3-270m-it-Q8_0\.gguf\.part\); run: gemma-agent pull gemma-3-270m to resume$/);
+    expect(partial.message).toMatch(
+      /^Model gemma-3-270m is partly downloaded \(12 MB of about 292 MB in .*gemma-3-270m-it-Q8_0\.gguf\.part\); run: gemma-agent pull gemma-3-270m to resume$/,
+    );
   });
 });

@@ -12,7 +12,11 @@ const CLI = resolve("dist/cli/main.js");
 function ask(model: string, question: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const threads = process.env.GEMMA_AGENT_TEST_THREADS ? ["--threads", process.env.GEMMA_AGENT_TEST_THREADS] : [];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, "ask", "--model", model, "--skills", "calculator", "--json", ...threads, question], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "ask", "--model", model, "--skills", "calculator", "--json", ...threads, question],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -30,17 +34,28 @@ const models: [string, TestModelVariable][] = [
 
 describe.each(models)("gemma-agent ask on %s", (_name, variable) => {
   const path = testModelPath(variable);
-  it.skipIf(!path)("exits 0 or 1 with one well-formed JSON document in which every action parsed", async () => {
-    const { code, stdout, stderr } = await ask(path!, "What is 17% of 2,340?");
-    expect([0, 1], stderr).toContain(code);
-    const doc = JSON.parse(stdout) as { answer?: string; stopReason: string; iterations: number; events: { type: string; validatorName?: string; skillName?: string }[]; stats: Record<string, number>; model: { architecture: string } };
-    expect(doc.stopReason).toBe(code === 0 ? "answer" : doc.stopReason);
-    if (code === 0) expect(doc.answer?.trim()).toBeTruthy();
-    else expect(["max_iterations", "retries_exhausted"]).toContain(doc.stopReason);
-    expect(doc.iterations).toBeGreaterThan(0);
-    expect(doc.events.filter((e) => e.type === "validation-error" && e.validatorName === "action_parse")).toEqual([]);
-    expect(doc.events.filter((e) => e.type === "model-error")).toEqual([]);
-    for (const call of doc.events.filter((e) => e.type === "call-skill")) expect(call.skillName).toBe("calculator");
-    expect(doc.model.architecture).toBe(variable === "GEMMA_AGENT_TEST_MODEL" ? "gemma3" : "llama");
-  }, 300_000);
+  it.skipIf(!path)(
+    "exits 0 or 1 with one well-formed JSON document in which every action parsed",
+    async () => {
+      const { code, stdout, stderr } = await ask(path!, "What is 17% of 2,340?");
+      expect([0, 1], stderr).toContain(code);
+      const doc = JSON.parse(stdout) as {
+        answer?: string;
+        stopReason: string;
+        iterations: number;
+        events: { type: string; validatorName?: string; skillName?: string }[];
+        stats: Record<string, number>;
+        model: { architecture: string };
+      };
+      expect(doc.stopReason).toBe(code === 0 ? "answer" : doc.stopReason);
+      if (code === 0) expect(doc.answer?.trim()).toBeTruthy();
+      else expect(["max_iterations", "retries_exhausted"]).toContain(doc.stopReason);
+      expect(doc.iterations).toBeGreaterThan(0);
+      expect(doc.events.filter((e) => e.type === "validation-error" && e.validatorName === "action_parse")).toEqual([]);
+      expect(doc.events.filter((e) => e.type === "model-error")).toEqual([]);
+      for (const call of doc.events.filter((e) => e.type === "call-skill")) expect(call.skillName).toBe("calculator");
+      expect(doc.model.architecture).toBe(variable === "GEMMA_AGENT_TEST_MODEL" ? "gemma3" : "llama");
+    },
+    300_000,
+  );
 });

@@ -13,8 +13,18 @@ import { loadTestModel, testModelPath } from "../helpers/test-models.js";
 const path = testModelPath("GEMMA_AGENT_TEST_MODEL");
 
 const registry = new Registry([
-  defineSkill({ name: "get_weather", description: "Current weather of a city.", parameters: z.object({ city: z.string().min(1) }), run: ({ city }) => ({ city, celsius: 17, sky: "light rain" }) }),
-  defineSkill({ name: "multiply", description: "Multiply two numbers.", parameters: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a * b }),
+  defineSkill({
+    name: "get_weather",
+    description: "Current weather of a city.",
+    parameters: z.object({ city: z.string().min(1) }),
+    run: ({ city }) => ({ city, celsius: 17, sky: "light rain" }),
+  }),
+  defineSkill({
+    name: "multiply",
+    description: "Multiply two numbers.",
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => a * b,
+  }),
 ]);
 
 describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
@@ -53,7 +63,8 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
     expect(second).toBe(first);
     expect(() => JSON.parse(first)).not.toThrow();
 
-    const sampled = async (handle: LlamaModelHandle) => handle.generate("Once upon a time", { maxTokens: 24, temperature: 1 });
+    const sampled = async (handle: LlamaModelHandle) =>
+      handle.generate("Once upon a time", { maxTokens: 24, temperature: 1 });
     const seeded = await loadTestModel(path!, { seed: 42, contextSize: 256 });
     const reseeded = await loadTestModel(path!, { seed: 42, contextSize: 256 });
     const other = await loadTestModel(path!, { seed: 7, contextSize: 256 });
@@ -68,7 +79,13 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
 
   it("evaluates at most 1.1x the new prompt tokens over an 8-step agent run (KV-cache reuse on real weights)", async () => {
     // A validator refuses every final answer, so the run takes all 8 steps whatever the model does.
-    const keepGoing = { name: "keep_going", check: (action: { type: string }) => (action.type === "final-answer" ? { ok: false as const, feedback: "Call a skill first." } : { ok: true as const }) };
+    const keepGoing = {
+      name: "keep_going",
+      check: (action: { type: string }) =>
+        action.type === "final-answer"
+          ? { ok: false as const, feedback: "Call a skill first." }
+          : { ok: true as const },
+    };
     const steps: { prompt: number; evaluated: number; generated: number }[] = [];
     const recorded = {
       chatFormat: model.chatFormat,
@@ -78,18 +95,30 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
       },
       generate: async (prompt: string, options?: Parameters<LlamaModelHandle["generate"]>[1]) => {
         const text = await model.generate(prompt, options);
-        steps.push({ prompt: model.stats.promptTokens, evaluated: model.stats.evaluatedPromptTokens, generated: model.stats.generatedTokens });
+        steps.push({
+          prompt: model.stats.promptTokens,
+          evaluated: model.stats.evaluatedPromptTokens,
+          generated: model.stats.generatedTokens,
+        });
         return text;
       },
     };
     await model.llamaObjects.sequence.clearHistory();
     const agent = new Agent({ model: recorded, registry, maxTokens: 48, validators: [keepGoing] });
-    const state = await agent.run("What is 48213 multiplied by 377, and what's the weather in Lyon?", { maxIterations: 8, maxRetries: 8 });
+    const state = await agent.run("What is 48213 multiplied by 377, and what's the weather in Lyon?", {
+      maxIterations: 8,
+      maxRetries: 8,
+    });
     expect(state.iterations).toBe(8);
     // New tokens of a step: its prompt minus what the sequence already held (the previous prompt and its reply).
-    const newTokens = steps.reduce((sum, s, i) => sum + (i === 0 ? s.prompt : s.prompt - steps[i - 1].prompt - steps[i - 1].generated), 0);
+    const newTokens = steps.reduce(
+      (sum, s, i) => sum + (i === 0 ? s.prompt : s.prompt - steps[i - 1].prompt - steps[i - 1].generated),
+      0,
+    );
     const evaluated = steps.reduce((sum, s) => sum + s.evaluated, 0);
-    console.info(`8-step run on Gemma 3 270M: evaluated ${evaluated} / new ${newTokens} prompt tokens (of ${steps.reduce((n, s) => n + s.prompt, 0)})`);
+    console.info(
+      `8-step run on Gemma 3 270M: evaluated ${evaluated} / new ${newTokens} prompt tokens (of ${steps.reduce((n, s) => n + s.prompt, 0)})`,
+    );
     expect(evaluated).toBeLessThanOrEqual(1.1 * newTokens);
   }, 300_000);
 
@@ -97,22 +126,30 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
     const controller = new AbortController();
     let abortedAt = 0;
     let tokens = 0;
-    const call = model.generate(gemma3ChatFormat.render([{ role: "user", content: "Write a very long story about the sea." }]), {
-      maxTokens: 400,
-      temperature: 0.8,
-      signal: controller.signal,
-      onToken: () => {
-        if (++tokens === 5) {
-          abortedAt = performance.now();
-          controller.abort();
-        }
+    const call = model.generate(
+      gemma3ChatFormat.render([{ role: "user", content: "Write a very long story about the sea." }]),
+      {
+        maxTokens: 400,
+        temperature: 0.8,
+        signal: controller.signal,
+        onToken: () => {
+          if (++tokens === 5) {
+            abortedAt = performance.now();
+            controller.abort();
+          }
+        },
       },
-    });
-    const error = await call.then(() => undefined, (e: unknown) => e as Error);
+    );
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     const latency = performance.now() - abortedAt;
     expect(error?.name).toBe("AbortError");
     expect(latency).toBeLessThan(200);
-    expect(await model.generate("Question: What is the capital of France?\nAnswer:", { maxTokens: 3, temperature: 0 })).toMatch(/^ Paris\b/);
+    expect(
+      await model.generate("Question: What is the capital of France?\nAnswer:", { maxTokens: 3, temperature: 0 }),
+    ).toMatch(/^ Paris\b/);
   }, 60_000);
 
   it("the action grammar holds a whole agent run: every reply parses and names a real skill (answers are the eval's job)", async () => {

@@ -15,53 +15,68 @@ import { loadTestModel, testModelPath } from "../helpers/test-models.js";
 const gemmaPath = testModelPath("GEMMA_AGENT_TEST_MODEL");
 const smolPath = testModelPath("GEMMA_AGENT_TEST_MODEL_INSTRUCT");
 
-describe.skipIf(!gemmaPath)("Gemma 3 270M: a 1,024-token context never overflows, and failing repeats end in an answer", () => {
-  let model: LlamaModelHandle;
-  beforeAll(async () => {
-    model = await loadTestModel(gemmaPath!, { contextSize: 1024 });
-  }, 120_000);
-  afterAll(() => model?.dispose());
+describe.skipIf(!gemmaPath)(
+  "Gemma 3 270M: a 1,024-token context never overflows, and failing repeats end in an answer",
+  () => {
+    let model: LlamaModelHandle;
+    beforeAll(async () => {
+      model = await loadTestModel(gemmaPath!, { contextSize: 1024 });
+    }, 120_000);
+    afterAll(() => model?.dispose());
 
-  it("a 12-step run in a 1,024-token context finishes: old steps are left out, no reply is cut, no model error", async () => {
-    let page = 0;
-    const registry = new Registry([
-      defineSkill({
-        name: "read_page", description: "Read the next page of the report.", parameters: z.object({ topic: z.string() }), repeatable: true,
-        run: () => `Page ${++page}: ${"The committee met again and discussed the budget, the roads and the schools at length. ".repeat(6)}`,
-      }),
-    ]);
-    const agent = new Agent({ model, registry, maxTokens: 128, finalRoundWithoutTools: false });
-    const state = await agent.run("Read the report page by page with read_page, then summarize it.", { maxIterations: 12 });
-    expect(state.stream.ofType("model-error")).toEqual([]);
-    expect(state.stream.ofType("validation-error").filter((e) => e.validatorName === "action_parse")).toEqual([]);
-    expect(state.iterations).toBe(12);
-    const trims = state.stream.ofType("context-trimmed");
-    expect(trims.length).toBeGreaterThan(0);
-    for (const trim of trims) expect(trim.promptTokensAfter + trim.replyTokens + model.replyOverrun).toBeLessThanOrEqual(1024);
-    expect(model.stats.promptTokens + 128 + model.replyOverrun).toBeLessThanOrEqual(1024);
-  }, 600_000);
+    it("a 12-step run in a 1,024-token context finishes: old steps are left out, no reply is cut, no model error", async () => {
+      let page = 0;
+      const registry = new Registry([
+        defineSkill({
+          name: "read_page",
+          description: "Read the next page of the report.",
+          parameters: z.object({ topic: z.string() }),
+          repeatable: true,
+          run: () =>
+            `Page ${++page}: ${"The committee met again and discussed the budget, the roads and the schools at length. ".repeat(6)}`,
+        }),
+      ]);
+      const agent = new Agent({ model, registry, maxTokens: 128, finalRoundWithoutTools: false });
+      const state = await agent.run("Read the report page by page with read_page, then summarize it.", {
+        maxIterations: 12,
+      });
+      expect(state.stream.ofType("model-error")).toEqual([]);
+      expect(state.stream.ofType("validation-error").filter((e) => e.validatorName === "action_parse")).toEqual([]);
+      expect(state.iterations).toBe(12);
+      const trims = state.stream.ofType("context-trimmed");
+      expect(trims.length).toBeGreaterThan(0);
+      for (const trim of trims)
+        expect(trim.promptTokensAfter + trim.replyTokens + model.replyOverrun).toBeLessThanOrEqual(1024);
+      expect(model.stats.promptTokens + 128 + model.replyOverrun).toBeLessThanOrEqual(1024);
+    }, 600_000);
 
-  it("a call that keeps failing the same way runs twice at most, is blocked, and a final round answers", async () => {
-    let runs = 0;
-    const calculator = defineSkill({
-      name: calculatorSkill.name, description: calculatorSkill.description, parameters: z.object({ expression: z.string() }),
-      run: (args, ctx) => (runs++, calculatorSkill.run(args, ctx)),
-    });
-    const agent = new Agent({ model, registry: new Registry([calculator]), maxTokens: 128 });
-    const state = await agent.run("What is 17% of 2,340?", { maxIterations: 8 });
-    expect(state.stream.ofType("model-error")).toEqual([]);
-    const ranPerCall = new Map<string, number>();
-    for (const e of state.stream.ofType("call-skill")) if (!e.repeated) ranPerCall.set(callFingerprint(e), (ranPerCall.get(callFingerprint(e)) ?? 0) + 1);
-    const failures = state.stream.ofType("tool-error");
-    // the model repeats here (measured: Gemma 3 270M sends the same failing call again), so the rule is exercised
-    expect(state.stats.repeatedCalls).toBeGreaterThan(0);
-    const executed = failures.filter((e) => e.guard !== "repetition").length + state.stream.ofType("observation").filter((o) => !o.warning?.includes("earlier result")).length;
-    expect(runs).toBe(executed);
-    const blocked = failures.findIndex((e) => e.guard === "repetition");
-    if (blocked >= 0) expect(state.stream.ofType("final-round").length).toBeGreaterThan(0);
-    expect(state.stopReason).toBe("answer");
-  }, 300_000);
-});
+    it("a call that keeps failing the same way runs twice at most, is blocked, and a final round answers", async () => {
+      let runs = 0;
+      const calculator = defineSkill({
+        name: calculatorSkill.name,
+        description: calculatorSkill.description,
+        parameters: z.object({ expression: z.string() }),
+        run: (args, ctx) => (runs++, calculatorSkill.run(args, ctx)),
+      });
+      const agent = new Agent({ model, registry: new Registry([calculator]), maxTokens: 128 });
+      const state = await agent.run("What is 17% of 2,340?", { maxIterations: 8 });
+      expect(state.stream.ofType("model-error")).toEqual([]);
+      const ranPerCall = new Map<string, number>();
+      for (const e of state.stream.ofType("call-skill"))
+        if (!e.repeated) ranPerCall.set(callFingerprint(e), (ranPerCall.get(callFingerprint(e)) ?? 0) + 1);
+      const failures = state.stream.ofType("tool-error");
+      // the model repeats here (measured: Gemma 3 270M sends the same failing call again), so the rule is exercised
+      expect(state.stats.repeatedCalls).toBeGreaterThan(0);
+      const executed =
+        failures.filter((e) => e.guard !== "repetition").length +
+        state.stream.ofType("observation").filter((o) => !o.warning?.includes("earlier result")).length;
+      expect(runs).toBe(executed);
+      const blocked = failures.findIndex((e) => e.guard === "repetition");
+      if (blocked >= 0) expect(state.stream.ofType("final-round").length).toBeGreaterThan(0);
+      expect(state.stopReason).toBe("answer");
+    }, 300_000);
+  },
+);
 
 describe.skipIf(!smolPath)("SmolLM2-135M-Instruct: thought and answer stay inside their bounds", () => {
   let model: LlamaModelHandle;
@@ -77,8 +92,10 @@ describe.skipIf(!smolPath)("SmolLM2-135M-Instruct: thought and answer stay insid
     const actions = [...state.stream.ofType("call-skill"), ...state.stream.ofType("final-answer")];
     expect(actions.length).toBeGreaterThan(0);
     for (const action of actions) expect((action.thought ?? "").length).toBeLessThanOrEqual(DEFAULT_MAX_THOUGHT_CHARS);
-    for (const answer of state.stream.ofType("final-answer")) expect(answer.answer.length).toBeLessThanOrEqual(DEFAULT_MAX_ANSWER_CHARS);
+    for (const answer of state.stream.ofType("final-answer"))
+      expect(answer.answer.length).toBeLessThanOrEqual(DEFAULT_MAX_ANSWER_CHARS);
     // a whole answer reply is the two bounded strings and a few characters of JSON
-    for (const answer of state.stream.ofType("final-answer")) expect(answer.raw.length).toBeLessThanOrEqual(DEFAULT_MAX_THOUGHT_CHARS + DEFAULT_MAX_ANSWER_CHARS + 64);
+    for (const answer of state.stream.ofType("final-answer"))
+      expect(answer.raw.length).toBeLessThanOrEqual(DEFAULT_MAX_THOUGHT_CHARS + DEFAULT_MAX_ANSWER_CHARS + 64);
   }, 300_000);
 });

@@ -22,8 +22,13 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
     expect(model.info).toMatchObject({ architecture: "llama", vocabularySize: 49_152, quantization: "Q4_1" });
     expect(model.chatFormat.name).toBe("template:ChatML");
     expect(model.chatFormat.endOfTurn).toBe("<|im_end|>");
-    const prompt = model.chatFormat.render([{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }]);
-    expect(prompt).toBe("<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+    const prompt = model.chatFormat.render([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Hi" },
+    ]);
+    expect(prompt).toBe(
+      "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+    );
     expect(model.tokenize(prompt)[0]).toBe(model.tokenize("<|im_start|>")[0]); // one <|im_start|>, no extra BOS
     expect(model.tokenize(prompt).filter((t) => t === model.tokenize("<|im_start|>")[0])).toHaveLength(3);
   });
@@ -47,7 +52,12 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
   it("runs a whole agent loop on the template: every reply parses under the grammar, the skill runs, the run ends", async () => {
     const ran: string[] = [];
     const registry = new Registry([
-      defineSkill({ name: "get_weather", description: "Current weather of a city.", parameters: z.object({ city: z.string().min(1) }), run: ({ city }) => (ran.push(city), { city, celsius: 17, sky: "light rain" }) }),
+      defineSkill({
+        name: "get_weather",
+        description: "Current weather of a city.",
+        parameters: z.object({ city: z.string().min(1) }),
+        run: ({ city }) => (ran.push(city), { city, celsius: 17, sky: "light rain" }),
+      }),
     ]);
     const agent = new Agent({ model, registry, maxTokens: 128 });
     const state = await agent.run("What's the weather like in Lyon right now? Use get_weather.", { maxIterations: 4 });

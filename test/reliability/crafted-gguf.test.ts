@@ -26,17 +26,37 @@ for (const file of readdirSync(dir).sort()) {
 console.log(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }));
 `;
 
-interface Outcome { file: string; ms: number; ok: boolean; name?: string; code?: string; message?: string }
+interface Outcome {
+  file: string;
+  ms: number;
+  ok: boolean;
+  name?: string;
+  code?: string;
+  message?: string;
+}
 
-function checkAll(): Promise<{ outcomes: Outcome[]; maxRssMb: number; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function checkAll(): Promise<{
+  outcomes: Outcome[];
+  maxRssMb: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD], { env: { ...process.env, GA_ROOT: ROOT, GA_DIR: dir }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD], {
+      env: { ...process.env, GA_ROOT: ROOT, GA_DIR: dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("close", (code, signal) => {
-      const lines = stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       const last = lines.at(-1) ?? {};
       resolve({ outcomes: lines.filter((l) => "file" in l), maxRssMb: last.maxRssMb ?? NaN, code, signal, stderr });
     });
@@ -60,7 +80,9 @@ describe("crafted GGUF files (issue 18 §1)", () => {
     expect(base.ok, base.message).toBe(true);
     const refused = outcomes.filter((o) => !o.ok);
     const accepted = outcomes.filter((o) => o.ok && o.file !== "base.gguf").map((o) => names.get(o.file));
-    console.log(`crafted GGUF files: ${files.length} variants, ${refused.length} refused, ${accepted.length} still valid (${accepted.join("; ")}); slowest ${Math.max(...outcomes.map((o) => o.ms)).toFixed(0)} ms; peak RSS ${maxRssMb.toFixed(0)} MB`);
+    console.log(
+      `crafted GGUF files: ${files.length} variants, ${refused.length} refused, ${accepted.length} still valid (${accepted.join("; ")}); slowest ${Math.max(...outcomes.map((o) => o.ms)).toFixed(0)} ms; peak RSS ${maxRssMb.toFixed(0)} MB`,
+    );
     for (const outcome of refused) {
       expect(outcome.name, `${names.get(outcome.file)}: ${outcome.message}`).toBe("ModelLoadError");
       expect(["corrupt", "not_gguf"], `${names.get(outcome.file)}: ${outcome.message}`).toContain(outcome.code);
@@ -72,17 +94,24 @@ describe("crafted GGUF files (issue 18 §1)", () => {
     // count that leaves the later tensor infos as data (llama.cpp then reports the missing tensor).
     for (const name of accepted) {
       expect(name).not.toMatch(/^cut at/);
-      if (/^(length|inner length|tensor count|metadata entry count|dimension|data offset)/.test(name!)) expect(name).not.toMatch(/= 2\^/);
+      if (/^(length|inner length|tensor count|metadata entry count|dimension|data offset)/.test(name!))
+        expect(name).not.toMatch(/= 2\^/);
     }
     expect(refused.length).toBeGreaterThan(files.length * 0.8);
   }, 120_000);
 });
 
 /** Runs the CLI; resolves with its exit code, output and how long it took (killed after 20 s). */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolve) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, "dist/cli/main.js"), ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "dist/cli/main.js"), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
     let stdout = "";
     let stderr = "";
@@ -115,7 +144,10 @@ describe("hostile model files through the CLI (issue 18 §1)", () => {
 
   it("ask, inspect and models refuse a crafted header with a line naming the field and offset, exit 2, alive", async () => {
     const path = crafted();
-    for (const args of [["ask", "hi", "--model", path], ["inspect", "--model", path]]) {
+    for (const args of [
+      ["ask", "hi", "--model", path],
+      ["inspect", "--model", path],
+    ]) {
       const run = await cli(args);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/metadata key is 2147483648, more than the file can hold/);
@@ -128,7 +160,10 @@ describe("hostile model files through the CLI (issue 18 §1)", () => {
 
   it("a FIFO given as --model is refused at once instead of hanging", async () => {
     const path = fifo();
-    for (const args of [["ask", "hi", "--model", path], ["inspect", "--model", path]]) {
+    for (const args of [
+      ["ask", "hi", "--model", path],
+      ["inspect", "--model", path],
+    ]) {
       const run = await cli(args);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/not a regular file/);

@@ -80,28 +80,40 @@ export function baseGguf(): { bytes: Buffer; fields: Field[] } {
     ["general.architecture", () => w.str("gemma3", "general.architecture")],
     ["general.name", () => w.str("crafted", "general.name")],
     ["gemma3.context_length", () => w.u32(1024, "gemma3.context_length", "value")],
-    ["tokenizer.ggml.tokens", () => {
-      w.u32(T.string, "item type of tokenizer.ggml.tokens", "type");
-      w.u64(4, "length of tokenizer.ggml.tokens", "count");
-      for (const [i, token] of ["<pad>", "<bos>", "hello", "world"].entries()) w.str(token, `token ${i}`);
-    }],
-    ["tokenizer.ggml.token_type", () => {
-      w.u32(T.u32, "item type of tokenizer.ggml.token_type", "type");
-      w.u64(4, "length of tokenizer.ggml.token_type", "count");
-      for (let i = 0; i < 4; i++) w.u32(1, `token type ${i}`, "value");
-    }],
-    ["crafted.bytes", () => {
-      w.u32(T.u8, "item type of crafted.bytes", "type");
-      w.u64(3, "length of crafted.bytes", "count");
-      w.raw(Buffer.from([1, 2, 3]));
-    }],
-    ["crafted.nested", () => {
-      w.u32(T.array, "item type of crafted.nested", "type");
-      w.u64(1, "length of crafted.nested", "count");
-      w.u32(T.f32, "inner item type of crafted.nested", "type");
-      w.u64(2, "inner length of crafted.nested", "count");
-      w.raw(Buffer.alloc(8));
-    }],
+    [
+      "tokenizer.ggml.tokens",
+      () => {
+        w.u32(T.string, "item type of tokenizer.ggml.tokens", "type");
+        w.u64(4, "length of tokenizer.ggml.tokens", "count");
+        for (const [i, token] of ["<pad>", "<bos>", "hello", "world"].entries()) w.str(token, `token ${i}`);
+      },
+    ],
+    [
+      "tokenizer.ggml.token_type",
+      () => {
+        w.u32(T.u32, "item type of tokenizer.ggml.token_type", "type");
+        w.u64(4, "length of tokenizer.ggml.token_type", "count");
+        for (let i = 0; i < 4; i++) w.u32(1, `token type ${i}`, "value");
+      },
+    ],
+    [
+      "crafted.bytes",
+      () => {
+        w.u32(T.u8, "item type of crafted.bytes", "type");
+        w.u64(3, "length of crafted.bytes", "count");
+        w.raw(Buffer.from([1, 2, 3]));
+      },
+    ],
+    [
+      "crafted.nested",
+      () => {
+        w.u32(T.array, "item type of crafted.nested", "type");
+        w.u64(1, "length of crafted.nested", "count");
+        w.u32(T.f32, "inner item type of crafted.nested", "type");
+        w.u64(2, "inner length of crafted.nested", "count");
+        w.raw(Buffer.alloc(8));
+      },
+    ],
   ];
   w.u64(metadata.length, "metadata entry count", "count");
   for (const [key, writeValue] of metadata) {
@@ -128,10 +140,24 @@ export function baseGguf(): { bytes: Buffer; fields: Field[] } {
 }
 
 const U64_VALUES: Array<[string, bigint]> = [
-  ["0", 0n], ["1", 1n], ["2^31", 2n ** 31n], ["2^32", 2n ** 32n], ["2^40", 2n ** 40n], ["2^53+1", 2n ** 53n + 1n], ["2^62", 2n ** 62n], ["2^64-1", 2n ** 64n - 1n],
+  ["0", 0n],
+  ["1", 1n],
+  ["2^31", 2n ** 31n],
+  ["2^32", 2n ** 32n],
+  ["2^40", 2n ** 40n],
+  ["2^53+1", 2n ** 53n + 1n],
+  ["2^62", 2n ** 62n],
+  ["2^64-1", 2n ** 64n - 1n],
 ];
 const U32_VALUES: Array<[string, number]> = [
-  ["0", 0], ["1", 1], ["5", 5], ["13", 13], ["31", 31], ["999", 999], ["2^31", 2 ** 31], ["2^32-1", 2 ** 32 - 1],
+  ["0", 0],
+  ["1", 1],
+  ["5", 5],
+  ["13", 13],
+  ["31", 31],
+  ["999", 999],
+  ["2^31", 2 ** 31],
+  ["2^32-1", 2 ** 32 - 1],
 ];
 
 /** Every hostile variant of the base file: each field set to each hostile value (and ±1), then every truncation. */
@@ -140,7 +166,8 @@ export function craftedGgufFiles(): CraftedFile[] {
   const files: CraftedFile[] = [];
   for (const field of fields) {
     const current = field.width === 8 ? bytes.readBigUInt64LE(field.offset) : BigInt(bytes.readUInt32LE(field.offset));
-    const values: Array<[string, bigint]> = field.width === 8 ? [...U64_VALUES] : U32_VALUES.map(([label, v]) => [label, BigInt(v)]);
+    const values: Array<[string, bigint]> =
+      field.width === 8 ? [...U64_VALUES] : U32_VALUES.map(([label, v]) => [label, BigInt(v)]);
     values.push(["+1", current + 1n]);
     if (current > 0n) values.push(["-1", current - 1n]);
     const max = field.width === 8 ? 2n ** 64n - 1n : 2n ** 32n - 1n;
@@ -158,6 +185,7 @@ export function craftedGgufFiles(): CraftedFile[] {
     cuts.add(field.offset);
     cuts.add(field.offset + 1);
   }
-  for (const cut of [...cuts].sort((a, b) => a - b)) if (cut > 0 && cut < bytes.length) files.push({ name: `cut at byte ${cut}`, bytes: bytes.subarray(0, cut) });
+  for (const cut of [...cuts].sort((a, b) => a - b))
+    if (cut > 0 && cut < bytes.length) files.push({ name: `cut at byte ${cut}`, bytes: bytes.subarray(0, cut) });
   return files;
 }

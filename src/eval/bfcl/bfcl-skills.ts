@@ -10,7 +10,10 @@ export const BFCL_SKILL_RESULT = { status: "recorded", note: "The call was recor
 /** A BFCL function that could not become a skill (a name the grammar cannot carry, a schema zod cannot read). */
 export class BfclConversionError extends Error {
   override readonly name = "BfclConversionError";
-  constructor(readonly functionName: string, message: string) {
+  constructor(
+    readonly functionName: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -33,13 +36,22 @@ export function bfclParametersSchema(fn: BfclFunction): Record<string, unknown> 
 export function bfclSkill(fn: BfclFunction): Skill {
   let parameters: z.ZodType;
   try {
-    parameters = z.fromJSONSchema(bfclParametersSchema(fn) as Parameters<typeof z.fromJSONSchema>[0]);
+    parameters = z.fromJSONSchema(bfclParametersSchema(fn));
   } catch (error) {
-    throw new BfclConversionError(fn.name, `function ${fn.name}: its parameters do not convert to a schema (${(error as Error).message.split("\n")[0]})`);
+    throw new BfclConversionError(
+      fn.name,
+      `function ${fn.name}: its parameters do not convert to a schema (${(error as Error).message.split("\n")[0]})`,
+    );
   }
-  if (!(parameters instanceof z.ZodObject)) throw new BfclConversionError(fn.name, `function ${fn.name}: its parameters are not an object schema`);
+  if (!(parameters instanceof z.ZodObject))
+    throw new BfclConversionError(fn.name, `function ${fn.name}: its parameters are not an object schema`);
   try {
-    return defineSkill({ name: fn.name, description: fn.description || fn.name, parameters, run: () => BFCL_SKILL_RESULT });
+    return defineSkill({
+      name: fn.name,
+      description: fn.description || fn.name,
+      parameters,
+      run: () => BFCL_SKILL_RESULT,
+    });
   } catch (error) {
     throw new BfclConversionError(fn.name, (error as Error).message);
   }

@@ -64,8 +64,9 @@ export function bfclTasks(category: BfclCategory, options: { parallelCalls?: boo
         continue;
       }
       const calls: TrajectoryAction[] =
-        parallelCalls && built.calls.length > 1 ? [{ type: "calls", calls: built.calls }]
-        : built.calls.map((c) => ({ type: "call", skillName: c.skillName, arguments: c.arguments }));
+        parallelCalls && built.calls.length > 1
+          ? [{ type: "calls", calls: built.calls }]
+          : built.calls.map((c) => ({ type: "call", skillName: c.skillName, arguments: c.arguments }));
       trajectory = [...calls, { type: "answer", text: ORACLE_DONE }];
     }
     tasks.push({
@@ -78,7 +79,11 @@ export function bfclTasks(category: BfclCategory, options: { parallelCalls?: boo
         const turn = bfclTurn(state);
         if (!turn.finished) return { success: false, failures: [turn.reason], errorType: "agent:no_final_answer" };
         const verdict = checkBfclCalls(checkKind, question.functions, turn.calls, groundTruth);
-        return { success: verdict.valid, failures: verdict.valid ? [] : [verdict.error ?? "invalid"], ...(verdict.errorType && { errorType: verdict.errorType }) };
+        return {
+          success: verdict.valid,
+          failures: verdict.valid ? [] : [verdict.error ?? "invalid"],
+          ...(verdict.errorType && { errorType: verdict.errorType }),
+        };
       },
     });
   }

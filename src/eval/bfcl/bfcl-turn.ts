@@ -27,6 +27,9 @@ export function bfclTurn(state: AgentState): BfclTurn {
   const answerAt = events.findIndex((e) => e.type === "final-answer" && (e.depth ?? 0) === state.depth);
   if (answerAt >= 0) return { finished: true, calls: collectCalls(events.slice(0, answerAt)) };
   if (state.stopReason === "retries_exhausted") return { finished: true, calls: collectCalls(events) };
-  const why = state.stopReason === "max_iterations" ? `no final answer within ${state.iterations} iteration(s)` : `no final answer (${state.stopReason ?? "no stop reason"})`;
+  const why =
+    state.stopReason === "max_iterations"
+      ? `no final answer within ${state.iterations} iteration(s)`
+      : `no final answer (${state.stopReason ?? "no stop reason"})`;
   return { finished: false, reason: `${why}: the turn never ended, so its calls are not scored` };
 }

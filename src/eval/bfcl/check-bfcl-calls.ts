@@ -16,8 +16,16 @@ type ValueClass = "string" | "number" | "boolean" | "list" | "dict" | "null";
  * (BFCL converts an int to float too). Plain JSON Schema spellings are accepted for files that use them.
  */
 const EXPECTED_CLASS: Readonly<Record<string, ValueClass>> = {
-  string: "string", any: "string", integer: "number", float: "number", number: "number", boolean: "boolean",
-  array: "list", tuple: "list", dict: "dict", object: "dict",
+  string: "string",
+  any: "string",
+  integer: "number",
+  float: "number",
+  number: "number",
+  boolean: "boolean",
+  array: "list",
+  tuple: "list",
+  dict: "dict",
+  object: "dict",
 };
 
 const OK: BfclVerdict = { valid: true };
@@ -27,7 +35,13 @@ function classOf(value: unknown): ValueClass {
   if (value === null || value === undefined) return "null";
   if (Array.isArray(value)) return "list";
   if (typeof value === "object") return "dict";
-  return typeof value === "string" ? "string" : typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : "null";
+  return typeof value === "string"
+    ? "string"
+    : typeof value === "number"
+      ? "number"
+      : typeof value === "boolean"
+        ? "boolean"
+        : "null";
 }
 
 function typeName(schema: unknown): string | undefined {
@@ -53,7 +67,10 @@ function allowedClass(allowed: readonly unknown[]): ValueClass | undefined {
 
 /** BFCL's string normal form: no spaces nor `,./-_*^`, lower case, single quotes as double quotes. */
 export function standardizeString(text: string): string {
-  return text.replace(/[ ,./\-_*^]/g, "").toLowerCase().replaceAll("'", '"');
+  return text
+    .replace(/[ ,./\-_*^]/g, "")
+    .toLowerCase()
+    .replaceAll("'", '"');
 }
 
 /** Structural equality of JSON values (what Python's `==` does for them). */
@@ -62,7 +79,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === Object.keys(b).length &&
+      ka.every(
+        (k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+      )
+    );
   }
   return false;
 }
@@ -87,7 +109,9 @@ function dictMatches(value: Record<string, unknown>, allowed: readonly unknown[]
       if (!Object.hasOwn(possible, key) || !Array.isArray(possible[key])) return false;
       if (!includesValue((possible[key] as unknown[]).map(std), std(v))) return false;
     }
-    return Object.entries(possible).every(([key, list]) => Object.hasOwn(value, key) || (Array.isArray(list) && list.includes("")));
+    return Object.entries(possible).every(
+      ([key, list]) => Object.hasOwn(value, key) || (Array.isArray(list) && list.includes("")),
+    );
   });
 }
 
@@ -96,7 +120,9 @@ function listOfDictsMatches(value: unknown[], allowed: readonly unknown[]): bool
     (candidate) =>
       Array.isArray(candidate) &&
       candidate.length === value.length &&
-      value.every((item, i) => classOf(item) === "dict" && dictMatches(item as Record<string, unknown>, [candidate[i]])),
+      value.every(
+        (item, i) => classOf(item) === "dict" && dictMatches(item as Record<string, unknown>, [candidate[i]]),
+      ),
   );
 }
 
@@ -104,7 +130,9 @@ function listOfDictsMatches(value: unknown[], allowed: readonly unknown[]): bool
 function checkValue(param: string, value: unknown, allowed: readonly unknown[], schema: unknown): BfclVerdict {
   const type = typeName(schema);
   if (type === undefined || !Object.hasOwn(EXPECTED_CLASS, type)) {
-    return includesValue(allowed, value) ? OK : fail("value_error:others", `${param}: ${JSON.stringify(value)} is not among ${JSON.stringify(allowed)}`);
+    return includesValue(allowed, value)
+      ? OK
+      : fail("value_error:others", `${param}: ${JSON.stringify(value)} is not among ${JSON.stringify(allowed)}`);
   }
   const gtClass = allowedClass(allowed);
   let isVariable = gtClass !== undefined && gtClass !== EXPECTED_CLASS[type];
@@ -114,17 +142,29 @@ function checkValue(param: string, value: unknown, allowed: readonly unknown[], 
   if (!typeOk) {
     // A value of the wrong type still passes when it has the type of the allowed values (BFCL's "variable" case).
     const first = allowed.find((a) => a !== "");
-    if (first === undefined || pythonType(value) !== pythonType(first)) return fail("type_error:simple", `${param}: expected type ${type}, got ${JSON.stringify(value)}`);
+    if (first === undefined || pythonType(value) !== pythonType(first))
+      return fail("type_error:simple", `${param}: expected type ${type}, got ${JSON.stringify(value)}`);
     isVariable = true;
   }
   let ok: boolean;
   if (isVariable) ok = includesValue(allowed, value);
   else if (type === "dict" || type === "object") ok = dictMatches(value as Record<string, unknown>, allowed);
-  else if (EXPECTED_CLASS[type] === "list" && (itemType === "dict" || itemType === "object")) ok = listOfDictsMatches(value as unknown[], allowed);
-  else if (EXPECTED_CLASS[type] === "string") ok = allowed.filter((a) => typeof a === "string").map(std).includes(std(value));
-  else if (EXPECTED_CLASS[type] === "list") ok = allowed.some((a) => Array.isArray(a) && jsonEqual((value as unknown[]).map(std), a.map(std)));
+  else if (EXPECTED_CLASS[type] === "list" && (itemType === "dict" || itemType === "object"))
+    ok = listOfDictsMatches(value as unknown[], allowed);
+  else if (EXPECTED_CLASS[type] === "string")
+    ok = allowed
+      .filter((a) => typeof a === "string")
+      .map(std)
+      .includes(std(value));
+  else if (EXPECTED_CLASS[type] === "list")
+    ok = allowed.some((a) => Array.isArray(a) && jsonEqual((value as unknown[]).map(std), a.map(std)));
   else ok = includesValue(allowed, value);
-  return ok ? OK : fail(`value_error:${EXPECTED_CLASS[type]}`, `${param}: ${JSON.stringify(value)} is not among ${JSON.stringify(allowed)}`);
+  return ok
+    ? OK
+    : fail(
+        `value_error:${EXPECTED_CLASS[type]}`,
+        `${param}: ${JSON.stringify(value)} is not among ${JSON.stringify(allowed)}`,
+      );
 }
 
 /** One expected call of a ground truth: the function's name and the allowed values per parameter. */
@@ -140,19 +180,23 @@ function expectedCall(entry: BfclGroundTruth[number]): { name: string; params: R
  */
 export function checkBfclCall(fn: BfclFunction, call: SkillCall, entry: BfclGroundTruth[number]): BfclVerdict {
   const expected = expectedCall(entry);
-  if (call.skillName !== expected.name) return fail("simple_function_checker:wrong_func_name", `expected ${expected.name}, got ${call.skillName}`);
+  if (call.skillName !== expected.name)
+    return fail("simple_function_checker:wrong_func_name", `expected ${expected.name}, got ${call.skillName}`);
   const properties = (fn.parameters.properties ?? {}) as Record<string, unknown>;
   const required = Array.isArray(fn.parameters.required) ? (fn.parameters.required as string[]) : [];
   for (const param of required) {
-    if (!Object.hasOwn(call.arguments, param)) return fail("simple_function_checker:missing_required", `missing required parameter ${param}`);
+    if (!Object.hasOwn(call.arguments, param))
+      return fail("simple_function_checker:missing_required", `missing required parameter ${param}`);
   }
   for (const [param, value] of Object.entries(call.arguments)) {
-    if (!Object.hasOwn(properties, param) || !Object.hasOwn(expected.params, param)) return fail("simple_function_checker:unexpected_param", `unexpected parameter ${param}`);
+    if (!Object.hasOwn(properties, param) || !Object.hasOwn(expected.params, param))
+      return fail("simple_function_checker:unexpected_param", `unexpected parameter ${param}`);
     const verdict = checkValue(param, value, expected.params[param], properties[param]);
     if (!verdict.valid) return verdict;
   }
   for (const [param, allowed] of Object.entries(expected.params)) {
-    if (!Object.hasOwn(call.arguments, param) && !allowed.includes("")) return fail("simple_function_checker:missing_optional", `parameter ${param} left out but not optional`);
+    if (!Object.hasOwn(call.arguments, param) && !allowed.includes(""))
+      return fail("simple_function_checker:missing_optional", `parameter ${param} left out but not optional`);
   }
   return OK;
 }
@@ -166,11 +210,19 @@ function describeFunction(functions: readonly BfclFunction[], name: string): Bfc
  * need exactly the one expected call; `parallel` needs as many calls as expected, matched in any order; `irrelevance`
  * needs no call and `relevance` at least one. Independent of how the calls were made (one step or several).
  */
-export function checkBfclCalls(kind: BfclCheckKind, functions: readonly BfclFunction[], calls: readonly SkillCall[], groundTruth: BfclGroundTruth | undefined): BfclVerdict {
-  if (kind === "irrelevance") return calls.length === 0 ? OK : fail("irrelevance_error:decoder_success", `expected no call, got ${calls.length}`);
-  if (kind === "relevance") return calls.length > 0 ? OK : fail("relevance_error:decoder_failed", "expected at least one call, got none");
+export function checkBfclCalls(
+  kind: BfclCheckKind,
+  functions: readonly BfclFunction[],
+  calls: readonly SkillCall[],
+  groundTruth: BfclGroundTruth | undefined,
+): BfclVerdict {
+  if (kind === "irrelevance")
+    return calls.length === 0 ? OK : fail("irrelevance_error:decoder_success", `expected no call, got ${calls.length}`);
+  if (kind === "relevance")
+    return calls.length > 0 ? OK : fail("relevance_error:decoder_failed", "expected at least one call, got none");
   if (!groundTruth) return fail("no_ground_truth", "the question has no ground truth");
-  if (calls.length !== groundTruth.length) return fail(`${kind}_function_checker:wrong_count`, `expected ${groundTruth.length} call(s), got ${calls.length}`);
+  if (calls.length !== groundTruth.length)
+    return fail(`${kind}_function_checker:wrong_count`, `expected ${groundTruth.length} call(s), got ${calls.length}`);
   if (kind !== "parallel") {
     const fn = describeFunction(functions, expectedCall(groundTruth[0]).name) ?? functions[0];
     return fn ? checkBfclCall(fn, calls[0], groundTruth[0]) : fail("no_function", "the question declares no function");
@@ -179,10 +231,20 @@ export function checkBfclCalls(kind: BfclCheckKind, functions: readonly BfclFunc
   for (let i = 0; i < groundTruth.length; i++) {
     const expected = expectedCall(groundTruth[i]);
     const fn = describeFunction(functions, expected.name);
-    if (!fn) return fail("parallel_function_checker_no_order:cannot_find_description", `the ground truth names ${expected.name}, which is not declared`);
+    if (!fn)
+      return fail(
+        "parallel_function_checker_no_order:cannot_find_description",
+        `the ground truth names ${expected.name}, which is not declared`,
+      );
     let last: BfclVerdict = fail("parallel_function_checker_no_order:cannot_find_match", "no call left");
-    const index = calls.findIndex((call, j) => !matched.has(j) && (last = checkBfclCall(fn, call, groundTruth[i])).valid);
-    if (index < 0) return fail("parallel_function_checker_no_order:cannot_find_match", `no call matches expected call ${i} (${expected.name}): ${last.error ?? ""}`);
+    const index = calls.findIndex(
+      (call, j) => !matched.has(j) && (last = checkBfclCall(fn, call, groundTruth[i])).valid,
+    );
+    if (index < 0)
+      return fail(
+        "parallel_function_checker_no_order:cannot_find_match",
+        `no call matches expected call ${i} (${expected.name}): ${last.error ?? ""}`,
+      );
     matched.add(index);
   }
   return OK;

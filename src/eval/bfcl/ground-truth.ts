@@ -45,7 +45,11 @@ export function materialize(candidate: unknown, schema: unknown): unknown {
  * value fits a parameter, the ground truth contradicts its own function schema: the question is a dataset
  * inconsistency, reported by id and kept out of the score. Validation is never loosened to make it pass.
  */
-export function groundTruthCalls(groundTruth: BfclGroundTruth, registry: Registry, functions: readonly BfclFunction[]): GroundTruthCalls {
+export function groundTruthCalls(
+  groundTruth: BfclGroundTruth,
+  registry: Registry,
+  functions: readonly BfclFunction[],
+): GroundTruthCalls {
   const calls: SkillCall[] = [];
   for (const [i, entry] of groundTruth.entries()) {
     const [name] = Object.keys(entry);
@@ -56,18 +60,25 @@ export function groundTruthCalls(groundTruth: BfclGroundTruth, registry: Registr
     const paramSchemas = isPlainObject(declared) ? declared : {};
     const args: Record<string, unknown> = {};
     for (const [param, allowed] of Object.entries(entry[name])) {
-      if (!Object.hasOwn(shape, param)) return { ok: false, reason: `ground_truth[${i}] ${name}: parameter ${param} is not declared` };
-      const candidates = allowed.filter((value) => value !== "").map((value) => materialize(value, paramSchemas[param]));
+      if (!Object.hasOwn(shape, param))
+        return { ok: false, reason: `ground_truth[${i}] ${name}: parameter ${param} is not declared` };
+      const candidates = allowed
+        .filter((value) => value !== "")
+        .map((value) => materialize(value, paramSchemas[param]));
       const fit = candidates.find((value) => shape[param].safeParse(value).success);
       if (fit !== undefined) args[param] = fit;
       else if (!allowed.includes("")) {
         const result = shape[param].safeParse(candidates[0]);
         const why = result.success ? "" : `: ${z.prettifyError(result.error).replace(/\s+/g, " ")}`;
-        return { ok: false, reason: `ground_truth[${i}] ${name}.${param}: no allowed value fits the schema (${JSON.stringify(allowed)})${why}` };
+        return {
+          ok: false,
+          reason: `ground_truth[${i}] ${name}.${param}: no allowed value fits the schema (${JSON.stringify(allowed)})${why}`,
+        };
       }
     }
     const whole = skill.parameters.safeParse(args);
-    if (!whole.success) return { ok: false, reason: `ground_truth[${i}] ${name}: ${z.prettifyError(whole.error).replace(/\s+/g, " ")}` };
+    if (!whole.success)
+      return { ok: false, reason: `ground_truth[${i}] ${name}: ${z.prettifyError(whole.error).replace(/\s+/g, " ")}` };
     calls.push({ skillName: name, arguments: args });
   }
   return { ok: true, calls };

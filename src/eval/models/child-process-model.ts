@@ -3,7 +3,12 @@ import { fileURLToPath } from "node:url";
 import { abortError } from "../../abort.js";
 import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
-import { chatFormatForArchitecture, gemma3ChatFormat, gemma4ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import {
+  chatFormatForArchitecture,
+  gemma3ChatFormat,
+  gemma4ChatFormat,
+  type ChatFormat,
+} from "../../prompt/chat-format.js";
 import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../constants.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
@@ -24,7 +29,13 @@ export interface ChildProcessModelOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const LOAD_ERROR_CODES: readonly ModelLoadErrorCode[] = ["not_found", "not_gguf", "corrupt", "out_of_memory", "unsupported_architecture"];
+const LOAD_ERROR_CODES: readonly ModelLoadErrorCode[] = [
+  "not_found",
+  "not_gguf",
+  "corrupt",
+  "out_of_memory",
+  "unsupported_architecture",
+];
 
 /** This file's sibling with the same extension (`.ts` under tsx and vitest, `.js` once built). */
 function sibling(name: string): string {
@@ -65,12 +76,17 @@ export class ChildProcessModel implements ModelHandle {
     this.info = ready.info;
     this.contextSize = ready.contextSize;
     this.replyOverrun = ready.replyOverrun;
-    this.countTokens = ready.countsTokens ? (prompt) => this.#request<number>({ type: "count-tokens", id: this.#nextId++, prompt }) : undefined;
-    this.chatFormat =
-      ready.chatFormat === "gemma4" ? gemma4ChatFormat
-      : ready.chatFormat === "gemma3" ? gemma3ChatFormat
-      : ready.info ? chatFormatForArchitecture(ready.info.architecture)
+    this.countTokens = ready.countsTokens
+      ? (prompt) => this.#request<number>({ type: "count-tokens", id: this.#nextId++, prompt })
       : undefined;
+    this.chatFormat =
+      ready.chatFormat === "gemma4"
+        ? gemma4ChatFormat
+        : ready.chatFormat === "gemma3"
+          ? gemma3ChatFormat
+          : ready.info
+            ? chatFormatForArchitecture(ready.info.architecture)
+            : undefined;
     child.on("message", (message: FromWorker) => this.#onMessage(message));
     child.on("exit", (code, signal) => this.#onExit(code, signal));
   }
@@ -82,23 +98,44 @@ export class ChildProcessModel implements ModelHandle {
   static async start(options: ChildProcessModelOptions = {}): Promise<ChildProcessModel> {
     const worker = sibling("model-worker");
     const execArgv = worker.endsWith(".ts") ? ["--import", "tsx"] : [];
-    const child = fork(worker, [], { execArgv, env: { ...process.env, ...options.env }, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+    const child = fork(worker, [], {
+      execArgv,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "advanced",
+    });
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
     const ready = await new Promise<Extract<FromWorker, { type: "ready" }>>((resolve, reject) => {
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-        reject(new ModelProcessError(`the model process exited while loading (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").at(-1)}` : ""}`));
+        reject(
+          new ModelProcessError(
+            `the model process exited while loading (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").at(-1)}` : ""}`,
+          ),
+        );
       child.once("exit", onExit);
       child.once("message", (message: FromWorker) => {
         child.off("exit", onExit);
         if (message.type === "ready") return resolve(message);
         child.kill();
-        if (message.type === "load-error" && message.name === "ModelLoadError" && LOAD_ERROR_CODES.includes(message.code as ModelLoadErrorCode)) {
+        if (
+          message.type === "load-error" &&
+          message.name === "ModelLoadError" &&
+          LOAD_ERROR_CODES.includes(message.code as ModelLoadErrorCode)
+        ) {
           return reject(new ModelLoadError(message.code as ModelLoadErrorCode, message.message, message.path));
         }
-        reject(new ModelProcessError(`the model process could not load the model: ${message.type === "load-error" ? message.message : message.type}`));
+        reject(
+          new ModelProcessError(
+            `the model process could not load the model: ${message.type === "load-error" ? message.message : message.type}`,
+          ),
+        );
       });
-      const load: ToWorker = { type: "load", factory: options.factory ?? sibling("gguf-model-factory"), options: options.factoryOptions ?? {} };
+      const load: ToWorker = {
+        type: "load",
+        factory: options.factory ?? sibling("gguf-model-factory"),
+        options: options.factoryOptions ?? {},
+      };
       child.send(load);
     });
     return new ChildProcessModel(child, ready, options.generateTimeoutMs ?? WORKER_GENERATE_TIMEOUT_MS);
@@ -116,7 +153,8 @@ export class ChildProcessModel implements ModelHandle {
 
   generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal.reason));
-    if (this.#exit !== undefined) return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
+    if (this.#exit !== undefined)
+      return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
     const id = this.#nextId++;
     const { jsonSchema, maxTokens, temperature } = options;
     return new Promise<string>((resolve, reject) => {
@@ -126,7 +164,9 @@ export class ChildProcessModel implements ModelHandle {
         this.#send({ type: "abort", id });
       };
       const timer = setTimeout(() => {
-        this.#settle(id)?.reject(new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`));
+        this.#settle(id)?.reject(
+          new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`),
+        );
         this.#child.kill("SIGKILL");
       }, this.#timeoutMs);
       this.#pending.set(id, {
@@ -135,16 +175,28 @@ export class ChildProcessModel implements ModelHandle {
         timer,
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.#send({ type: "generate", id, prompt, options: { ...(jsonSchema && { jsonSchema }), ...(maxTokens !== undefined && { maxTokens }), ...(temperature !== undefined && { temperature }) } });
+      this.#send({
+        type: "generate",
+        id,
+        prompt,
+        options: {
+          ...(jsonSchema && { jsonSchema }),
+          ...(maxTokens !== undefined && { maxTokens }),
+          ...(temperature !== undefined && { temperature }),
+        },
+      });
     });
   }
 
   /** One request/reply round trip that needs no abort (it is quick): rejects when the process exits or times out. */
   #request<T extends string | number>(message: Extract<ToWorker, { id: number }>): Promise<T> {
-    if (this.#exit !== undefined) return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
+    if (this.#exit !== undefined)
+      return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#settle(message.id)?.reject(new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`));
+        this.#settle(message.id)?.reject(
+          new ModelProcessError(`the model process did not answer in ${this.#timeoutMs} ms; killed`),
+        );
         this.#child.kill("SIGKILL");
       }, this.#timeoutMs);
       this.#pending.set(message.id, { resolve: (value) => resolve(value as T), reject, timer });
@@ -187,8 +239,12 @@ export class ChildProcessModel implements ModelHandle {
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.#exit = signal ?? `code ${code}`;
+    // settle() deletes from the map: iterate over a copy of its keys
+    // oxlint-disable-next-line unicorn/no-useless-spread
     for (const id of [...this.#pending.keys()]) {
-      this.#settle(id)?.reject(new ModelProcessError(`the model process exited during a generate call (${this.#exit})`));
+      this.#settle(id)?.reject(
+        new ModelProcessError(`the model process exited during a generate call (${this.#exit})`),
+      );
     }
   }
 }

@@ -4,7 +4,14 @@
  */
 
 /** The failures a profile model can make in one reply, in the order the draw checks them. */
-export const FAILURE_KINDS = ["empty_answer", "malformed_json", "unknown_skill", "invalid_arguments", "repeated_call", "wrong_answer"] as const;
+export const FAILURE_KINDS = [
+  "empty_answer",
+  "malformed_json",
+  "unknown_skill",
+  "invalid_arguments",
+  "repeated_call",
+  "wrong_answer",
+] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /** Probability of each failure per model reply; they must sum to at most 1 (the rest is a correct step). */
@@ -26,10 +33,38 @@ export type FailureRates = Readonly<Record<FailureKind, number>>;
  * rates measured per model call in a report come out lower than these for those two kinds.
  */
 export const FAILURE_PROFILES = {
-  perfect: { empty_answer: 0, malformed_json: 0, unknown_skill: 0, invalid_arguments: 0, repeated_call: 0, wrong_answer: 0 },
-  "e4b-like": { empty_answer: 0.02, malformed_json: 0.01, unknown_skill: 0.01, invalid_arguments: 0.04, repeated_call: 0.03, wrong_answer: 0 },
-  "e2b-like": { empty_answer: 0.06, malformed_json: 0.03, unknown_skill: 0.03, invalid_arguments: 0.08, repeated_call: 0.05, wrong_answer: 0 },
-  chaotic: { empty_answer: 0.1, malformed_json: 0.1, unknown_skill: 0.1, invalid_arguments: 0.1, repeated_call: 0.1, wrong_answer: 0 },
+  perfect: {
+    empty_answer: 0,
+    malformed_json: 0,
+    unknown_skill: 0,
+    invalid_arguments: 0,
+    repeated_call: 0,
+    wrong_answer: 0,
+  },
+  "e4b-like": {
+    empty_answer: 0.02,
+    malformed_json: 0.01,
+    unknown_skill: 0.01,
+    invalid_arguments: 0.04,
+    repeated_call: 0.03,
+    wrong_answer: 0,
+  },
+  "e2b-like": {
+    empty_answer: 0.06,
+    malformed_json: 0.03,
+    unknown_skill: 0.03,
+    invalid_arguments: 0.08,
+    repeated_call: 0.05,
+    wrong_answer: 0,
+  },
+  chaotic: {
+    empty_answer: 0.1,
+    malformed_json: 0.1,
+    unknown_skill: 0.1,
+    invalid_arguments: 0.1,
+    repeated_call: 0.1,
+    wrong_answer: 0,
+  },
 } as const satisfies Record<string, FailureRates>;
 
 export type FailureProfileName = keyof typeof FAILURE_PROFILES;

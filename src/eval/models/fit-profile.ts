@@ -96,8 +96,11 @@ const reportSchema = z.looseObject({
 export function parseEvalReport(data: unknown, source = "report"): EvalReport {
   const result = reportSchema.safeParse(data);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new EvalSetupError("profile_invalid", `${source} is not an eval report.json (${formatIssuePath(issue.path)}: ${issue.message})`);
+    const issue = result.error.issues[0];
+    throw new EvalSetupError(
+      "profile_invalid",
+      `${source} is not an eval report.json (${formatIssuePath(issue.path)}: ${issue.message})`,
+    );
   }
   return result.data as unknown as EvalReport;
 }
@@ -106,11 +109,17 @@ function pickModel(report: EvalReport, model: string | undefined, source: string
   const models = report.models;
   if (model !== undefined) {
     if (models.includes(model)) return model;
-    throw new EvalSetupError("model_spec", `${source} has no model "${model}" (models: ${models.join(", ") || "none"})`);
+    throw new EvalSetupError(
+      "model_spec",
+      `${source} has no model "${model}" (models: ${models.join(", ") || "none"})`,
+    );
   }
-  if (models.length === 1) return models[0]!;
+  if (models.length === 1) return models[0];
   if (models.length === 0) throw new EvalSetupError("profile_invalid", `${source} holds no model`);
-  throw new EvalSetupError("model_spec", `${source} holds several models (${models.join(", ")}): pick one with ${source}#<model>`);
+  throw new EvalSetupError(
+    "model_spec",
+    `${source} holds several models (${models.join(", ")}): pick one with ${source}#<model>`,
+  );
 }
 
 /** Rounded down to 6 decimals, so rounding never lifts a sum above 1. */
@@ -119,7 +128,10 @@ const floor6 = (n: number) => Math.floor(n * 1e6) / 1e6;
 /** A number as the description shows it: 4 decimals at most. */
 const show = (n: number) => String(Math.round(n * 1e4) / 1e4);
 
-function countFailures(runs: readonly RunRecord[]): { counts: Record<FailureKind, number>; other: Record<string, number> } {
+function countFailures(runs: readonly RunRecord[]): {
+  counts: Record<FailureKind, number>;
+  other: Record<string, number>;
+} {
   const counts = Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0])) as Record<FailureKind, number>;
   const other: Record<string, number> = {};
   for (const run of runs) {
@@ -165,20 +177,34 @@ export function fitFailureProfile(report: EvalReport, model?: string, options: F
   const source = options.source ?? `report "${report.title}"`;
   const chosen = pickModel(report, model, source);
   const ofModel = report.runs.filter((r) => r.model === chosen && r.iterations > 0);
-  if (ofModel.length === 0) throw new EvalSetupError("profile_invalid", `${source}: model "${chosen}" made no model calls to fit a profile to`);
+  if (ofModel.length === 0)
+    throw new EvalSetupError("profile_invalid", `${source}: model "${chosen}" made no model calls to fit a profile to`);
   const budget = Math.max(...ofModel.map((r) => r.budget));
   const runs = report.runs.filter((r) => r.model === chosen && r.budget === budget);
   const modelCalls = runs.reduce((a, r) => a + r.iterations, 0);
   const { counts, other } = countFailures(runs);
   const sum = FAILURE_KINDS.reduce((a, k) => a + counts[k], 0) / modelCalls;
   const scale = sum > 1 ? 1 / sum : 1;
-  const rates = Object.fromEntries(FAILURE_KINDS.map((k) => [k, floor6((counts[k] / modelCalls) * scale)])) as Record<FailureKind, number>;
+  const rates = Object.fromEntries(FAILURE_KINDS.map((k) => [k, floor6((counts[k] / modelCalls) * scale)])) as Record<
+    FailureKind,
+    number
+  >;
   checkFailureRates(rates);
-  const unmodelled = Object.fromEntries(Object.entries(other).filter(([, n]) => n > 0).map(([k, n]) => [k, floor6(n / modelCalls)]));
+  const unmodelled = Object.fromEntries(
+    Object.entries(other)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => [k, floor6(n / modelCalls)]),
+  );
   const notes = [
     `Measured, not assumed: model "${chosen}" of ${source}, its ${runs.length} runs under budget ${budget} (${modelCalls} model calls, grammar ${report.grammar ? "on" : "off"}).`,
     ...(scale < 1 ? [`The measured rates summed to ${show(sum)}; they are scaled by ${show(scale)} to sum to 1.`] : []),
-    ...(Object.keys(unmodelled).length ? [`Not modelled (taken as correct steps), per model call: ${Object.entries(unmodelled).map(([k, r]) => `${k} ${show(r)}`).join(", ")}.`] : []),
+    ...(Object.keys(unmodelled).length
+      ? [
+          `Not modelled (taken as correct steps), per model call: ${Object.entries(unmodelled)
+            .map(([k, r]) => `${k} ${show(r)}`)
+            .join(", ")}.`,
+        ]
+      : []),
     ...(report.interrupted ? ["The eval was interrupted: fewer runs than planned."] : []),
   ];
   return {

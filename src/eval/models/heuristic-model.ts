@@ -20,8 +20,13 @@ export interface HeuristicContext {
 
 /** A few cities the planner can put in a time zone. */
 const CITY_ZONES: Readonly<Record<string, string>> = {
-  Tokyo: "Asia/Tokyo", London: "Europe/London", Paris: "Europe/Paris", Berlin: "Europe/Berlin",
-  "New York": "America/New_York", Sydney: "Australia/Sydney", "Los Angeles": "America/Los_Angeles",
+  Tokyo: "Asia/Tokyo",
+  London: "Europe/London",
+  Paris: "Europe/Paris",
+  Berlin: "Europe/Berlin",
+  "New York": "America/New_York",
+  Sydney: "Australia/Sydney",
+  "Los Angeles": "America/Los_Angeles",
 };
 
 type Step = { skill: string; args: Record<string, unknown> } | { answer: string };
@@ -65,9 +70,15 @@ export function findExpression(text: string): string | undefined {
 
 /** "5 miles to km", "100 °F in Celsius": the conversion asked for, or undefined. */
 export function findConversion(text: string): { value: number; from: string; to: string } | undefined {
-  const howMany = /how many\s+((?:degrees?\s+)?[a-z]+(?:\s(?:oz|ounces?))?)\s+(?:is|are|in)\s+(?:there\s+in\s+|in\s+)?(-?\d+(?:\.\d+)?)\s*((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|gallons?))?)/i.exec(text);
+  const howMany =
+    /how many\s+((?:degrees?\s+)?[a-z]+(?:\s(?:oz|ounces?))?)\s+(?:is|are|in)\s+(?:there\s+in\s+|in\s+)?(-?\d+(?:\.\d+)?)\s*((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|gallons?))?)/i.exec(
+      text,
+    );
   if (howMany) return { value: Number(howMany[2]), from: howMany[3].trim(), to: howMany[1].trim() };
-  const match = /(-?\d+(?:\.\d+)?)\s*((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|ton|tons|gallons?|pints?))?)\s+(?:to|in|into)\s+((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|ton|tons|gallons?|pints?))?)/i.exec(text);
+  const match =
+    /(-?\d+(?:\.\d+)?)\s*((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|ton|tons|gallons?|pints?))?)\s+(?:to|in|into)\s+((?:degrees?\s+|°\s*)?[a-z]+(?:\s(?:oz|ounces?|miles?|ton|tons|gallons?|pints?))?)/i.exec(
+      text,
+    );
   if (!match) return undefined;
   return { value: Number(match[1]), from: match[2].trim(), to: match[3].trim() };
 }
@@ -82,7 +93,9 @@ function lastResult(prompt: string, skillName: string): string | undefined {
   const at = prompt.lastIndexOf(prefix);
   if (at < 0) return undefined;
   const rest = prompt.slice(at + prefix.length);
-  const ends = [gemma3ChatFormat.endOfTurn, gemma4ChatFormat.endOfTurn, "\n\n"].map((m) => rest.indexOf(m)).filter((i) => i >= 0);
+  const ends = [gemma3ChatFormat.endOfTurn, gemma4ChatFormat.endOfTurn, "\n\n"]
+    .map((m) => rest.indexOf(m))
+    .filter((i) => i >= 0);
   return rest.slice(0, Math.min(rest.length, ...ends)).trim();
 }
 
@@ -101,7 +114,8 @@ function resultToAnswer(result: string): string {
       const v = value as Record<string, unknown>;
       if ("result" in v) return `${showNumber(v.result)}${typeof v.to === "string" ? ` ${v.to}` : ""}`;
       if ("value" in v) return `${showNumber(v.value)}${typeof v.unit === "string" ? ` ${v.unit}` : ""}`;
-      if (typeof v.weekday === "string") return `${v.weekday}, ${String(v.date)} ${String(v.time)} (${String(v.timeZone)})`;
+      if (typeof v.weekday === "string")
+        return `${v.weekday}, ${String(v.date)} ${String(v.time)} (${String(v.timeZone)})`;
     }
     return typeof value === "string" ? value : typeof value === "number" ? showNumber(value) : result;
   } catch {
@@ -120,7 +134,13 @@ function resultToAnswer(result: string): string {
  * what a model would see.
  */
 export class HeuristicModel implements ModelHandle {
-  readonly info: ModelInfo = { architecture: "scripted", name: "heuristic", contextLength: Infinity, vocabularySize: 0, quantization: "none" };
+  readonly info: ModelInfo = {
+    architecture: "scripted",
+    name: "heuristic",
+    contextLength: Infinity,
+    vocabularySize: 0,
+    quantization: "none",
+  };
   readonly #ctx: HeuristicContext;
   readonly #done = new Set<string>();
   #lastSkill: string | undefined;
@@ -134,15 +154,18 @@ export class HeuristicModel implements ModelHandle {
   async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     const step = this.#plan(prompt);
-    const text = "answer" in step
-      ? JSON.stringify({ thought: "I have what I need.", final_answer: step.answer })
-      : JSON.stringify({ thought: `Use ${step.skill}.`, skill_name: step.skill, arguments: step.args });
+    const text =
+      "answer" in step
+        ? JSON.stringify({ thought: "I have what I need.", final_answer: step.answer })
+        : JSON.stringify({ thought: `Use ${step.skill}.`, skill_name: step.skill, arguments: step.args });
     options.onToken?.(text);
     return text;
   }
 
   #plan(prompt: string): Step {
-    const results = this.#ctx.skillNames.map((name) => lastResult(prompt, name)).filter((r): r is string => r !== undefined);
+    const results = this.#ctx.skillNames
+      .map((name) => lastResult(prompt, name))
+      .filter((r): r is string => r !== undefined);
     const lookupNames = new Set((this.#ctx.lookups ?? []).map((l) => l.skillName));
     if (this.#lastSkill && lookupNames.has(this.#lastSkill)) {
       const value = Number(lastResult(prompt, this.#lastSkill));
@@ -172,20 +195,27 @@ export class HeuristicModel implements ModelHandle {
       if (!has(lookup.skillName)) continue;
       const keys = [...lookup.keys].sort((a, b) => b.length - a.length);
       for (const key of keys) {
-        if (new RegExp(`(?<![\\w])${escapeRegExp(key)}(?![\\w])`, "i").test(seen)) yield { skill: lookup.skillName, args: { [lookup.parameter]: key } };
+        if (new RegExp(`(?<![\\w])${escapeRegExp(key)}(?![\\w])`, "i").test(seen))
+          yield { skill: lookup.skillName, args: { [lookup.parameter]: key } };
       }
     }
     const expression = has("calculator") ? findExpression(query) : undefined;
     if (expression) yield { skill: "calculator", args: { expression } };
     const numbers = this.#numericResults;
     if (has("calculator") && numbers.length >= 2) {
-      if (/\b(combined|total|sum|together)\b/i.test(query)) yield { skill: "calculator", args: { expression: numbers.join("+") } };
-      if (/\b(more|less|fewer|difference)\b/i.test(query)) yield { skill: "calculator", args: { expression: `${numbers[0]}-${numbers[1]}` } };
+      if (/\b(combined|total|sum|together)\b/i.test(query))
+        yield { skill: "calculator", args: { expression: numbers.join("+") } };
+      if (/\b(more|less|fewer|difference)\b/i.test(query))
+        yield { skill: "calculator", args: { expression: `${numbers[0]}-${numbers[1]}` } };
     }
     if (has("datetime")) {
       const dates = query.match(/\d{4}-\d{2}-\d{2}/g);
       const unit = /\b(days|weeks|months|years|hours)\b/i.exec(query)?.[1].toLowerCase();
-      if (dates && dates.length >= 2) yield { skill: "datetime", args: { action: "difference", from: dates[0], to: dates[1], ...(unit && { unit }) } };
+      if (dates && dates.length >= 2)
+        yield {
+          skill: "datetime",
+          args: { action: "difference", from: dates[0], to: dates[1], ...(unit && { unit }) },
+        };
       else if (/\b(what time|current time|today|date is it|day of the week)\b/i.test(query)) {
         const city = Object.keys(CITY_ZONES).find((c) => new RegExp(`\\b${c}\\b`, "i").test(query));
         yield { skill: "datetime", args: { action: "now", ...(city && { timeZone: CITY_ZONES[city] }) } };

@@ -29,16 +29,23 @@ export function parseModelSpec(text: string): ModelSpec {
   if (spec.startsWith("profile:")) {
     const profile = spec.slice("profile:".length);
     if (profile.startsWith("fit:") || profile.startsWith("file:")) {
-      const fitted = profile.startsWith("fit:") ? fitProfileFromReport(profile.slice("fit:".length)) : readProfileFile(profile.slice("file:".length));
+      const fitted = profile.startsWith("fit:")
+        ? fitProfileFromReport(profile.slice("fit:".length))
+        : readProfileFile(profile.slice("file:".length));
       return { kind: "profile", name: `profile:${fitted.name}`, profile: fitted.name, rates: fitted.rates };
     }
     const rates = failureProfile(profile);
-    if (!rates) throw new EvalSetupError("model_spec", `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")}); measured ones come from profile:fit:<report.json> or profile:file:<profile.json>`);
+    if (!rates)
+      throw new EvalSetupError(
+        "model_spec",
+        `unknown failure profile "${profile}" (known: ${failureProfileNames().join(", ")}); measured ones come from profile:fit:<report.json> or profile:file:<profile.json>`,
+      );
     return { kind: "profile", name: spec, profile, rates };
   }
   if (spec.startsWith("replay:")) {
     const path = spec.slice("replay:".length);
-    if (path === "") throw new EvalSetupError("model_spec", "replay: needs a trace file or a directory of <task-id>.jsonl traces");
+    if (path === "")
+      throw new EvalSetupError("model_spec", "replay: needs a trace file or a directory of <task-id>.jsonl traces");
     return { kind: "replay", name: spec, path };
   }
   // A path is named by its file in reports and legends; an alias by itself.

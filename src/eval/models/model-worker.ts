@@ -32,8 +32,11 @@ async function load(factory: string, options: unknown): Promise<void> {
     const module = (await import(url)) as ModelFactoryModule;
     model = await module.createModel(options);
     send({
-      type: "ready", ...(model.info && { info: model.info }), ...(model.chatFormat && { chatFormat: model.chatFormat.name }),
-      ...(model.contextSize !== undefined && { contextSize: model.contextSize }), ...(model.replyOverrun !== undefined && { replyOverrun: model.replyOverrun }),
+      type: "ready",
+      ...(model.info && { info: model.info }),
+      ...(model.chatFormat && { chatFormat: model.chatFormat.name }),
+      ...(model.contextSize !== undefined && { contextSize: model.contextSize }),
+      ...(model.replyOverrun !== undefined && { replyOverrun: model.replyOverrun }),
       countsTokens: typeof model.countTokens === "function",
     });
   } catch (error) {

@@ -15,7 +15,9 @@ function readJson(path: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new EvalSetupError("profile_invalid", `${path} is not JSON: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+    throw new EvalSetupError("profile_invalid", `${path} is not JSON: ${(error as Error).message.split("\n")[0]}`, {
+      cause: error,
+    });
   }
 }
 
@@ -40,7 +42,8 @@ export function splitFitReference(reference: string): { path: string; model?: st
  */
 export function fitProfileFromReport(reference: string, options: Pick<FitOptions, "name"> = {}): FittedProfile {
   const { path, model } = splitFitReference(reference);
-  if (path === "") throw new EvalSetupError("model_spec", "profile:fit: needs a report.json path (profile:fit:<report.json>[#model])");
+  if (path === "")
+    throw new EvalSetupError("model_spec", "profile:fit: needs a report.json path (profile:fit:<report.json>[#model])");
   if (model === "") throw new EvalSetupError("model_spec", `${reference}: name a model after #`);
   return fitFailureProfile(readEvalReport(path), model, { source: path, ...options });
 }
@@ -50,7 +53,14 @@ const profileFileSchema = z.object({
   name: z.string().regex(/^[^\s,]+$/, "a name without spaces or commas"),
   description: z.string(),
   source: z.string(),
-  rates: z.strictObject({ empty_answer: rate, malformed_json: rate, unknown_skill: rate, invalid_arguments: rate, repeated_call: rate, wrong_answer: rate.default(0) }),
+  rates: z.strictObject({
+    empty_answer: rate,
+    malformed_json: rate,
+    unknown_skill: rate,
+    invalid_arguments: rate,
+    repeated_call: rate,
+    wrong_answer: rate.default(0),
+  }),
   basis: z.looseObject({}).optional(),
 });
 
@@ -62,11 +72,18 @@ const profileFileSchema = z.object({
 export function parseProfileFile(data: unknown, source = "profile"): FittedProfile {
   const result = profileFileSchema.safeParse(data);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new EvalSetupError("profile_invalid", `${source} is not a failure profile (${formatIssuePath(issue.path)}: ${issue.message})`);
+    const issue = result.error.issues[0];
+    throw new EvalSetupError(
+      "profile_invalid",
+      `${source} is not a failure profile (${formatIssuePath(issue.path)}: ${issue.message})`,
+    );
   }
   const profile = result.data;
-  if (failureProfile(profile.name)) throw new EvalSetupError("profile_invalid", `${source}: "${profile.name}" is a built-in profile's name; pick another`);
+  if (failureProfile(profile.name))
+    throw new EvalSetupError(
+      "profile_invalid",
+      `${source}: "${profile.name}" is a built-in profile's name; pick another`,
+    );
   try {
     checkFailureRates(profile.rates);
   } catch (error) {

@@ -73,7 +73,9 @@ export function readTrace(path: string): AgentEvent[] {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new EvalSetupError("trace_invalid", `cannot read trace ${path}: ${(error as Error).message}`, { cause: error });
+    throw new EvalSetupError("trace_invalid", `cannot read trace ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     const events = EventStream.fromJSONL(text).toArray();
@@ -112,9 +114,17 @@ export class ReplayModel implements ModelHandle {
 
   constructor(events: readonly AgentEvent[], options: { name?: string } = {}) {
     this.#steps = recordedSteps(events);
-    const withState = events.find((e): e is Extract<AgentEvent, { type: "max-iterations" }> => e.type === "max-iterations");
+    const withState = events.find(
+      (e): e is Extract<AgentEvent, { type: "max-iterations" }> => e.type === "max-iterations",
+    );
     this.#query = withState?.partialState.query;
-    this.info = { architecture: "replay", name: options.name ?? "replay", contextLength: Infinity, vocabularySize: 0, quantization: "none" };
+    this.info = {
+      architecture: "replay",
+      name: options.name ?? "replay",
+      contextLength: Infinity,
+      vocabularySize: 0,
+      quantization: "none",
+    };
   }
 
   /** Recorded replies the run did not ask for. */
@@ -126,7 +136,10 @@ export class ReplayModel implements ModelHandle {
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     const index = this.#calls++;
     if (index >= this.#steps.length) {
-      throw new ReplayMismatchError(index + 1, `replay: step ${index + 1} was asked for, but the trace records only ${this.#steps.length} model calls`);
+      throw new ReplayMismatchError(
+        index + 1,
+        `replay: step ${index + 1} was asked for, but the trace records only ${this.#steps.length} model calls`,
+      );
     }
     if (index === 0 && this.#query !== undefined && !prompt.includes(neutralizeControlText(this.#query))) {
       throw new ReplayMismatchError(1, "replay: the query differs from the recorded one");
@@ -134,7 +147,10 @@ export class ReplayModel implements ModelHandle {
     const expected = this.#steps.slice(0, index).flatMap((s) => s.feedback.map(neutralizeControlText));
     const missing = firstMissing(prompt, expected);
     if (missing >= 0) {
-      throw new ReplayMismatchError(index + 1, `replay diverged at step ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected[missing].slice(0, 160))}`);
+      throw new ReplayMismatchError(
+        index + 1,
+        `replay diverged at step ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected[missing].slice(0, 160))}`,
+      );
     }
     const step = this.#steps[index];
     if (step.raw === undefined) throw new Error(`replay: recorded model error: ${step.error ?? "unknown"}`);

@@ -30,7 +30,11 @@ export type InjectedFailure = FailureKind | "none";
 function actionJson(step: TrajectoryAction): string {
   const thought = step.thought !== undefined ? { thought: step.thought } : {};
   if (step.type === "answer") return JSON.stringify({ ...thought, final_answer: step.text });
-  if (step.type === "calls") return JSON.stringify({ ...thought, calls: step.calls.map((c) => ({ skill_name: c.skillName, arguments: c.arguments })) });
+  if (step.type === "calls")
+    return JSON.stringify({
+      ...thought,
+      calls: step.calls.map((c) => ({ skill_name: c.skillName, arguments: c.arguments })),
+    });
   return JSON.stringify({ ...thought, skill_name: step.skillName, arguments: step.arguments });
 }
 
@@ -70,7 +74,13 @@ export class TrajectoryModel implements ModelHandle {
     if (anyRate && !options.random) throw new TypeError("TrajectoryModel: failure rates need a seeded random source");
     this.#random = options.random ?? (() => 1);
     this.#skillNames = options.skillNames ?? [];
-    this.info = { architecture: "scripted", name: options.name ?? "trajectory", contextLength: Infinity, vocabularySize: 0, quantization: "none" };
+    this.info = {
+      architecture: "scripted",
+      name: options.name ?? "trajectory",
+      contextLength: Infinity,
+      vocabularySize: 0,
+      quantization: "none",
+    };
   }
 
   async generate(_prompt: string, options: GenerateOptions = {}): Promise<string> {
@@ -100,7 +110,7 @@ export class TrajectoryModel implements ModelHandle {
         break;
       case "malformed_json":
         // A doubled colon after the first key: beyond what jsonrepair mends, like a model that lost track of the syntax.
-        text = actionJson(step).replace(/":/, "\"::");
+        text = actionJson(step).replace(/":/, '"::');
         break;
       case "unknown_skill": {
         let name = "web_search";
@@ -129,4 +139,3 @@ export class TrajectoryModel implements ModelHandle {
     return text;
   }
 }
-

@@ -17,7 +17,14 @@ export type ToWorker =
 
 /** Messages from the model process to the parent. */
 export type FromWorker =
-  | { type: "ready"; info?: ModelInfo; chatFormat?: string; contextSize?: number; replyOverrun?: number; countsTokens?: boolean }
+  | {
+      type: "ready";
+      info?: ModelInfo;
+      chatFormat?: string;
+      contextSize?: number;
+      replyOverrun?: number;
+      countsTokens?: boolean;
+    }
   | { type: "count"; id: number; tokens: number }
   | { type: "load-error"; name: string; message: string; code?: string; path?: string }
   | { type: "result"; id: number; text: string; stats?: GenerationStats }

@@ -36,7 +36,9 @@ export function aggregateRuns(model: string, budget: number, runs: readonly RunR
     successes: successes.length,
     successRate: runs.length ? round(successes.length / runs.length) : 0,
     meanIterations: runs.length ? round(modelCalls / runs.length, 3) : 0,
-    meanIterationsToSuccess: successes.length ? round(successes.reduce((a, r) => a + r.iterations, 0) / successes.length, 3) : null,
+    meanIterationsToSuccess: successes.length
+      ? round(successes.reduce((a, r) => a + r.iterations, 0) / successes.length, 3)
+      : null,
     stopReasons: sorted(stopReasons),
     modelCalls,
     skillCalls: sum((r) => r.skillCalls),
@@ -55,13 +57,28 @@ export function aggregateRuns(model: string, budget: number, runs: readonly RunR
     },
     promptTokens: sumOrNull(runs.map((r) => r.promptTokens)),
     generatedTokens: sumOrNull(runs.map((r) => r.generatedTokens)),
-    wallMs: round(sum((r) => r.wallMs), 1),
+    wallMs: round(
+      sum((r) => r.wallMs),
+      1,
+    ),
   };
 }
 
 /** Aggregates for every model × budget, in the order given. */
-export function aggregateAll(records: readonly RunRecord[], models: readonly string[], budgets: readonly number[]): Aggregate[] {
-  return models.flatMap((model) => budgets.map((budget) => aggregateRuns(model, budget, records.filter((r) => r.model === model && r.budget === budget))));
+export function aggregateAll(
+  records: readonly RunRecord[],
+  models: readonly string[],
+  budgets: readonly number[],
+): Aggregate[] {
+  return models.flatMap((model) =>
+    budgets.map((budget) =>
+      aggregateRuns(
+        model,
+        budget,
+        records.filter((r) => r.model === model && r.budget === budget),
+      ),
+    ),
+  );
 }
 
 /** Success rate against budget, one series per model: the convergence curve. */
@@ -73,13 +90,23 @@ export function convergence(aggregates: readonly Aggregate[], models: readonly s
 }
 
 /** Success rate per category × model × budget, for runs that carry a category. */
-export function categoryRates(records: readonly RunRecord[], models: readonly string[], budgets: readonly number[]): EvalReport["categories"] {
+export function categoryRates(
+  records: readonly RunRecord[],
+  models: readonly string[],
+  budgets: readonly number[],
+): EvalReport["categories"] {
   const categories = [...new Set(records.map((r) => r.category).filter((c): c is string => c !== undefined))];
   return categories.flatMap((category) =>
     models.flatMap((model) =>
       budgets.map((budget) => {
         const runs = records.filter((r) => r.category === category && r.model === model && r.budget === budget);
-        return { category, model, budget, runs: runs.length, successRate: runs.length ? round(runs.filter((r) => r.success).length / runs.length) : 0 };
+        return {
+          category,
+          model,
+          budget,
+          runs: runs.length,
+          successRate: runs.length ? round(runs.filter((r) => r.success).length / runs.length) : 0,
+        };
       }),
     ),
   );

@@ -6,7 +6,22 @@ import { renderConvergenceSvg } from "./render-convergence-svg.js";
 import { renderMarkdown } from "./render-markdown.js";
 
 /** What {@link buildReport} needs. */
-export type ReportInput = Pick<EvalReport, "kind" | "title" | "source" | "models" | "budgets" | "seeds" | "tasks" | "sampledFrom" | "grammar" | "loop" | "runs" | "interrupted" | "bfcl"> & {
+export type ReportInput = Pick<
+  EvalReport,
+  | "kind"
+  | "title"
+  | "source"
+  | "models"
+  | "budgets"
+  | "seeds"
+  | "tasks"
+  | "sampledFrom"
+  | "grammar"
+  | "loop"
+  | "runs"
+  | "interrupted"
+  | "bfcl"
+> & {
   startedAt: Date;
   wallMs: number;
 };
@@ -42,6 +57,9 @@ export function writeReport(report: EvalReport, dir: string): { json: string; ma
   const paths = { json: join(dir, "report.json"), markdown: join(dir, "report.md"), svg: join(dir, "convergence.svg") };
   writeFileSync(paths.json, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(paths.markdown, renderMarkdown(report));
-  writeFileSync(paths.svg, renderConvergenceSvg(report.convergence, { title: `${report.title}: success rate by iteration budget` }));
+  writeFileSync(
+    paths.svg,
+    renderConvergenceSvg(report.convergence, { title: `${report.title}: success rate by iteration budget` }),
+  );
   return paths;
 }

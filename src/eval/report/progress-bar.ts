@@ -7,7 +7,10 @@ import type { EvalProgress } from "../runner/run-eval.js";
  * `plainEveryMs` (default PLAIN_PROGRESS_EVERY_MS): a real-model eval runs for an hour, and a log with no sign of life
  * for that long looks hung; a scripted one finishes before the first line. `done()` clears the terminal line.
  */
-export function progressBar(stream: NodeJS.WritableStream & { isTTY?: boolean }, options: { plainEveryMs?: number; now?: () => number } = {}): { update(progress: EvalProgress): void; done(): void } {
+export function progressBar(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  options: { plainEveryMs?: number; now?: () => number } = {},
+): { update(progress: EvalProgress): void; done(): void } {
   if (!stream.isTTY) {
     const every = options.plainEveryMs ?? PLAIN_PROGRESS_EVERY_MS;
     const now = options.now ?? (() => performance.now());

@@ -10,7 +10,10 @@ const MARGIN = { left: 72, right: 200, top: 48, bottom: 64 };
 
 /** Text made safe for XML content and attribute values. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
+  );
 }
 
 const fmt = (n: number) => String(Math.round(n * 100) / 100);
@@ -28,10 +31,14 @@ export function renderConvergenceSvg(series: readonly ConvergenceSeries[], optio
   const x = (b: number) => MARGIN.left + (maxB === minB ? plotW / 2 : ((b - minB) / (maxB - minB)) * plotW);
   const y = (rate: number) => MARGIN.top + (1 - rate) * plotH;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<title>${escapeXml(options.title ?? "Convergence: success rate by iteration budget")}</title>`);
   out.push(`<rect x="0" y="0" width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`);
-  out.push(`<text x="${MARGIN.left}" y="28" font-size="15" font-weight="bold">${escapeXml(options.title ?? "Convergence: success rate by iteration budget")}</text>`);
+  out.push(
+    `<text x="${MARGIN.left}" y="28" font-size="15" font-weight="bold">${escapeXml(options.title ?? "Convergence: success rate by iteration budget")}</text>`,
+  );
   for (let pct = 0; pct <= 100; pct += 20) {
     const gy = fmt(y(pct / 100));
     out.push(`<line x1="${MARGIN.left}" y1="${gy}" x2="${MARGIN.left + plotW}" y2="${gy}" stroke="#e3e3e3"/>`);
@@ -42,25 +49,41 @@ export function renderConvergenceSvg(series: readonly ConvergenceSeries[], optio
     out.push(`<line x1="${gx}" y1="${MARGIN.top}" x2="${gx}" y2="${MARGIN.top + plotH}" stroke="#f0f0f0"/>`);
     out.push(`<text x="${gx}" y="${MARGIN.top + plotH + 18}" text-anchor="middle">${b}</text>`);
   }
-  out.push(`<line x1="${MARGIN.left}" y1="${MARGIN.top + plotH}" x2="${MARGIN.left + plotW}" y2="${MARGIN.top + plotH}" stroke="#333"/>`);
-  out.push(`<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${MARGIN.top + plotH}" stroke="#333"/>`);
-  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${HEIGHT - 18}" text-anchor="middle" font-size="13">Iteration budget (model calls allowed per task)</text>`);
-  out.push(`<text x="18" y="${MARGIN.top + plotH / 2}" text-anchor="middle" font-size="13" transform="rotate(-90 18 ${MARGIN.top + plotH / 2})">Success rate</text>`);
+  out.push(
+    `<line x1="${MARGIN.left}" y1="${MARGIN.top + plotH}" x2="${MARGIN.left + plotW}" y2="${MARGIN.top + plotH}" stroke="#333"/>`,
+  );
+  out.push(
+    `<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${MARGIN.top + plotH}" stroke="#333"/>`,
+  );
+  out.push(
+    `<text x="${MARGIN.left + plotW / 2}" y="${HEIGHT - 18}" text-anchor="middle" font-size="13">Iteration budget (model calls allowed per task)</text>`,
+  );
+  out.push(
+    `<text x="18" y="${MARGIN.top + plotH / 2}" text-anchor="middle" font-size="13" transform="rotate(-90 18 ${MARGIN.top + plotH / 2})">Success rate</text>`,
+  );
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const dash = DASHES[Math.floor(i / COLORS.length) % DASHES.length];
     const points = [...s.points].sort((a, b) => a.budget - b.budget);
     const dashAttr = dash ? ` stroke-dasharray="${dash}"` : "";
     out.push(`<g class="series" data-model="${escapeXml(s.model)}">`);
-    out.push(`<polyline fill="none" stroke="${color}" stroke-width="2.5"${dashAttr} points="${points.map((p) => `${fmt(x(p.budget))},${fmt(y(p.successRate))}`).join(" ")}"/>`);
+    out.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2.5"${dashAttr} points="${points.map((p) => `${fmt(x(p.budget))},${fmt(y(p.successRate))}`).join(" ")}"/>`,
+    );
     for (const p of points) {
-      out.push(`<circle cx="${fmt(x(p.budget))}" cy="${fmt(y(p.successRate))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.model}: budget ${p.budget}, ${fmt(p.successRate * 100)}%`)}</title></circle>`);
+      out.push(
+        `<circle cx="${fmt(x(p.budget))}" cy="${fmt(y(p.successRate))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.model}: budget ${p.budget}, ${fmt(p.successRate * 100)}%`)}</title></circle>`,
+      );
     }
     out.push(`</g>`);
     const ly = MARGIN.top + 10 + i * 22;
     const lx = MARGIN.left + plotW + 20;
-    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2.5"${dashAttr}/>`);
-    out.push(`<text x="${lx + 30}" y="${ly}" dominant-baseline="middle">${escapeXml(s.model.length > 24 ? `${s.model.slice(0, 23)}…` : s.model)}</text>`);
+    out.push(
+      `<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2.5"${dashAttr}/>`,
+    );
+    out.push(
+      `<text x="${lx + 30}" y="${ly}" dominant-baseline="middle">${escapeXml(s.model.length > 24 ? `${s.model.slice(0, 23)}…` : s.model)}</text>`,
+    );
   });
   out.push(`</svg>`);
   return `${out.join("\n")}\n`;

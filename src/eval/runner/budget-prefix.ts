@@ -107,7 +107,10 @@ export class PrefixReplayModel implements ModelHandle {
   }
 
   get elapsedMs(): number {
-    return this.#calls.slice(0, Math.min(this.#done, this.#liveFrom - 1)).reduce((sum, call) => sum + call.ms, 0) + this.#liveMs;
+    return (
+      this.#calls.slice(0, Math.min(this.#done, this.#liveFrom - 1)).reduce((sum, call) => sum + call.ms, 0) +
+      this.#liveMs
+    );
   }
 
   async generate(prompt: string, options?: GenerateOptions): Promise<string> {

@@ -17,8 +17,10 @@ export function collectCalls(events: Iterable<AgentEvent>): SkillCall[] {
   const calls: SkillCall[] = [];
   for (const event of events) {
     if (event.depth) continue;
-    if (event.type === "call-skills") calls.push(...event.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
-    else if (event.type === "call-skill" && event.callIndex === undefined && !event.repeated) calls.push({ skillName: event.skillName, arguments: modelArguments(event) });
+    if (event.type === "call-skills")
+      calls.push(...event.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
+    else if (event.type === "call-skill" && event.callIndex === undefined && !event.repeated)
+      calls.push({ skillName: event.skillName, arguments: modelArguments(event) });
   }
   return calls;
 }

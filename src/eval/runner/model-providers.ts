@@ -45,7 +45,12 @@ function trajectoryProvider(name: string, rates: FailureRates = FAILURE_PROFILES
     concurrency: SCRIPTED_CONCURRENCY,
     async acquire(task, seed) {
       if (!task.trajectory) throw new Error(`task ${task.id} has no trajectory for ${name} to follow`);
-      return new TrajectoryModel(task.trajectory, { rates, random: seededRandom(hashSeed(seed, name, task.id)), skillNames: task.registry.names(), name });
+      return new TrajectoryModel(task.trajectory, {
+        rates,
+        random: seededRandom(hashSeed(seed, name, task.id)),
+        skillNames: task.registry.names(),
+        name,
+      });
     },
     async dispose() {},
   };
@@ -108,7 +113,11 @@ export function createModelProvider(spec: ModelSpec, options: ProviderOptions = 
         name: spec.name,
         concurrency: SCRIPTED_CONCURRENCY,
         async acquire(task) {
-          return new HeuristicModel({ query: task.query, skillNames: task.registry.names(), lookups: task.lookups ?? [] });
+          return new HeuristicModel({
+            query: task.query,
+            skillNames: task.registry.names(),
+            lookups: task.lookups ?? [],
+          });
         },
         async dispose() {},
       };

@@ -8,8 +8,13 @@ import { setImmediate as nextTurn } from "node:timers/promises";
  * so without the yield a whole evaluation ran inside one turn of the event loop: Ctrl-C (a signal, delivered as an
  * event) was never seen until the last of 18,816 runs had finished.
  */
-export async function promisePool<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>, signal?: AbortSignal): Promise<(R | undefined)[]> {
-  const results: (R | undefined)[] = new Array(items.length).fill(undefined);
+export async function promisePool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<(R | undefined)[]> {
+  const results: (R | undefined)[] = Array.from({ length: items.length }, () => undefined);
   let next = 0;
   const worker = async () => {
     for (;;) {

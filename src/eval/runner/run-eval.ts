@@ -41,10 +41,43 @@ export interface EvalRuns {
   interrupted: boolean;
 }
 
-function harnessError(base: Omit<RunRecord, "success" | "failures" | "stopReason" | "iterations" | "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls" | "promptTokens" | "evaluatedPromptTokens" | "generatedTokens" | "wallMs">, message: string, wallMs: number): RunRecord {
+function harnessError(
+  base: Omit<
+    RunRecord,
+    | "success"
+    | "failures"
+    | "stopReason"
+    | "iterations"
+    | "skillCalls"
+    | "validationErrors"
+    | "validationErrorsByType"
+    | "toolErrors"
+    | "emptyAnswers"
+    | "repeatedCalls"
+    | "promptTokens"
+    | "evaluatedPromptTokens"
+    | "generatedTokens"
+    | "wallMs"
+  >,
+  message: string,
+  wallMs: number,
+): RunRecord {
   return {
-    ...base, success: false, failures: [message], stopReason: "harness_error", iterations: 0, skillCalls: 0, validationErrors: 0,
-    validationErrorsByType: {}, toolErrors: 0, emptyAnswers: 0, repeatedCalls: 0, promptTokens: null, evaluatedPromptTokens: null, generatedTokens: null, wallMs,
+    ...base,
+    success: false,
+    failures: [message],
+    stopReason: "harness_error",
+    iterations: 0,
+    skillCalls: 0,
+    validationErrors: 0,
+    validationErrorsByType: {},
+    toolErrors: 0,
+    emptyAnswers: 0,
+    repeatedCalls: 0,
+    promptTokens: null,
+    evaluatedPromptTokens: null,
+    generatedTokens: null,
+    wallMs,
   };
 }
 
@@ -69,21 +102,49 @@ interface RunSetup {
  * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
  * iterations, judged by the task. Never throws: a model that cannot be had or a run that throws is a failed record.
  */
-export async function runTask(task: EvalTask, provider: ModelProvider, budget: number, seed: number, signal?: AbortSignal, grammar = true, loop?: LoopSettings): Promise<RunRecord> {
-  return (await runTaskWithState(task, { provider, budget, seed, grammar, ...(loop && { loop }), ...(signal && { signal }) })).record;
+export async function runTask(
+  task: EvalTask,
+  provider: ModelProvider,
+  budget: number,
+  seed: number,
+  signal?: AbortSignal,
+  grammar = true,
+  loop?: LoopSettings,
+): Promise<RunRecord> {
+  return (
+    await runTaskWithState(task, { provider, budget, seed, grammar, ...(loop && { loop }), ...(signal && { signal }) })
+  ).record;
 }
 
-async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ record: RunRecord; state?: AgentState; model?: ModelHandle }> {
+async function runTaskWithState(
+  task: EvalTask,
+  setup: RunSetup,
+): Promise<{ record: RunRecord; state?: AgentState; model?: ModelHandle }> {
   const { provider, budget, seed, signal } = setup;
   const started = performance.now();
-  const base = { model: provider.name, taskId: task.id, ...(task.category && { category: task.category }), budget, seed };
+  const base = {
+    model: provider.name,
+    taskId: task.id,
+    ...(task.category && { category: task.category }),
+    budget,
+    seed,
+  };
   let model: ModelHandle;
   let state: AgentState;
   try {
     const acquired = await provider.acquire(task, seed);
     model = setup.wrap ? setup.wrap(acquired) : acquired;
-    const agent = new Agent({ ...setup.loop, model, registry: task.registry, grammar: setup.grammar, ...(task.parallelCalls && { parallelCalls: true }) });
-    state = await agent.run(task.query, { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) });
+    const agent = new Agent({
+      ...setup.loop,
+      model,
+      registry: task.registry,
+      grammar: setup.grammar,
+      ...(task.parallelCalls && { parallelCalls: true }),
+    });
+    state = await agent.run(task.query, {
+      maxIterations: Math.min(budget, task.maxIterations ?? budget),
+      ...(signal && { signal }),
+    });
   } catch (error) {
     return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
   }
@@ -125,10 +186,18 @@ async function runTaskWithState(task: EvalTask, setup: RunSetup): Promise<{ reco
  * last call of a smaller budget is made for real). A playback that diverges (it should not) is run for real instead.
  * Records come back in budget order.
  */
-async function runBudgetPrefixes(task: EvalTask, setup: Omit<RunSetup, "budget" | "wrap">, budgets: readonly number[]): Promise<RunRecord[]> {
+async function runBudgetPrefixes(
+  task: EvalTask,
+  setup: Omit<RunSetup, "budget" | "wrap">,
+  budgets: readonly number[],
+): Promise<RunRecord[]> {
   const largest = Math.max(...budgets);
   let recording: RecordingModel | undefined;
-  const full = await runTaskWithState(task, { ...setup, budget: largest, wrap: (m) => (recording = new RecordingModel(m)) });
+  const full = await runTaskWithState(task, {
+    ...setup,
+    budget: largest,
+    wrap: (m) => (recording = new RecordingModel(m)),
+  });
   const records = new Map<number, RunRecord>([[largest, full.record]]);
   for (const budget of budgets) {
     if (budget === largest) continue;
@@ -137,11 +206,23 @@ async function runBudgetPrefixes(task: EvalTask, setup: Omit<RunSetup, "budget" 
       continue;
     }
     const finalRound = setup.loop?.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS;
-    const replay = new PrefixReplayModel(full.state.stream.toArray(), recording, { ...(finalRound && { liveFrom: budget }) });
-    const replayProvider: ModelProvider = { name: setup.provider.name, concurrency: 1, acquire: async () => replay, dispose: async () => {} };
+    const replay = new PrefixReplayModel(full.state.stream.toArray(), recording, {
+      ...(finalRound && { liveFrom: budget }),
+    });
+    const replayProvider: ModelProvider = {
+      name: setup.provider.name,
+      concurrency: 1,
+      acquire: async () => replay,
+      dispose: async () => {},
+    };
     const derived = await runTaskWithState(task, { ...setup, provider: replayProvider, budget });
     const diverged = derived.state?.stream.ofType("model-error").some((e) => /replay/.test(e.message)) ?? true;
-    records.set(budget, diverged ? (await runTaskWithState(task, { ...setup, budget })).record : { ...derived.record, wallMs: replay.elapsedMs, derivedFrom: largest });
+    records.set(
+      budget,
+      diverged
+        ? (await runTaskWithState(task, { ...setup, budget })).record
+        : { ...derived.record, wallMs: replay.elapsedMs, derivedFrom: largest },
+    );
   }
   return budgets.map((b) => records.get(b)!);
 }
@@ -172,7 +253,12 @@ function jobsOf(tasks: readonly EvalTask[], budgets: readonly number[], seeds: r
   return budgets.flatMap((budget) => seeds.flatMap((seed) => tasks.map((task) => ({ task, budget, seed }))));
 }
 
-async function runAll(options: RunEvalOptions, jobs: ReturnType<typeof jobsOf>, providers: readonly ModelProvider[], signal: AbortSignal): Promise<EvalRuns> {
+async function runAll(
+  options: RunEvalOptions,
+  jobs: ReturnType<typeof jobsOf>,
+  providers: readonly ModelProvider[],
+  signal: AbortSignal,
+): Promise<EvalRuns> {
   const total = jobs.length * providers.length;
   const records: RunRecord[] = [];
   let done = 0;
@@ -182,19 +268,32 @@ async function runAll(options: RunEvalOptions, jobs: ReturnType<typeof jobsOf>, 
     if (signal.aborted) break;
     await provider.prepare?.();
     try {
-      const setup = (seed: number) => ({ provider, seed, grammar, signal, ...(options.loop && { loop: options.loop }) });
+      const setup = (seed: number) => ({
+        provider,
+        seed,
+        grammar,
+        signal,
+        ...(options.loop && { loop: options.loop }),
+      });
       const progress = (count: number) => options.onProgress?.({ done: (done += count), total, model: provider.name });
       if (provider.deterministic && options.budgets.length > 1) {
         // One real run per (seed, task) under the largest budget; the smaller budgets are played back from it.
         const pairs = options.seeds.flatMap((seed) => options.tasks.map((task) => ({ task, seed })));
-        const results = await promisePool(pairs, provider.concurrency, async ({ task, seed }) => {
-          const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
-          progress(byBudget.length);
-          return byBudget;
-        }, signal);
+        const results = await promisePool(
+          pairs,
+          provider.concurrency,
+          async ({ task, seed }) => {
+            const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
+            progress(byBudget.length);
+            return byBudget;
+          },
+          signal,
+        );
         // Back into the job order (budget, seed, task).
         const found = new Map<string, RunRecord>();
-        results.forEach((byBudget) => byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)));
+        results.forEach((byBudget) =>
+          byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)),
+        );
         for (const job of jobs) {
           const record = found.get(`${job.budget}\u0000${job.seed}\u0000${job.task.id}`);
           if (record) records.push(record);

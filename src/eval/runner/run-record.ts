@@ -9,7 +9,10 @@ export type RunStopReason = StopReason | "harness_error";
  * repeated calls (identical to an earlier call of the run).
  */
 /** The agent's counters that every run record (and every aggregate of them) carries. */
-export type RunCounters = Pick<RunStats, "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls">;
+export type RunCounters = Pick<
+  RunStats,
+  "skillCalls" | "validationErrors" | "validationErrorsByType" | "toolErrors" | "emptyAnswers" | "repeatedCalls"
+>;
 
 export interface RunRecord extends RunCounters {
   model: string;

@@ -33,7 +33,12 @@ let worker: { thread: Worker; state: Int32Array } | undefined;
  * then terminated (a new one serves the next test) and the answer is "timeout". JavaScript's own RegExp, so suites
  * keep lookarounds and backreferences that a linear-time engine would refuse.
  */
-export function testRegexBounded(source: string, flags: string, text: string, timeoutMs = SUITE_REGEX_TIMEOUT_MS): boolean | "timeout" {
+export function testRegexBounded(
+  source: string,
+  flags: string,
+  text: string,
+  timeoutMs = SUITE_REGEX_TIMEOUT_MS,
+): boolean | "timeout" {
   if (!worker) {
     const state = new Int32Array(new SharedArrayBuffer(4));
     const thread = new Worker(WORKER_CODE, { eval: true, workerData: state.buffer });

@@ -48,37 +48,55 @@ export function answerIncludes(answer: string, needle: string): boolean {
 }
 
 function valueMatches(actual: unknown, expected: unknown): boolean {
-  if (typeof expected === "string") return typeof actual === "string" && actual.trim().toLowerCase() === expected.trim().toLowerCase();
+  if (typeof expected === "string")
+    return typeof actual === "string" && actual.trim().toLowerCase() === expected.trim().toLowerCase();
   if (typeof expected === "number") return typeof actual === "number" && sameNumber(actual, expected);
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => valueMatches(actual[i], e));
+  if (Array.isArray(expected))
+    return (
+      Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => valueMatches(actual[i], e))
+    );
   if (expected !== null && typeof expected === "object") {
     if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return false;
-    return Object.entries(expected).every(([k, v]) => Object.hasOwn(actual, k) && valueMatches((actual as Record<string, unknown>)[k], v));
+    return Object.entries(expected).every(
+      ([k, v]) => Object.hasOwn(actual, k) && valueMatches((actual as Record<string, unknown>)[k], v),
+    );
   }
   return actual === expected;
 }
 
 /** Does `call` satisfy an expected call (same skill; every expected argument present and equal; others allowed)? */
-export function callMatches(call: SkillCall, expected: { skill: string; arguments?: Record<string, unknown> }): boolean {
+export function callMatches(
+  call: SkillCall,
+  expected: { skill: string; arguments?: Record<string, unknown> },
+): boolean {
   return call.skillName === expected.skill && valueMatches(call.arguments, expected.arguments ?? {});
 }
 
 /** Judge a run by a task's `expected`: every condition given must hold. */
-export function checkExpected(expected: Expected, run: { answer: string | undefined; calls: readonly SkillCall[] }): ExpectationResult {
+export function checkExpected(
+  expected: Expected,
+  run: { answer: string | undefined; calls: readonly SkillCall[] },
+): ExpectationResult {
   const failures: string[] = [];
   const { answer, calls } = run;
-  const needsAnswer = expected.equals !== undefined || expected.includes !== undefined || expected.matches !== undefined;
+  const needsAnswer =
+    expected.equals !== undefined || expected.includes !== undefined || expected.matches !== undefined;
   if (needsAnswer && answer === undefined) failures.push("no answer");
   // "no call" is shown by a run that answered without one; a run cut off first might have called next
-  else if (expected.noCalls && answer === undefined) failures.push("no answer (noCalls needs the run to answer without calling a skill)");
+  else if (expected.noCalls && answer === undefined)
+    failures.push("no answer (noCalls needs the run to answer without calling a skill)");
   if (answer !== undefined) {
-    if (expected.equals !== undefined && !answerEquals(answer, expected.equals)) failures.push(`answer does not equal ${JSON.stringify(expected.equals)}`);
+    if (expected.equals !== undefined && !answerEquals(answer, expected.equals))
+      failures.push(`answer does not equal ${JSON.stringify(expected.equals)}`);
     for (const needle of expected.includes === undefined ? [] : [expected.includes].flat()) {
       if (!answerIncludes(answer, needle)) failures.push(`answer does not include ${JSON.stringify(needle)}`);
     }
     if (expected.matches !== undefined) {
       const matched = testRegexBounded(expected.matches, "i", answer);
-      if (matched === "timeout") failures.push(`the check /${expected.matches}/i timed out after ${SUITE_REGEX_TIMEOUT_MS / 1000} s on this answer (catastrophic backtracking?)`);
+      if (matched === "timeout")
+        failures.push(
+          `the check /${expected.matches}/i timed out after ${SUITE_REGEX_TIMEOUT_MS / 1000} s on this answer (catastrophic backtracking?)`,
+        );
       else if (!matched) failures.push(`answer does not match /${expected.matches}/i`);
     }
   }
@@ -86,7 +104,8 @@ export function checkExpected(expected: Expected, run: { answer: string | undefi
     const unused = [...calls];
     for (const want of expected.calls) {
       const index = unused.findIndex((call) => callMatches(call, want));
-      if (index < 0) failures.push(`missing call ${want.skill}${want.arguments ? ` ${JSON.stringify(want.arguments)}` : ""}`);
+      if (index < 0)
+        failures.push(`missing call ${want.skill}${want.arguments ? ` ${JSON.stringify(want.arguments)}` : ""}`);
       else unused.splice(index, 1);
     }
   }

@@ -13,7 +13,9 @@ function lookupSkill(def: Extract<DataSkillDefinition, { type: "lookup" }>): Ski
   return defineSkill({
     name: def.name,
     description: def.description,
-    parameters: z.object({ [def.parameter]: z.string().describe(def.parameterDescription ?? `The ${def.parameter} to look up`) }),
+    parameters: z.object({
+      [def.parameter]: z.string().describe(def.parameterDescription ?? `The ${def.parameter} to look up`),
+    }),
     run(args) {
       const key = String(args[def.parameter]);
       const normalized = normalizeLookupKey(key);
@@ -38,7 +40,12 @@ function fixedSkill(def: Extract<DataSkillDefinition, { type: "fixed" }>): Skill
     shape[name] = p.required ? type : type.optional();
   }
   const result = def.result;
-  return defineSkill({ name: def.name, description: def.description, parameters: z.object(shape), run: () => structuredClone(result) });
+  return defineSkill({
+    name: def.name,
+    description: def.description,
+    parameters: z.object(shape),
+    run: () => structuredClone(result),
+  });
 }
 
 /**

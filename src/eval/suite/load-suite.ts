@@ -24,7 +24,8 @@ export function formatIssues(error: z.ZodError, limit = 10): string {
  */
 export function parseSuite(data: unknown, source = "suite"): Suite {
   const result = suiteSchema.safeParse(data);
-  if (!result.success) throw new EvalSetupError("suite_invalid", `${source} is not a valid suite:\n${formatIssues(result.error)}`);
+  if (!result.success)
+    throw new EvalSetupError("suite_invalid", `${source} is not a valid suite:\n${formatIssues(result.error)}`);
   return result.data;
 }
 
@@ -36,7 +37,9 @@ export function parseSuiteText(text: string, source: string): Suite {
     data = yaml ? parseYaml(text, { prettyErrors: true }) : JSON.parse(text);
   } catch (error) {
     const detail = (error as Error).message.split("\n")[0];
-    throw new EvalSetupError("suite_invalid", `${source} is not valid ${yaml ? "YAML" : "JSON"}: ${detail}`, { cause: error });
+    throw new EvalSetupError("suite_invalid", `${source} is not valid ${yaml ? "YAML" : "JSON"}: ${detail}`, {
+      cause: error,
+    });
   }
   return parseSuite(data, source);
 }

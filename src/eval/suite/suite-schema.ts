@@ -7,7 +7,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 /** Task ids become file names (`replay:DIR` reads `DIR/<id>.jsonl`), so they are kept to safe characters. */
 const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
-const skillName = z.string().regex(NAME, { error: "a skill name is 1-64 letters, digits, _ - . starting with a letter or _" });
+const skillName = z
+  .string()
+  .regex(NAME, { error: "a skill name is 1-64 letters, digits, _ - . starting with a letter or _" });
 const jsonObject = z.record(z.string(), z.json());
 
 const lookupSkillSchema = z.strictObject({
@@ -15,10 +17,15 @@ const lookupSkillSchema = z.strictObject({
   name: skillName,
   description: z.string().min(1),
   /** The argument that holds the key. Default `key`. */
-  parameter: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("key"),
+  parameter: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default("key"),
   parameterDescription: z.string().optional(),
   /** Key → result. Keys match without regard to case or surrounding spaces. */
-  table: z.record(z.string(), z.json()).refine((t) => Object.keys(t).length > 0, { error: "a lookup table needs at least one entry" }),
+  table: z
+    .record(z.string(), z.json())
+    .refine((t) => Object.keys(t).length > 0, { error: "a lookup table needs at least one entry" }),
 });
 
 const fixedParameterSchema = z.strictObject({
@@ -41,13 +48,16 @@ const fixedSkillSchema = z.strictObject({
 export const dataSkillSchema = z.discriminatedUnion("type", [lookupSkillSchema, fixedSkillSchema]);
 export type DataSkillDefinition = z.infer<typeof dataSkillSchema>;
 
-const regexSource = z.string().min(1).superRefine((source, ctx) => {
-  try {
-    new RegExp(source, "i");
-  } catch (error) {
-    ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(error as Error).message}` });
-  }
-});
+const regexSource = z
+  .string()
+  .min(1)
+  .superRefine((source, ctx) => {
+    try {
+      new RegExp(source, "i");
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(error as Error).message}` });
+    }
+  });
 
 const expectedCallSchema = z.strictObject({
   skill: skillName,
@@ -68,11 +78,17 @@ export const expectedSchema = z
     calls: z.array(expectedCallSchema).min(1).optional(),
     noCalls: z.literal(true).optional(),
   })
-  .refine((e) => Object.values(e).some((v) => v !== undefined), { error: "expected needs at least one of equals, includes, matches, calls, noCalls" })
+  .refine((e) => Object.values(e).some((v) => v !== undefined), {
+    error: "expected needs at least one of equals, includes, matches, calls, noCalls",
+  })
   .refine((e) => !(e.noCalls && e.calls), { error: "expected cannot have both calls and noCalls" });
 export type Expected = z.infer<typeof expectedSchema>;
 
-const callStepSchema = z.strictObject({ call: skillName, arguments: jsonObject.default({}), thought: z.string().optional() });
+const callStepSchema = z.strictObject({
+  call: skillName,
+  arguments: jsonObject.default({}),
+  thought: z.string().optional(),
+});
 const answerStepSchema = z.strictObject({ answer: z.string().min(1), thought: z.string().optional() });
 
 /** One step of a task's correct trajectory: a skill call or the final answer. */
@@ -98,33 +114,59 @@ function checkSuite(suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[] }
   const defined = new Set<string>();
   suite.skills.forEach((skill, i) => {
     if ((SUITE_BUILTIN_SKILLS as readonly string[]).includes(skill.name)) {
-      ctx.addIssue({ code: "custom", path: ["skills", i, "name"], message: `"${skill.name}" is a built-in skill; pick another name` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["skills", i, "name"],
+        message: `"${skill.name}" is a built-in skill; pick another name`,
+      });
     } else if (defined.has(skill.name)) {
-      ctx.addIssue({ code: "custom", path: ["skills", i, "name"], message: `a skill named "${skill.name}" is already defined` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["skills", i, "name"],
+        message: `a skill named "${skill.name}" is already defined`,
+      });
     }
     defined.add(skill.name);
   });
   const known = [...SUITE_BUILTIN_SKILLS, ...defined];
   const ids = new Set<string>();
   suite.tasks.forEach((task, t) => {
-    if (ids.has(task.id)) ctx.addIssue({ code: "custom", path: ["tasks", t, "id"], message: `duplicate task id "${task.id}"` });
+    if (ids.has(task.id))
+      ctx.addIssue({ code: "custom", path: ["tasks", t, "id"], message: `duplicate task id "${task.id}"` });
     ids.add(task.id);
     task.skills.forEach((name, s) => {
-      if (!known.includes(name)) ctx.addIssue({ code: "custom", path: ["tasks", t, "skills", s], message: `unknown skill "${name}" (known: ${known.join(", ")})` });
+      if (!known.includes(name))
+        ctx.addIssue({
+          code: "custom",
+          path: ["tasks", t, "skills", s],
+          message: `unknown skill "${name}" (known: ${known.join(", ")})`,
+        });
     });
     task.expected.calls?.forEach((call, c) => {
       if (!task.skills.includes(call.skill)) {
-        ctx.addIssue({ code: "custom", path: ["tasks", t, "expected", "calls", c, "skill"], message: `"${call.skill}" is not among this task's skills` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["tasks", t, "expected", "calls", c, "skill"],
+          message: `"${call.skill}" is not among this task's skills`,
+        });
       }
     });
     const steps = task.trajectory ?? [];
     steps.forEach((step, s) => {
       const last = s === steps.length - 1;
       if ("call" in step && !task.skills.includes(step.call)) {
-        ctx.addIssue({ code: "custom", path: ["tasks", t, "trajectory", s, "call"], message: `"${step.call}" is not among this task's skills` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["tasks", t, "trajectory", s, "call"],
+          message: `"${step.call}" is not among this task's skills`,
+        });
       }
       if ("answer" in step !== last) {
-        ctx.addIssue({ code: "custom", path: ["tasks", t, "trajectory", s], message: last ? "the trajectory must end with an answer step" : "only the last step may be an answer" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["tasks", t, "trajectory", s],
+          message: last ? "the trajectory must end with an answer step" : "only the last step may be an answer",
+        });
       }
     });
   });

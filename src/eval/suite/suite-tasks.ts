@@ -7,13 +7,17 @@ import { suiteSkills, taskRegistry } from "./task-registry.js";
 
 function toAction(step: TrajectoryStep): TrajectoryAction {
   const thought = step.thought !== undefined ? { thought: step.thought } : {};
-  return "answer" in step ? { type: "answer", text: step.answer, ...thought } : { type: "call", skillName: step.call, arguments: step.arguments, ...thought };
+  return "answer" in step
+    ? { type: "answer", text: step.answer, ...thought }
+    : { type: "call", skillName: step.call, arguments: step.arguments, ...thought };
 }
 
 /** The tasks of a suite as the runner runs them: scoped registries, judges from `expected`, trajectories, lookup tables. */
 export function suiteTasks(suite: Suite): EvalTask[] {
   const all = suiteSkills(suite);
-  const lookups: HeuristicLookup[] = suite.skills.flatMap((s) => (s.type === "lookup" ? [{ skillName: s.name, parameter: s.parameter, keys: Object.keys(s.table) }] : []));
+  const lookups: HeuristicLookup[] = suite.skills.flatMap((s) =>
+    s.type === "lookup" ? [{ skillName: s.name, parameter: s.parameter, keys: Object.keys(s.table) }] : [],
+  );
   return suite.tasks.map((task) => ({
     id: task.id,
     ...(task.category && { category: task.category }),

@@ -10,7 +10,12 @@ import type { Suite, SuiteTask } from "./suite-schema.js";
 /** Every skill a suite can use, built once per suite: the built-ins (datetime on the suite's fixed clock) and its data skills. */
 export function suiteSkills(suite: Suite): Registry {
   const now = new Date(suite.now ?? DEFAULT_EVAL_NOW);
-  const skills: Skill[] = [calculatorSkill, createDatetimeSkill({ now: () => now }), convertUnitsSkill, ...suite.skills.map(dataSkill)];
+  const skills: Skill[] = [
+    calculatorSkill,
+    createDatetimeSkill({ now: () => now }),
+    convertUnitsSkill,
+    ...suite.skills.map(dataSkill),
+  ];
   return new Registry(skills);
 }
 

@@ -7,7 +7,8 @@ function canonical(value: unknown, keepOrder: boolean): unknown {
   const keys = Object.keys(value);
   if (!keepOrder) keys.sort();
   const out: Record<string, unknown> = {};
-  for (const key of keys) out[key] = canonical((value as Record<string, unknown>)[key], !keepOrder && ORDERED_MAPS.has(key));
+  for (const key of keys)
+    out[key] = canonical((value as Record<string, unknown>)[key], !keepOrder && ORDERED_MAPS.has(key));
   return out;
 }
 

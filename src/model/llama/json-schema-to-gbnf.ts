@@ -1,5 +1,9 @@
 import type { JsonSchema } from "../model-handle.js";
-import { MAX_REFERENCE_KEY_LENGTH, MAX_REFERENCE_PATH_SEGMENTS, parseCallReferencePattern } from "../../call-reference-pattern.js";
+import {
+  MAX_REFERENCE_KEY_LENGTH,
+  MAX_REFERENCE_PATH_SEGMENTS,
+  parseCallReferencePattern,
+} from "../../call-reference-pattern.js";
 import { integerRangeGbnf, MAX_INTEGER_DIGITS } from "./gbnf-integer-range.js";
 
 /** A JSON Schema the grammar compiler cannot turn into GBNF (a caller bug: fix the schema). */
@@ -14,7 +18,14 @@ const MAX_FRACTION_DIGITS = 16;
 const BLANK_CLASS = String.raw`\x00-\x20\x7F\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF`;
 
 /** `pattern`s that mean "contains a non-whitespace character"; any other pattern is not enforced by the grammar. */
-const NON_BLANK_PATTERNS = new Set([String.raw`\S`, String.raw`\S+`, String.raw`.*\S.*`, String.raw`^.*\S.*$`, String.raw`[^\s]`, String.raw`^(?!\s*$).+`]);
+const NON_BLANK_PATTERNS = new Set([
+  String.raw`\S`,
+  String.raw`\S+`,
+  String.raw`.*\S.*`,
+  String.raw`^.*\S.*$`,
+  String.raw`[^\s]`,
+  String.raw`^(?!\s*$).+`,
+]);
 
 const PRIMITIVES: Record<string, string> = {
   char: String.raw`[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})`,
@@ -87,7 +98,14 @@ function repetition(min: number, max: number | undefined): string {
 }
 
 /** Integer bounds of a schema as BigInts (`null` = open), from minimum/maximum and their exclusive forms. */
-function integerBounds(schema: JsonSchema): { lo: bigint | null; hi: bigint | null; loNumber?: number; hiNumber?: number; loExclusive: boolean; hiExclusive: boolean } {
+function integerBounds(schema: JsonSchema): {
+  lo: bigint | null;
+  hi: bigint | null;
+  loNumber?: number;
+  hiNumber?: number;
+  loExclusive: boolean;
+  hiExclusive: boolean;
+} {
   let loNumber = finiteNumber(own(schema, "minimum"));
   let hiNumber = finiteNumber(own(schema, "maximum"));
   let loExclusive = false;
@@ -95,9 +113,11 @@ function integerBounds(schema: JsonSchema): { lo: bigint | null; hi: bigint | nu
   const exMin = own(schema, "exclusiveMinimum");
   const exMax = own(schema, "exclusiveMaximum");
   if (exMin === true) loExclusive = loNumber !== undefined;
-  else if (finiteNumber(exMin) !== undefined && (loNumber === undefined || (exMin as number) >= loNumber)) [loNumber, loExclusive] = [exMin as number, true];
+  else if (finiteNumber(exMin) !== undefined && (loNumber === undefined || (exMin as number) >= loNumber))
+    [loNumber, loExclusive] = [exMin as number, true];
   if (exMax === true) hiExclusive = hiNumber !== undefined;
-  else if (finiteNumber(exMax) !== undefined && (hiNumber === undefined || (exMax as number) <= hiNumber)) [hiNumber, hiExclusive] = [exMax as number, true];
+  else if (finiteNumber(exMax) !== undefined && (hiNumber === undefined || (exMax as number) <= hiNumber))
+    [hiNumber, hiExclusive] = [exMax as number, true];
   const lo = loNumber === undefined ? null : BigInt(loExclusive ? Math.floor(loNumber) + 1 : Math.ceil(loNumber));
   const hi = hiNumber === undefined ? null : BigInt(hiExclusive ? Math.ceil(hiNumber) - 1 : Math.floor(hiNumber));
   return { lo, hi, loNumber, hiNumber, loExclusive, hiExclusive };
@@ -143,7 +163,12 @@ class GbnfBuilder {
   }
 
   #uniqueName(hint: string): string {
-    const base = hint.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-+|-+$/g, "").toLowerCase().slice(0, 40) || "r";
+    const base =
+      hint
+        .replace(/[^A-Za-z0-9]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .toLowerCase()
+        .slice(0, 40) || "r";
     let name = `s-${base}`;
     for (let i = 2; this.#rules.has(name); i++) name = `s-${base}-${i}`;
     return name;
@@ -163,8 +188,10 @@ class GbnfBuilder {
   /** A rule expression (usually a rule name) that matches exactly the compact JSON texts this builder allows. */
   compile(schema: Schema, hint: string): string {
     if (schema === true) return this.primitive("value");
-    if (schema === false) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is false: no value can match it`);
-    if (!isObject(schema)) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is not an object or boolean`);
+    if (schema === false)
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is false: no value can match it`);
+    if (!isObject(schema))
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is not an object or boolean`);
 
     const ref = own<string>(schema, "$ref");
     if (ref !== undefined) return this.#compileRef(ref, hint);
@@ -172,44 +199,59 @@ class GbnfBuilder {
     if (Object.hasOwn(schema, "const")) return this.rule(hint, jsonLiteral(schema.const));
     const enumValues = own<unknown[]>(schema, "enum");
     if (enumValues !== undefined) {
-      if (!Array.isArray(enumValues) || enumValues.length === 0) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "enum" at "${hint}" must be a non-empty array`);
+      if (!Array.isArray(enumValues) || enumValues.length === 0)
+        throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "enum" at "${hint}" must be a non-empty array`);
       return this.rule(hint, [...new Set(enumValues.map((v) => jsonLiteral(v)))].join(" | "));
     }
 
     const allOf = own<Schema[]>(schema, "allOf");
     if (Array.isArray(allOf)) {
       const { allOf: _, ...rest } = schema;
-      return this.compile(allOf.reduce<JsonSchema>((merged, part) => mergeSchemas(merged, part, hint), rest), hint);
+      return this.compile(
+        allOf.reduce<JsonSchema>((merged, part) => mergeSchemas(merged, part, hint), rest),
+        hint,
+      );
     }
 
     const branches = own<Schema[]>(schema, "anyOf") ?? own<Schema[]>(schema, "oneOf");
     if (branches !== undefined) {
-      if (!Array.isArray(branches) || branches.length === 0) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "anyOf"/"oneOf" at "${hint}" must be a non-empty array`);
+      if (!Array.isArray(branches) || branches.length === 0)
+        throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "anyOf"/"oneOf" at "${hint}" must be a non-empty array`);
       const { anyOf: _a, oneOf: _o, ...rest } = schema;
       const hasRest = Object.keys(rest).some((k) => !ANNOTATIONS.has(k));
-      const alternatives = branches.map((branch, i) => this.compile(hasRest && isObject(branch) ? { ...rest, ...branch } : branch, `${hint}-${i}`));
+      const alternatives = branches.map((branch, i) =>
+        this.compile(hasRest && isObject(branch) ? { ...rest, ...branch } : branch, `${hint}-${i}`),
+      );
       return this.rule(hint, [...new Set(alternatives)].join(" | "));
     }
 
     const types = this.#types(schema, hint);
     if (types === undefined) return this.primitive("value");
-    const alternatives = types.map((type) => this.#compileType(type, schema, types.length > 1 ? `${hint}-${type}` : hint));
+    const alternatives = types.map((type) =>
+      this.#compileType(type, schema, types.length > 1 ? `${hint}-${type}` : hint),
+    );
     return alternatives.length === 1 ? alternatives[0] : this.rule(hint, alternatives.join(" | "));
   }
 
   #types(schema: JsonSchema, hint: string): string[] | undefined {
-    const declared = own<unknown>(schema, "type");
+    const declared = own(schema, "type");
     let types: string[] | undefined;
     if (typeof declared === "string") types = [declared];
     else if (Array.isArray(declared)) types = declared.map(String);
-    else if (declared !== undefined) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "type" at "${hint}" must be a string or an array of strings`);
-    else if (["properties", "required", "additionalProperties"].some((k) => Object.hasOwn(schema, k))) types = ["object"];
+    else if (declared !== undefined)
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "type" at "${hint}" must be a string or an array of strings`);
+    else if (["properties", "required", "additionalProperties"].some((k) => Object.hasOwn(schema, k)))
+      types = ["object"];
     else if (["items", "prefixItems", "minItems", "maxItems"].some((k) => Object.hasOwn(schema, k))) types = ["array"];
     else if (["minLength", "maxLength", "pattern"].some((k) => Object.hasOwn(schema, k))) types = ["string"];
-    else if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].some((k) => Object.hasOwn(schema, k))) types = ["number"];
+    else if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].some((k) => Object.hasOwn(schema, k)))
+      types = ["number"];
     if (types === undefined) return undefined;
     for (const type of types) {
-      if (!KNOWN_TYPES.has(type)) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: unknown type "${type}" at "${hint}" (map Python-style types first, e.g. bfclToJsonSchema)`);
+      if (!KNOWN_TYPES.has(type))
+        throw new JsonSchemaGrammarError(
+          `jsonSchemaToGbnf: unknown type "${type}" at "${hint}" (map Python-style types first, e.g. bfclToJsonSchema)`,
+        );
     }
     if (schema.nullable === true && !types.includes("null")) types = [...types, "null"];
     return [...new Set(types)];
@@ -217,13 +259,20 @@ class GbnfBuilder {
 
   #compileType(type: string, schema: JsonSchema, hint: string): string {
     switch (type) {
-      case "string": return this.#compileString(schema, hint);
-      case "integer": return this.#compileInteger(schema, hint);
-      case "number": return this.#compileNumber(schema, hint);
-      case "boolean": return this.primitive("boolean");
-      case "null": return this.primitive("null");
-      case "object": return this.#compileObject(schema, hint);
-      default: return this.#compileArray(schema, hint);
+      case "string":
+        return this.#compileString(schema, hint);
+      case "integer":
+        return this.#compileInteger(schema, hint);
+      case "number":
+        return this.#compileNumber(schema, hint);
+      case "boolean":
+        return this.primitive("boolean");
+      case "null":
+        return this.primitive("null");
+      case "object":
+        return this.#compileObject(schema, hint);
+      default:
+        return this.#compileArray(schema, hint);
     }
   }
 
@@ -238,7 +287,10 @@ class GbnfBuilder {
       const key = match?.[2].replace(/~1/g, "/").replace(/~0/g, "~");
       target = defs && key !== undefined && Object.hasOwn(defs, key) ? defs[key] : undefined;
     }
-    if (target === undefined) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: cannot resolve "$ref": "${ref}" at "${hint}" (only "#", "#/$defs/..." and "#/definitions/...")`);
+    if (target === undefined)
+      throw new JsonSchemaGrammarError(
+        `jsonSchemaToGbnf: cannot resolve "$ref": "${ref}" at "${hint}" (only "#", "#/$defs/..." and "#/definitions/...")`,
+      );
     const name = this.#uniqueName(`ref-${ref.split("/").pop()}`);
     this.#refs.set(ref, name);
     this.#rules.set(name, "");
@@ -262,7 +314,10 @@ class GbnfBuilder {
     this.primitive("char");
     if (!nonBlank) return this.rule(hint, `"\\"" char${repetition(minLength, maxLength)} "\\""`);
     this.primitive("nonblank-char");
-    const rest = maxLength === 1 ? "" : `char${repetition(Math.max(0, minLength - 1), maxLength === undefined ? undefined : maxLength - 1)}`;
+    const rest =
+      maxLength === 1
+        ? ""
+        : `char${repetition(Math.max(0, minLength - 1), maxLength === undefined ? undefined : maxLength - 1)}`;
     return this.rule(hint, seq(`"\\""`, "nonblank-char", rest, `"\\""`));
   }
 
@@ -270,14 +325,18 @@ class GbnfBuilder {
   #compileCallReference(earlierCalls: number, hint: string): string {
     const key = `[A-Za-z_$] [A-Za-z0-9_$-]{0,${MAX_REFERENCE_KEY_LENGTH - 1}}`;
     const segment = `("." ${key} | "[" [0-9]{1,6} "]")`;
-    return this.rule(hint, `"\\"calls[" [0-${earlierCalls - 1}] "].result" ${segment}{0,${MAX_REFERENCE_PATH_SEGMENTS}} "\\""`);
+    return this.rule(
+      hint,
+      `"\\"calls[" [0-${earlierCalls - 1}] "].result" ${segment}{0,${MAX_REFERENCE_PATH_SEGMENTS}} "\\""`,
+    );
   }
 
   #compileInteger(schema: JsonSchema, hint: string): string {
     const { lo, hi } = integerBounds(schema);
     if (lo === null && hi === null) return this.primitive("integer");
     const body = integerRangeGbnf(lo, hi);
-    if (body === null) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no integer satisfies the bounds at "${hint}"`);
+    if (body === null)
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no integer satisfies the bounds at "${hint}"`);
     return this.rule(hint, body);
   }
 
@@ -306,13 +365,15 @@ class GbnfBuilder {
       const whole = integerRangeGbnf(negativeFrom, negativeTo);
       if (whole !== null) alternatives.push(`"-" (${whole}) ${fraction}`);
     }
-    if (alternatives.length === 0) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no number satisfies the bounds at "${hint}"`);
+    if (alternatives.length === 0)
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no number satisfies the bounds at "${hint}"`);
     return this.rule(hint, alternatives.join(" | "));
   }
 
   #compileObject(schema: JsonSchema, hint: string): string {
     const properties = own<Record<string, Schema>>(schema, "properties") ?? {};
-    if (!isObject(properties)) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "properties" at "${hint}" must be an object`);
+    if (!isObject(properties))
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "properties" at "${hint}" must be an object`);
     const required = new Set((own<unknown[]>(schema, "required") ?? []).map(String));
     const keys = Object.keys(properties);
     for (const name of required) if (!keys.includes(name)) keys.push(name);
@@ -321,7 +382,10 @@ class GbnfBuilder {
       // No `properties` at all: a free-form map, values per additionalProperties (any value when absent or true).
       const additional = own<Schema>(schema, "additionalProperties");
       if (additional === false) return this.rule(hint, `"{" "}"`);
-      const value = additional === undefined || additional === true ? this.primitive("value") : this.compile(additional, `${hint}-value`);
+      const value =
+        additional === undefined || additional === true
+          ? this.primitive("value")
+          : this.compile(additional, `${hint}-value`);
       const key = this.primitive("string");
       return this.rule(hint, `"{" (${key} ":" ${value} ("," ${key} ":" ${value})*)? "}"`);
     }
@@ -343,7 +407,10 @@ class GbnfBuilder {
         first = seq(pair, nextRest);
       } else {
         rest = seq(`("," ${pair})?`, nextRest);
-        first = first === "" ? `(${seq(pair, nextRest)})?` : `(${seq(pair, nextRest)} | ${this.rule(`${hint}-from-${keys[i + 1]}`, first)})`;
+        first =
+          first === ""
+            ? `(${seq(pair, nextRest)})?`
+            : `(${seq(pair, nextRest)} | ${this.rule(`${hint}-from-${keys[i + 1]}`, first)})`;
       }
       if (i > 0) rest = this.rule(`${hint}-after-${keys[i]}`, rest);
     }
@@ -354,7 +421,8 @@ class GbnfBuilder {
     const minItems = Math.max(0, Math.floor(finiteNumber(own(schema, "minItems")) ?? 0));
     const maxRaw = finiteNumber(own(schema, "maxItems"));
     const maxItems = maxRaw === undefined ? undefined : Math.floor(maxRaw);
-    if (maxItems !== undefined && maxItems < minItems) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" cannot satisfy its length bounds`);
+    if (maxItems !== undefined && maxItems < minItems)
+      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" cannot satisfy its length bounds`);
     const prefixItems = own<Schema[]>(schema, "prefixItems") ?? [];
     const items = own<Schema>(schema, "items");
 
@@ -362,7 +430,8 @@ class GbnfBuilder {
       // A tuple: the prefix items in order (those past minItems optional, as many as maxItems allows), then further
       // items when `items` allows them.
       const count = Math.min(prefixItems.length, maxItems ?? prefixItems.length);
-      if (count < minItems && items === false) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
+      if (count < minItems && items === false)
+        throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
       const parts = prefixItems.slice(0, count).map((item, i) => this.compile(item, `${hint}-${i}`));
       let tail = "";
       if (items !== false && (maxItems === undefined || maxItems > count)) {
@@ -379,23 +448,39 @@ class GbnfBuilder {
     }
 
     if (maxItems === 0 || items === false) {
-      if (minItems > 0) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" allows no items but needs ${minItems}`);
+      if (minItems > 0)
+        throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" allows no items but needs ${minItems}`);
       return this.rule(hint, `"[" "]"`);
     }
     const item = this.compile(items ?? true, `${hint}-item`);
-    const more = (min: number) => (maxItems === 1 ? "" : `("," ${item})${repetition(min, maxItems === undefined ? undefined : maxItems - 1)}`);
+    const more = (min: number) =>
+      maxItems === 1 ? "" : `("," ${item})${repetition(min, maxItems === undefined ? undefined : maxItems - 1)}`;
     if (minItems === 0) return this.rule(hint, `"[" (${seq(item, more(0))})? "]"`);
     return this.rule(hint, seq(`"["`, item, more(minItems - 1), `"]"`));
   }
 }
 
 /** Keywords that say nothing about which values are valid. */
-const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "default",
+  "examples",
+  "$schema",
+  "$id",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$defs",
+  "definitions",
+]);
 
 /** Shallow merge for `allOf`: properties merged, `required` united, other keywords from the later part win. */
 function mergeSchemas(a: JsonSchema, b: Schema, hint: string): JsonSchema {
   if (b === true) return a;
-  if (b === false || !isObject(b)) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "allOf" at "${hint}" holds a schema no value matches`);
+  if (b === false || !isObject(b))
+    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "allOf" at "${hint}" holds a schema no value matches`);
   const merged: JsonSchema = { ...a, ...b };
   const pa = own<JsonSchema>(a, "properties");
   const pb = own<JsonSchema>(b, "properties");

@@ -1,8 +1,22 @@
-import { LlamaGrammarEvaluationState, TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
+import {
+  LlamaGrammarEvaluationState,
+  TokenBias,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+  type Token,
+} from "node-llama-cpp";
 import { abortError, raceAbort } from "../../abort.js";
 import type { ChatFormat } from "../../prompt/chat-format.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
-import { DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, DEFAULT_TOP_P, GRAMMAR_WRAP_UP_TOKENS, PROMPT_EVALUATION_SLICE, WRAP_UP_LOGIT_BIAS } from "./defaults.js";
+import {
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_TOP_K,
+  DEFAULT_TOP_P,
+  GRAMMAR_WRAP_UP_TOKENS,
+  PROMPT_EVALUATION_SLICE,
+  WRAP_UP_LOGIT_BIAS,
+} from "./defaults.js";
 import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
@@ -114,9 +128,12 @@ export class LlamaModelHandle implements ModelHandle {
     for (const token of this.#banned) {
       for (const bias of [this.#baseBias, this.#wrapUpInString, this.#wrapUpBetweenValues]) bias.set(token, "never");
     }
-    for (const token of parts.tokenClasses.stringClosers) this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
-    for (const token of parts.tokenClasses.containerClosers) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
-    for (const token of parts.tokenClasses.separators) this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
+    for (const token of parts.tokenClasses.stringClosers)
+      this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    for (const token of parts.tokenClasses.containerClosers)
+      this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+    for (const token of parts.tokenClasses.separators)
+      this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
   }
 
   /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
@@ -192,7 +209,9 @@ export class LlamaModelHandle implements ModelHandle {
     if (prompt === "") throw new TypeError("generate: the prompt is empty");
     const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true), this.#bos);
     if (tokens.length >= this.#sequence.contextSize) {
-      throw new RangeError(`generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`);
+      throw new RangeError(
+        `generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`,
+      );
     }
     const reused = await this.#alignSequence(tokens);
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
@@ -225,7 +244,9 @@ export class LlamaModelHandle implements ModelHandle {
     const assembler = new TextAssembler(this.#model, this.#stopText);
     const jsonState = new JsonStringState();
     const budget = Math.min(maxTokens, this.#sequence.contextSize - tokens.length);
-    const hardLimit = grammar ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, this.#sequence.contextSize - tokens.length) : budget;
+    const hardLimit = grammar
+      ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, this.#sequence.contextSize - tokens.length)
+      : budget;
     let bias = this.#baseBias;
     const generationStarted = performance.now();
     let aborted = false;
@@ -236,7 +257,7 @@ export class LlamaModelHandle implements ModelHandle {
     let input = tokens.slice(next);
     try {
       if (signal?.aborted) throw abortError(signal.reason);
-      for (let resample = true; resample; ) {
+      for (let resample = true; resample;) {
         resample = false;
         const iterator = this.#sequence.evaluate(input, {
           temperature,

@@ -1,10 +1,12 @@
 import { InsufficientMemoryError } from "node-llama-cpp";
 import { ModelLoadError } from "../errors.js";
 
-const OUT_OF_MEMORY = /out of memory|failed to allocate|cannot allocate|insufficient memory|unable to allocate|ErrorOutOfDeviceMemory|cudaMalloc failed|not enough (v)?ram|bad_alloc|mmap failed/i;
+const OUT_OF_MEMORY =
+  /out of memory|failed to allocate|cannot allocate|insufficient memory|unable to allocate|ErrorOutOfDeviceMemory|cudaMalloc failed|not enough (v)?ram|bad_alloc|mmap failed/i;
 const UNKNOWN_ARCHITECTURE = /unknown (model )?architecture|unsupported (model )?architecture/i;
 /** What llama.cpp and node-llama-cpp say when a file's contents are wrong; a bare "Failed to load model" included. */
-const DAMAGED = /failed to load model|invalid magic|tensor .* data is not within the file bounds|missing tensor|wrong shape|unexpectedly reached end of file|failed to read|corrupt|out of bounds|offset|invalid gguf|gguf_init/i;
+const DAMAGED =
+  /failed to load model|invalid magic|tensor .* data is not within the file bounds|missing tensor|wrong shape|unexpectedly reached end of file|failed to read|corrupt|out of bounds|offset|invalid gguf|gguf_init/i;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -28,8 +30,13 @@ export function toModelLoadError(error: unknown, path: string, logs: readonly st
   const message = messageOf(error);
   const logLine = (pattern: RegExp) => explainingLine(logs, pattern);
 
-  if (error instanceof InsufficientMemoryError || OUT_OF_MEMORY.test(message) || (DAMAGED.test(message) && logLine(OUT_OF_MEMORY))) {
-    const detail = OUT_OF_MEMORY.test(message) || error instanceof InsufficientMemoryError ? message : logLine(OUT_OF_MEMORY)!;
+  if (
+    error instanceof InsufficientMemoryError ||
+    OUT_OF_MEMORY.test(message) ||
+    (DAMAGED.test(message) && logLine(OUT_OF_MEMORY))
+  ) {
+    const detail =
+      OUT_OF_MEMORY.test(message) || error instanceof InsufficientMemoryError ? message : logLine(OUT_OF_MEMORY)!;
     return new ModelLoadError(
       "out_of_memory",
       `Not enough memory to load ${path} (${detail}). Close other programs, pick a smaller quantization or model (gemma-agent models), or lower --context-size.`,

@@ -40,14 +40,19 @@ export interface LoadModelOptions {
 }
 
 function checkOptions(options: LoadModelOptions): void {
-  if (typeof options?.model !== "string" || options.model.trim() === "") throw new TypeError("loadModel: `model` must be a path or a catalog alias");
-  if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new TypeError('loadModel: `gpu` must be "auto" or false');
+  if (typeof options?.model !== "string" || options.model.trim() === "")
+    throw new TypeError("loadModel: `model` must be a path or a catalog alias");
+  if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu)
+    throw new TypeError('loadModel: `gpu` must be "auto" or false');
   for (const key of ["contextSize", "threads"] as const) {
     const value = options[key];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new TypeError(`loadModel: \`${key}\` must be a positive integer`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new TypeError(`loadModel: \`${key}\` must be a positive integer`);
   }
-  if (options.temperature !== undefined && !(options.temperature >= 0)) throw new TypeError("loadModel: `temperature` must be >= 0");
-  if (options.seed !== undefined && !Number.isInteger(options.seed)) throw new TypeError("loadModel: `seed` must be an integer");
+  if (options.temperature !== undefined && !(options.temperature >= 0))
+    throw new TypeError("loadModel: `temperature` must be >= 0");
+  if (options.seed !== undefined && !Number.isInteger(options.seed))
+    throw new TypeError("loadModel: `seed` must be an integer");
 }
 
 /**
@@ -62,7 +67,9 @@ function checkOptions(options: LoadModelOptions): void {
 export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHandle> {
   checkOptions(options);
   const gpu = options.gpu ?? "auto";
-  const { path } = resolveModelFile(options.model, { ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) });
+  const { path } = resolveModelFile(options.model, {
+    ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }),
+  });
   const checked = await checkGgufFile(path);
   const runtime = await getLlamaRuntime(gpu);
   const { llama } = runtime;
@@ -77,7 +84,8 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
       ...(options.onProgress && { onLoadProgress: options.onProgress }),
     });
     const trainContextLength = model.trainContextSize;
-    const contextSize = options.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextLength || DEFAULT_CONTEXT_SIZE);
+    const contextSize =
+      options.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextLength || DEFAULT_CONTEXT_SIZE);
     const threads = options.threads ?? defaultThreadCount(llama.cpuMathCores);
     context = await model.createContext({ contextSize, threads, sequences: 1, failedCreationRemedy: false });
 
@@ -89,11 +97,14 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
       context,
       info: {
         architecture,
-        name: typeof metadata?.general?.name === "string" && metadata.general.name !== "" ? metadata.general.name : basename(path),
+        name:
+          typeof metadata?.general?.name === "string" && metadata.general.name !== ""
+            ? metadata.general.name
+            : basename(path),
         contextLength: context.contextSize,
         trainContextLength,
         vocabularySize: tokenClasses.vocabularySize,
-        quantization: quantizationName(metadata?.general?.file_type as number | undefined),
+        quantization: quantizationName(metadata?.general?.file_type),
         path,
       },
       chatFormat: chatFormatForArchitecture(architecture) ?? modelChatFormat(model),
@@ -101,7 +112,10 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
       tokenClasses,
       threads,
       backend: backendOf(llama, model.gpuLayers),
-      sampling: { temperature: options.temperature ?? DEFAULT_TEMPERATURE, ...(options.seed !== undefined && { seed: options.seed }) },
+      sampling: {
+        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
+        ...(options.seed !== undefined && { seed: options.seed }),
+      },
     });
   } catch (error) {
     await context?.dispose().catch(() => undefined);

@@ -1,4 +1,10 @@
-import { SpecialToken, SpecialTokensText, resolveChatWrapper, type ChatHistoryItem, type LlamaModel } from "node-llama-cpp";
+import {
+  SpecialToken,
+  SpecialTokensText,
+  resolveChatWrapper,
+  type ChatHistoryItem,
+  type LlamaModel,
+} from "node-llama-cpp";
 import { neutralizeControlText, type ChatFormat, type ChatMessage } from "../../prompt/chat-format.js";
 
 /**
@@ -38,17 +44,33 @@ export function modelChatFormat(model: LlamaModel): ChatFormat {
     return wrapper.generateContextState({ chatHistory: history });
   };
   const probe = render([{ role: "user", content: "" }], true);
-  const stops = probe.stopGenerationTriggers.map((trigger) => llamaTextToString(model, trigger)).filter((s) => s !== "");
+  const stops = probe.stopGenerationTriggers
+    .map((trigger) => llamaTextToString(model, trigger))
+    .filter((s) => s !== "");
   // The end of a model turn: the template's own marker (`<end_of_turn>`, `<|im_end|>`), else end of turn / sequence.
-  const endOfTurn = stops.find((s) => s !== model.tokens.eosString && s.trim() === s) ?? stops[0] ?? model.tokens.eotString ?? model.tokens.eosString ?? "";
-  const controlStrings = [...new Set([model.tokens.bosString, model.tokens.eosString, model.tokens.eotString, ...stops].filter((s): s is string => !!s))];
+  const endOfTurn =
+    stops.find((s) => s !== model.tokens.eosString && s.trim() === s) ??
+    stops[0] ??
+    model.tokens.eotString ??
+    model.tokens.eosString ??
+    "";
+  const controlStrings = [
+    ...new Set(
+      [model.tokens.bosString, model.tokens.eosString, model.tokens.eotString, ...stops].filter(
+        (s): s is string => !!s,
+      ),
+    ),
+  ];
   return {
     name: `template:${wrapper.wrapperName}`,
     controlStrings,
     endOfTurn,
     render(messages, { addGenerationPrompt = true } = {}) {
       // node-llama-cpp's chat wrappers always render up to the model's next turn.
-      if (!addGenerationPrompt) throw new TypeError(`chat format ${wrapper.wrapperName}: rendering without the generation prompt is not supported`);
+      if (!addGenerationPrompt)
+        throw new TypeError(
+          `chat format ${wrapper.wrapperName}: rendering without the generation prompt is not supported`,
+        );
       return llamaTextToString(model, render(messages, true).contextText);
     },
   };

@@ -12,7 +12,12 @@ export interface HeldContent {
  * and only the new text is tokenized, so the KV cache matches and nothing is evaluated twice; re-tokenizing the reply
  * could merge its tokens differently and force an erase. Otherwise the whole prompt is tokenized.
  */
-export function promptTokens(prompt: string, held: HeldContent, tokenize: (text: string) => Token[], bos?: Token): Token[] {
+export function promptTokens(
+  prompt: string,
+  held: HeldContent,
+  tokenize: (text: string) => Token[],
+  bos?: Token,
+): Token[] {
   if (held.tokens.length > 0 && prompt.startsWith(held.text)) {
     const rest = prompt.slice(held.text.length);
     return rest === "" ? held.tokens.slice() : [...held.tokens, ...tokenize(rest)];

@@ -70,9 +70,15 @@ export async function resolveConfinedPath(root: AllowedRoot, requested: string):
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new FileAccessError("not_found", `No such file or directory: ${JSON.stringify(requested)}; call list_files to see what exists`, { cause });
+      throw new FileAccessError(
+        "not_found",
+        `No such file or directory: ${JSON.stringify(requested)}; call list_files to see what exists`,
+        { cause },
+      );
     }
-    throw new FileAccessError("not_found", `Cannot access ${JSON.stringify(requested)} (${code ?? "error"})`, { cause });
+    throw new FileAccessError("not_found", `Cannot access ${JSON.stringify(requested)} (${code ?? "error"})`, {
+      cause,
+    });
   }
   if (!isInside(root.real, real)) throw escape(requested);
   const display = path.relative(root.real, real).split(path.sep).join("/") || ".";
@@ -89,14 +95,24 @@ const OPEN_FILES_DIR = "/proc/self/fd";
  * `fdPath` names the opened file through its descriptor, for reading a directory or its entries without a second
  * walk of the path. The caller closes `handle`.
  */
-export async function openConfined(root: AllowedRoot, requested: string, real: string, flags: number): Promise<{ handle: FileHandle; fdPath: string }> {
+export async function openConfined(
+  root: AllowedRoot,
+  requested: string,
+  real: string,
+  flags: number,
+): Promise<{ handle: FileHandle; fdPath: string }> {
   let handle: FileHandle;
   try {
     handle = await open(real, flags);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw escape(requested);
-    if (code === "ENOENT" || code === "ENOTDIR") throw new FileAccessError("not_found", `No such file or directory: ${JSON.stringify(requested)}; call list_files to see what exists`, { cause });
+    if (code === "ENOENT" || code === "ENOTDIR")
+      throw new FileAccessError(
+        "not_found",
+        `No such file or directory: ${JSON.stringify(requested)}; call list_files to see what exists`,
+        { cause },
+      );
     throw new FileAccessError("not_found", `Cannot open ${JSON.stringify(requested)} (${code ?? "error"})`, { cause });
   }
   const fdPath = `${OPEN_FILES_DIR}/${handle.fd}`;
@@ -105,10 +121,17 @@ export async function openConfined(root: AllowedRoot, requested: string, real: s
     return { handle, fdPath };
   } catch (error) {
     await handle.close();
-    throw error instanceof FileAccessError ? error : new FileAccessError("not_found", `Cannot check ${JSON.stringify(requested)}: ${(error as Error).message}`, { cause: error });
+    throw error instanceof FileAccessError
+      ? error
+      : new FileAccessError("not_found", `Cannot check ${JSON.stringify(requested)}: ${(error as Error).message}`, {
+          cause: error,
+        });
   }
 }
 
 function escape(requested: string): FileAccessError {
-  return new FileAccessError("symlink_escape", `Refused: ${JSON.stringify(requested)} is a symbolic link (or goes through one) that points outside the allowed directory`);
+  return new FileAccessError(
+    "symlink_escape",
+    `Refused: ${JSON.stringify(requested)} is a symbolic link (or goes through one) that points outside the allowed directory`,
+  );
 }

@@ -39,4 +39,3 @@ export const LIST_FILES_MAX_ENTRIES = 200;
  * (200 entries were cut to about 20 by that cap while the note said 200).
  */
 export const LIST_FILES_MAX_CHARS = 3_000;
-

@@ -3,7 +3,15 @@ import { defineSkill } from "../skill.js";
 import { DATETIME_DEFAULT_TIME_ZONE, DATETIME_DEFAULT_UNIT } from "./constants.js";
 import { parseDateInput, type DateInput } from "./parse-date-input.js";
 import { tidyNumber } from "./tidy-number.js";
-import { formatOffset, formatWallDate, formatZonedIso, offsetMinutesAt, resolveTimeZone, wallTimeAt, wallTimeAsUtc } from "./zoned-time.js";
+import {
+  formatOffset,
+  formatWallDate,
+  formatZonedIso,
+  offsetMinutesAt,
+  resolveTimeZone,
+  wallTimeAt,
+  wallTimeAsUtc,
+} from "./zoned-time.js";
 
 /** Units `datetime` reports a difference in. */
 export const DATETIME_UNITS = ["seconds", "minutes", "hours", "days", "weeks", "months", "years"] as const;
@@ -60,7 +68,10 @@ function difference(from: DateInput, to: DateInput, unit: DatetimeUnit, timeZone
   if (unit === "years") return Math.trunc(calendarMonths(from.epochMs, to.epochMs, timeZone) / 12);
   if (from.dateOnly && to.dateOnly && (unit === "days" || unit === "weeks")) {
     // Two calendar dates: count days on the calendar, so a daylight-saving change in between does not make 0.96 days.
-    const days = Math.round((wallTimeAsUtc(wallTimeAt(to.epochMs, timeZone)) - wallTimeAsUtc(wallTimeAt(from.epochMs, timeZone))) / UNIT_MS.days);
+    const days = Math.round(
+      (wallTimeAsUtc(wallTimeAt(to.epochMs, timeZone)) - wallTimeAsUtc(wallTimeAt(from.epochMs, timeZone))) /
+        UNIT_MS.days,
+    );
     return tidyNumber(unit === "days" ? days : Math.round((days / 7) * 10_000) / 10_000);
   }
   return tidyNumber(Math.round(((to.epochMs - from.epochMs) / UNIT_MS[unit]) * 10_000) / 10_000);
@@ -91,7 +102,7 @@ export function createDatetimeSkill(options: DatetimeSkillOptions = {}) {
       action: z.enum(["now", "difference"]).describe('"now" for the current time, "difference" for to minus from'),
       timeZone: z.string().optional().describe('IANA time zone, e.g. "Europe/Paris"; default "UTC"'),
       from: z.string().optional().describe('Start date, ISO 8601 like "2025-03-30" or "2025-03-30T14:05"; default now'),
-      to: z.string().optional().describe('End date, same format; default now'),
+      to: z.string().optional().describe("End date, same format; default now"),
       unit: z.enum(DATETIME_UNITS).optional().describe('Unit of the difference; default "days"'),
     }),
     run(args): DatetimeNow | DatetimeDifference {
@@ -110,7 +121,9 @@ export function createDatetimeSkill(options: DatetimeSkillOptions = {}) {
         };
       }
       if (args.from === undefined && args.to === undefined) {
-        throw new Error('difference needs "from" and/or "to" (ISO dates such as "2025-03-30"); a missing one means now');
+        throw new Error(
+          'difference needs "from" and/or "to" (ISO dates such as "2025-03-30"); a missing one means now',
+        );
       }
       const from = parseDateInput(args.from ?? "now", timeZone, now);
       const to = parseDateInput(args.to ?? "now", timeZone, now);

@@ -22,8 +22,12 @@ const CONSTANTS: ReadonlyMap<string, number> = new Map([
   ["e", Math.E],
 ]);
 
-const unary = (apply: (x: number) => number): MathFunction => ({ minArgs: 1, maxArgs: 1, apply: ([x]) => apply(x!) });
-const variadic = (apply: (...xs: number[]) => number): MathFunction => ({ minArgs: 1, maxArgs: 64, apply: (xs) => apply(...xs) });
+const unary = (apply: (x: number) => number): MathFunction => ({ minArgs: 1, maxArgs: 1, apply: ([x]) => apply(x) });
+const variadic = (apply: (...xs: number[]) => number): MathFunction => ({
+  minArgs: 1,
+  maxArgs: 64,
+  apply: (xs) => apply(...xs),
+});
 
 function requirePositive(name: string, x: number): number {
   if (x <= 0) throw new ExpressionError(`${name} of zero or a negative number (${x}) is undefined`);
@@ -40,25 +44,31 @@ function roundHalfAway(x: number, digits: number): number {
 }
 
 const FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map([
-  ["sqrt", unary((x) => {
-    if (x < 0) throw new ExpressionError(`sqrt of a negative number (${x}) has no real result`);
-    return Math.sqrt(x);
-  })],
+  [
+    "sqrt",
+    unary((x) => {
+      if (x < 0) throw new ExpressionError(`sqrt of a negative number (${x}) has no real result`);
+      return Math.sqrt(x);
+    }),
+  ],
   ["abs", unary(Math.abs)],
-  ["round", { minArgs: 1, maxArgs: 2, apply: ([x, digits = 0]) => roundHalfAway(x!, digits) }],
+  ["round", { minArgs: 1, maxArgs: 2, apply: ([x, digits = 0]) => roundHalfAway(x, digits) }],
   ["floor", unary(Math.floor)],
   ["ceil", unary(Math.ceil)],
   ["min", variadic(Math.min)],
   ["max", variadic(Math.max)],
-  ["log", {
-    minArgs: 1,
-    maxArgs: 2,
-    apply: ([x, base = 10]) => {
-      requirePositive("log", x!);
-      if (base <= 0 || base === 1) throw new ExpressionError(`log base must be positive and not 1, got ${base}`);
-      return base === 10 ? Math.log10(x!) : Math.log(x!) / Math.log(base);
+  [
+    "log",
+    {
+      minArgs: 1,
+      maxArgs: 2,
+      apply: ([x, base = 10]) => {
+        requirePositive("log", x);
+        if (base <= 0 || base === 1) throw new ExpressionError(`log base must be positive and not 1, got ${base}`);
+        return base === 10 ? Math.log10(x) : Math.log(x) / Math.log(base);
+      },
     },
-  }],
+  ],
   ["ln", unary((x) => Math.log(requirePositive("ln", x)))],
   ["exp", unary(Math.exp)],
   ["sin", unary(Math.sin)],
@@ -98,9 +108,12 @@ const shown = (x: number) => (x < 0 || Object.is(x, -0) ? `(${x})` : `${x}`);
 function applyInfix(op: InfixOp, left: number, right: number): number {
   const what = `${shown(left)} ${op} ${shown(right)}`;
   switch (op) {
-    case "+": return checkResult(left + right, what);
-    case "-": return checkResult(left - right, what);
-    case "*": return checkResult(left * right, what);
+    case "+":
+      return checkResult(left + right, what);
+    case "-":
+      return checkResult(left - right, what);
+    case "*":
+      return checkResult(left * right, what);
     case "/":
       if (right === 0) throw new ExpressionError(`Division by zero (${what}) has no answer`);
       return checkResult(left / right, what);
@@ -131,7 +144,10 @@ class ExpressionParser {
     const token = this.#lexer.peek();
     if (token.kind === "end") return value;
     if (token.text === ")") {
-      throw new ExpressionError(`Unbalanced parentheses: ")" at position ${token.at + 1} has no matching "("`, token.at);
+      throw new ExpressionError(
+        `Unbalanced parentheses: ")" at position ${token.at + 1} has no matching "("`,
+        token.at,
+      );
     }
     if (token.text === ",") {
       throw new ExpressionError(
@@ -143,7 +159,8 @@ class ExpressionParser {
   }
 
   #expression(minPower: number): number {
-    if (++this.#depth > this.#maxDepth) throw new ExpressionError(`The expression is nested too deeply (more than ${this.#maxDepth} levels)`);
+    if (++this.#depth > this.#maxDepth)
+      throw new ExpressionError(`The expression is nested too deeply (more than ${this.#maxDepth} levels)`);
     let left = this.#prefix();
     for (;;) {
       const token = this.#lexer.peek();
@@ -176,7 +193,10 @@ class ExpressionParser {
     if (token.kind === "end") {
       throw new ExpressionError("The expression ends too early: a number is missing at the end", token.at);
     }
-    throw new ExpressionError(`Expected a number, a function or "(" at position ${token.at + 1}, found ${describe(token)}`, token.at);
+    throw new ExpressionError(
+      `Expected a number, a function or "(" at position ${token.at + 1}, found ${describe(token)}`,
+      token.at,
+    );
   }
 
   #name(token: ExpressionToken & { kind: "name" }): number {
@@ -191,7 +211,8 @@ class ExpressionParser {
       );
     }
     const open = this.#lexer.next();
-    if (open.text !== "(") throw new ExpressionError(`${key} is a function: write ${key}(x), with parentheses`, open.at);
+    if (open.text !== "(")
+      throw new ExpressionError(`${key} is a function: write ${key}(x), with parentheses`, open.at);
     const args: number[] = [];
     if (this.#lexer.peek().text === ")") this.#lexer.next();
     else {
@@ -207,8 +228,16 @@ class ExpressionParser {
       }
     }
     if (args.length < fn.minArgs || args.length > fn.maxArgs) {
-      const wanted = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : fn.maxArgs > 2 ? `${fn.minArgs} or more` : `${fn.minArgs} or ${fn.maxArgs}`;
-      throw new ExpressionError(`${key} takes ${wanted} argument${fn.maxArgs === 1 ? "" : "s"}, got ${args.length}`, token.at);
+      const wanted =
+        fn.minArgs === fn.maxArgs
+          ? `${fn.minArgs}`
+          : fn.maxArgs > 2
+            ? `${fn.minArgs} or more`
+            : `${fn.minArgs} or ${fn.maxArgs}`;
+      throw new ExpressionError(
+        `${key} takes ${wanted} argument${fn.maxArgs === 1 ? "" : "s"}, got ${args.length}`,
+        token.at,
+      );
     }
     return checkResult(fn.apply(args), `${key}(${args.join(", ")})`);
   }
@@ -243,7 +272,10 @@ export function evaluateExpression(source: string, options: EvaluateExpressionOp
   } catch (error) {
     // Small models write "15% of 80" or "80*15%": say what % means here, once, after the parse error.
     if (error instanceof ExpressionError && source.includes("%") && !error.message.startsWith("Modulo")) {
-      throw new ExpressionError(`${error.message}. Note: % is the remainder operator (7 % 3 = 1); for a percentage write 15/100*80`, error.at);
+      throw new ExpressionError(
+        `${error.message}. Note: % is the remainder operator (7 % 3 = 1); for a percentage write 15/100*80`,
+        error.at,
+      );
     }
     throw error;
   }

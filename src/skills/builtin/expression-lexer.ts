@@ -8,7 +8,10 @@ export type ExpressionToken =
 /** A malformed expression; `at` is the 0-based position of the problem. The message is written for the model. */
 export class ExpressionError extends Error {
   override readonly name = "ExpressionError";
-  constructor(message: string, readonly at?: number) {
+  constructor(
+    message: string,
+    readonly at?: number,
+  ) {
     super(message);
   }
 }
@@ -81,7 +84,7 @@ export class ExpressionLexer {
         return { kind: "op", text: op, at };
       }
     }
-    const char = source[at]!;
+    const char = source[at];
     if (OPERATORS.has(char)) {
       this.#pos = at + 1;
       return { kind: "op", text: char as "+", at };

@@ -51,7 +51,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** Length of `bytes` without a UTF-8 sequence cut off at the end (a truncated read may split a character). */
 function completeUtf8Length(bytes: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back]!;
+    const byte = bytes[bytes.length - back];
     if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead byte
     const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
     return needed > back ? bytes.length - back : bytes.length;
@@ -59,13 +59,25 @@ function completeUtf8Length(bytes: Uint8Array): number {
   return bytes.length;
 }
 
-async function readCapped(root: AllowedRoot, requested: string, cap: number, signal: AbortSignal): Promise<FileContent> {
+async function readCapped(
+  root: AllowedRoot,
+  requested: string,
+  cap: number,
+  signal: AbortSignal,
+): Promise<FileContent> {
   const { real, display } = await resolveConfinedPath(root, requested);
   const info = await lstat(real);
   if (info.isDirectory()) {
-    throw new FileAccessError("is_directory", `${JSON.stringify(requested)} is a directory; use list_files to see what it holds`);
+    throw new FileAccessError(
+      "is_directory",
+      `${JSON.stringify(requested)} is a directory; use list_files to see what it holds`,
+    );
   }
-  if (!info.isFile()) throw new FileAccessError("not_a_file", `${JSON.stringify(requested)} is not a regular file (a device, socket or pipe)`);
+  if (!info.isFile())
+    throw new FileAccessError(
+      "not_a_file",
+      `${JSON.stringify(requested)} is not a regular file (a device, socket or pipe)`,
+    );
 
   signal.throwIfAborted();
   const { handle } = await openConfined(root, requested, real, OPEN_FLAGS);
@@ -104,13 +116,24 @@ async function readCapped(root: AllowedRoot, requested: string, cap: number, sig
 }
 
 function binary(requested: string, size: number): FileAccessError {
-  return new FileAccessError("binary", `${JSON.stringify(requested)} is a binary file (${size} bytes); read_file shows UTF-8 text files only`);
+  return new FileAccessError(
+    "binary",
+    `${JSON.stringify(requested)} is a binary file (${size} bytes); read_file shows UTF-8 text files only`,
+  );
 }
 
-async function listCapped(root: AllowedRoot, requested: string, maxEntries: number, signal: AbortSignal): Promise<FileListing> {
+async function listCapped(
+  root: AllowedRoot,
+  requested: string,
+  maxEntries: number,
+  signal: AbortSignal,
+): Promise<FileListing> {
   const { real, display } = await resolveConfinedPath(root, requested);
   if (!(await stat(real)).isDirectory()) {
-    throw new FileAccessError("not_a_directory", `${JSON.stringify(requested)} is a file, not a directory; use read_file to read it`);
+    throw new FileAccessError(
+      "not_a_directory",
+      `${JSON.stringify(requested)} is a file, not a directory; use read_file to read it`,
+    );
   }
   // The directory is opened, checked, and listed through its descriptor: what is listed is what was checked.
   const { handle, fdPath } = await openConfined(root, requested, real, DIRECTORY_FLAGS);
@@ -140,7 +163,13 @@ async function listOpened(dir: string, display: string, maxEntries: number, sign
   let chars = 0;
   for (const { name, type } of found.slice(0, maxEntries)) {
     signal.throwIfAborted();
-    const size = type === "file" ? await lstat(path.join(dir, name)).then((s) => s.size, () => undefined) : undefined;
+    const size =
+      type === "file"
+        ? await lstat(path.join(dir, name)).then(
+            (s) => s.size,
+            () => undefined,
+          )
+        : undefined;
     const entry: FileEntry = size === undefined ? { name, type } : { name, type, size };
     chars += JSON.stringify(entry).length + 1;
     if (chars > LIST_FILES_MAX_CHARS) break;
@@ -165,13 +194,18 @@ export function createFileSkills(options: FileSkillsOptions): { listFiles: Skill
   const cap = options.maxBytes ?? READ_FILE_MAX_BYTES;
   const maxEntries = options.maxEntries ?? LIST_FILES_MAX_ENTRIES;
   if (!(Number.isInteger(cap) && cap > 0)) throw new TypeError("createFileSkills: maxBytes must be a positive integer");
-  if (!(Number.isInteger(maxEntries) && maxEntries > 0)) throw new TypeError("createFileSkills: maxEntries must be a positive integer");
+  if (!(Number.isInteger(maxEntries) && maxEntries > 0))
+    throw new TypeError("createFileSkills: maxEntries must be a positive integer");
 
   const listFiles = defineSkill({
     name: "list_files",
-    description: 'List the files and folders in a folder of the allowed directory, with type and size. Example: {"path": "docs"}',
+    description:
+      'List the files and folders in a folder of the allowed directory, with type and size. Example: {"path": "docs"}',
     parameters: z.object({
-      path: z.string().optional().describe('Folder relative to the allowed directory, e.g. "docs"; default "." (the top)'),
+      path: z
+        .string()
+        .optional()
+        .describe('Folder relative to the allowed directory, e.g. "docs"; default "." (the top)'),
     }),
     async run(args, ctx): Promise<FileListing> {
       return listCapped(root, args.path?.trim() || ".", maxEntries, ctx.signal);
@@ -183,10 +217,16 @@ export function createFileSkills(options: FileSkillsOptions): { listFiles: Skill
     description: `Read a text file in the allowed directory (first ${cap} bytes at most). Example: {"path": "notes/todo.txt"}`,
     parameters: z.object({
       path: z.string().min(1).describe('File path relative to the allowed directory, e.g. "notes/todo.txt"'),
-      maxBytes: z.number().int().positive().optional().describe(`Read at most this many bytes; default and maximum ${cap}`),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(`Read at most this many bytes; default and maximum ${cap}`),
     }),
     async run(args, ctx): Promise<FileContent> {
-      if (!args.path.trim()) throw new FileAccessError("bad_path", 'The path is empty; give a file path such as "notes.txt"');
+      if (!args.path.trim())
+        throw new FileAccessError("bad_path", 'The path is empty; give a file path such as "notes.txt"');
       return readCapped(root, args.path, Math.min(args.maxBytes ?? cap, cap), ctx.signal);
     },
   });

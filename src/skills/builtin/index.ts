@@ -69,7 +69,11 @@ export interface BuiltinSkillsOptions {
  * is given. Throws `AllowDirError` (code `not_found` / `not_a_directory`) when `allowDir` cannot be used.
  */
 export function builtinSkills(options: BuiltinSkillsOptions = {}): Skill[] {
-  const skills: Skill[] = [calculatorSkill, options.now ? createDatetimeSkill({ now: options.now }) : datetimeSkill, convertUnitsSkill];
+  const skills: Skill[] = [
+    calculatorSkill,
+    options.now ? createDatetimeSkill({ now: options.now }) : datetimeSkill,
+    convertUnitsSkill,
+  ];
   if (options.allowDir !== undefined) {
     const { listFiles, readFile } = createFileSkills({ allowDir: options.allowDir });
     skills.push(listFiles, readFile);

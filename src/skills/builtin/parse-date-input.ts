@@ -7,7 +7,8 @@ export interface DateInput {
   dateOnly: boolean;
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 function fail(text: string): never {
   throw new Error(
@@ -33,7 +34,10 @@ export function parseDateInput(text: string, timeZone: string, nowMs: number): D
   if (keyword === "now") return { epochMs: nowMs, dateOnly: false };
   if (keyword === "today") {
     const { year, month, day } = wallTimeAt(nowMs, timeZone);
-    return { epochMs: instantOfWallTime({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, timeZone), dateOnly: true };
+    return {
+      epochMs: instantOfWallTime({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, timeZone),
+      dateOnly: true,
+    };
   }
   const match = ISO.exec(trimmed);
   if (!match) fail(text);
@@ -47,7 +51,8 @@ export function parseDateInput(text: string, timeZone: string, nowMs: number): D
     second: Number(s ?? 0),
     millisecond: frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0,
   };
-  if (wall.month < 1 || wall.month > 12 || wall.day < 1 || wall.hour > 23 || wall.minute > 59 || wall.second > 59) fail(text);
+  if (wall.month < 1 || wall.month > 12 || wall.day < 1 || wall.hour > 23 || wall.minute > 59 || wall.second > 59)
+    fail(text);
   const asUtc = wallTimeAsUtc(wall);
   if (new Date(asUtc).getUTCDate() !== wall.day) fail(text); // 2025-02-30 would roll over to March
   const epochMs = offset ? asUtc - parseOffsetMinutes(offset) * 60_000 : instantOfWallTime(wall, timeZone);

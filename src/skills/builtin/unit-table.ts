@@ -47,10 +47,16 @@ const UNITS: ReadonlyArray<[UnitDefinition, string[]]> = [
   [linear("long ton", "mass", 2240 * POUND), ["long ton", "imperial ton", "uk ton"]],
 
   [{ symbol: "°C", category: "temperature", toBase: (v) => v, fromBase: (c) => c }, ["c", "celsius", "centigrade"]],
-  [{ symbol: "°F", category: "temperature", toBase: (v) => ((v - 32) * 5) / 9, fromBase: (c) => (c * 9) / 5 + 32 }, ["f", "fahrenheit"]],
+  [
+    { symbol: "°F", category: "temperature", toBase: (v) => ((v - 32) * 5) / 9, fromBase: (c) => (c * 9) / 5 + 32 },
+    ["f", "fahrenheit"],
+  ],
   [{ symbol: "K", category: "temperature", toBase: (v) => v - 273.15, fromBase: (c) => c + 273.15 }, ["k", "kelvin"]],
 
-  [linear("mL", "volume", 0.001), ["ml", "milliliter", "millilitre", "cm3", "cc", "cubic centimeter", "cubic centimetre"]],
+  [
+    linear("mL", "volume", 0.001),
+    ["ml", "milliliter", "millilitre", "cm3", "cc", "cubic centimeter", "cubic centimetre"],
+  ],
   [linear("cL", "volume", 0.01), ["cl", "centiliter", "centilitre"]],
   [linear("dL", "volume", 0.1), ["dl", "deciliter", "decilitre"]],
   [linear("L", "volume", 1), ["l", "liter", "litre", "ltr"]],

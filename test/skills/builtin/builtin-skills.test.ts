@@ -2,7 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AllowDirError, BUILTIN_SKILL_NAMES, builtinSkills, FILE_SKILL_NAMES } from "../../../src/skills/builtin/index.js";
+import {
+  AllowDirError,
+  BUILTIN_SKILL_NAMES,
+  builtinSkills,
+  FILE_SKILL_NAMES,
+} from "../../../src/skills/builtin/index.js";
 import { executeCall } from "../../../src/skills/execute-call.js";
 import { Registry } from "../../../src/skills/registry.js";
 
@@ -44,7 +49,10 @@ describe("builtinSkills", () => {
     for (const skill of registry.list()) {
       expect(skill.description.length).toBeLessThanOrEqual(220);
       expect(skill.description).toMatch(/Example/);
-      const schema = registry.jsonSchema(skill.name) as { type: string; properties: Record<string, { description?: string }> };
+      const schema = registry.jsonSchema(skill.name) as {
+        type: string;
+        properties: Record<string, { description?: string }>;
+      };
       expect(schema.type).toBe("object");
       for (const [key, property] of Object.entries(schema.properties)) {
         expect(property.description, `${skill.name}.${key}`).toMatch(/\S/);
@@ -63,8 +71,17 @@ describe("builtinSkills", () => {
     const env = { registry, state: { query: "q", iterations: 0 } };
     const call = (skillName: string, args: Record<string, unknown>) => executeCall({ skillName, arguments: args }, env);
     expect(await call("calculator", { expression: "0.1 + 0.2" })).toMatchObject({ ok: true, text: "0.3" });
-    expect(await call("calculator", { expression: "1/0" })).toMatchObject({ ok: false, message: expect.stringMatching(/Division by zero/) });
-    expect(await call("read_file", { path: "../etc/passwd" })).toMatchObject({ ok: false, message: expect.stringMatching(/outside the allowed directory/) });
-    expect(await call("convert_units", { value: 1, from: "kg", to: "km" })).toMatchObject({ ok: false, message: expect.stringMatching(/Cannot convert/) });
+    expect(await call("calculator", { expression: "1/0" })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Division by zero/),
+    });
+    expect(await call("read_file", { path: "../etc/passwd" })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/outside the allowed directory/),
+    });
+    expect(await call("convert_units", { value: 1, from: "kg", to: "km" })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Cannot convert/),
+    });
   });
 });

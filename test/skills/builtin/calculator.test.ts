@@ -173,7 +173,9 @@ describe("evaluateExpression: no code execution", () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ExpressionError);
-    expect((error as Error).message).toMatch(/Unknown name|Unexpected character|is a function|Missing operator|Expected a number/);
+    expect((error as Error).message).toMatch(
+      /Unknown name|Unexpected character|is a function|Missing operator|Expected a number/,
+    );
   });
 
   it("names the unknown identifier", () => {
@@ -193,20 +195,20 @@ const applyOp = (op: Op, a: number, b: number): number =>
 
 /** Reference for a flat `n0 op n1 op n2 ...`: every * and / first, left to right, then + and -, left to right. */
 function referenceFlat(numbers: number[], ops: Op[]): number | "division-by-zero" {
-  const terms: number[] = [numbers[0]!];
+  const terms: number[] = [numbers[0]];
   const additive: Op[] = [];
   for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    const next = numbers[i + 1]!;
+    const op = ops[i];
+    const next = numbers[i + 1];
     if (op === "*" || op === "/") {
       if (op === "/" && next === 0) return "division-by-zero";
-      terms[terms.length - 1] = applyOp(op, terms[terms.length - 1]!, next);
+      terms[terms.length - 1] = applyOp(op, terms[terms.length - 1], next);
     } else {
       additive.push(op);
       terms.push(next);
     }
   }
-  return additive.reduce((acc, op, i) => applyOp(op, acc, terms[i + 1]!), terms[0]!);
+  return additive.reduce((acc, op, i) => applyOp(op, acc, terms[i + 1]), terms[0]);
 }
 
 const literal = fc.oneof(
@@ -246,7 +248,8 @@ describe("evaluateExpression: property tests", () => {
       fc.record({ op: fc.constantFrom<Op>("+", "-", "*", "/"), left: tie("node"), right: tie("node") }),
     ),
   })).node;
-  const renderTree = (t: Tree): string => (typeof t === "number" ? render(t) : `(${renderTree(t.left)} ${t.op} ${renderTree(t.right)})`);
+  const renderTree = (t: Tree): string =>
+    typeof t === "number" ? render(t) : `(${renderTree(t.left)} ${t.op} ${renderTree(t.right)})`;
   const referenceTree = (t: Tree): number => {
     if (typeof t === "number") return t;
     const left = referenceTree(t.left);

@@ -62,7 +62,12 @@ describe("convert_units against legal definitions", () => {
 
   it("returns the canonical symbols with the result", () => {
     expect(convertUnits(5, "miles", "kilometres")).toEqual({ value: 5, from: "mi", to: "km", result: 8.04672 });
-    expect(convertUnitsSkill.run({ value: 212, from: "°F", to: "celsius" }, ctx)).toEqual({ value: 212, from: "°F", to: "°C", result: 100 });
+    expect(convertUnitsSkill.run({ value: 212, from: "°F", to: "celsius" }, ctx)).toEqual({
+      value: 212,
+      from: "°F",
+      to: "°C",
+      result: 100,
+    });
   });
 });
 
@@ -104,7 +109,9 @@ describe("convert_units aliases", () => {
 
 describe("convert_units errors", () => {
   it("refuses conversions across kinds of quantity", () => {
-    expect(() => convertUnits(1, "kg", "km")).toThrow("Cannot convert kg (mass) to km (length): both units must measure the same kind of quantity.");
+    expect(() => convertUnits(1, "kg", "km")).toThrow(
+      "Cannot convert kg (mass) to km (length): both units must measure the same kind of quantity.",
+    );
     expect(() => convertUnits(1, "C", "m")).toThrow(/temperature.*length/);
     expect(() => convertUnits(1, "L", "kg")).toThrow(/volume.*mass/);
   });

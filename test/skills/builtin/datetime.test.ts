@@ -33,8 +33,14 @@ describe("datetime now", () => {
   });
 
   it("gives the wall time in America/New_York (EDT) and Asia/Kathmandu (+05:45)", () => {
-    expect(run({ action: "now", timeZone: "America/New_York" })).toMatchObject({ iso: "2025-03-30T08:00:00-04:00", weekday: "Sunday" });
-    expect(run({ action: "now", timeZone: "Asia/Kathmandu" })).toMatchObject({ iso: "2025-03-30T17:45:00+05:45", utcOffset: "+05:45" });
+    expect(run({ action: "now", timeZone: "America/New_York" })).toMatchObject({
+      iso: "2025-03-30T08:00:00-04:00",
+      weekday: "Sunday",
+    });
+    expect(run({ action: "now", timeZone: "Asia/Kathmandu" })).toMatchObject({
+      iso: "2025-03-30T17:45:00+05:45",
+      utcOffset: "+05:45",
+    });
   });
 
   it("crosses the date line: late Wednesday in UTC is Thursday morning in Tokyo", () => {
@@ -53,7 +59,9 @@ describe("datetime now", () => {
 
   it("refuses an unknown zone with a message that shows valid names", () => {
     for (const timeZone of ["Mars/Olympus_Mons", "Paris", "Europe/Pariss", "UTC+25"]) {
-      expect(() => run({ action: "now", timeZone })).toThrow(/Unknown time zone .*IANA name such as "UTC", "Europe\/Paris"/);
+      expect(() => run({ action: "now", timeZone })).toThrow(
+        /Unknown time zone .*IANA name such as "UTC", "Europe\/Paris"/,
+      );
     }
   });
 
@@ -97,54 +105,96 @@ describe("datetime difference", () => {
     const paris = { action: "difference", from: "2025-03-29", to: "2025-03-31", timeZone: "Europe/Paris" } as const;
     expect(run(paris)).toMatchObject({ value: 2, from: "2025-03-29T00:00:00+01:00", to: "2025-03-31T00:00:00+02:00" });
     expect(run({ ...paris, unit: "hours" })).toMatchObject({ value: 47 }); // one hour was skipped
-    const newYork = { action: "difference", from: "2025-11-01", to: "2025-11-03", timeZone: "America/New_York" } as const;
+    const newYork = {
+      action: "difference",
+      from: "2025-11-01",
+      to: "2025-11-03",
+      timeZone: "America/New_York",
+    } as const;
     expect(run({ ...newYork, unit: "hours" })).toMatchObject({ value: 49 }); // one hour happened twice
   });
 
   it("measures elapsed time between date-times with offsets", () => {
     // 14:30 at +02:00 is 12:30 UTC: 4.5 hours after 08:00 UTC.
-    expect(run({ action: "difference", from: "2025-03-30T08:00:00Z", to: "2025-03-30T14:30:00+02:00", unit: "hours" })).toMatchObject({ value: 4.5 });
-    expect(run({ action: "difference", from: "2025-03-30T08:00:00Z", to: "2025-03-30T08:01:30Z", unit: "seconds" })).toMatchObject({ value: 90 });
-    expect(run({ action: "difference", from: "2025-03-30T08:00", to: "2025-03-30T08:20", unit: "minutes" })).toMatchObject({ value: 20 });
+    expect(
+      run({ action: "difference", from: "2025-03-30T08:00:00Z", to: "2025-03-30T14:30:00+02:00", unit: "hours" }),
+    ).toMatchObject({ value: 4.5 });
+    expect(
+      run({ action: "difference", from: "2025-03-30T08:00:00Z", to: "2025-03-30T08:01:30Z", unit: "seconds" }),
+    ).toMatchObject({ value: 90 });
+    expect(
+      run({ action: "difference", from: "2025-03-30T08:00", to: "2025-03-30T08:20", unit: "minutes" }),
+    ).toMatchObject({ value: 20 });
   });
 
   it("reads date-times without an offset in the given zone; a time in the spring-forward gap lands after it", () => {
     // 01:30 CET (00:30 UTC) to 03:30 CEST (01:30 UTC): one real hour.
     expect(
-      run({ action: "difference", from: "2025-03-30T01:30", to: "2025-03-30T03:30", timeZone: "Europe/Paris", unit: "minutes" }),
+      run({
+        action: "difference",
+        from: "2025-03-30T01:30",
+        to: "2025-03-30T03:30",
+        timeZone: "Europe/Paris",
+        unit: "minutes",
+      }),
     ).toMatchObject({ value: 60 });
     // 02:30 does not exist that night in Paris: read as 03:30 CEST.
-    expect(run({ action: "difference", from: "2025-03-30T02:30", to: "2025-03-30T04:00", timeZone: "Europe/Paris", unit: "minutes" })).toMatchObject({
+    expect(
+      run({
+        action: "difference",
+        from: "2025-03-30T02:30",
+        to: "2025-03-30T04:00",
+        timeZone: "Europe/Paris",
+        unit: "minutes",
+      }),
+    ).toMatchObject({
       from: "2025-03-30T03:30:00+02:00",
       value: 30,
     });
   });
 
   it("uses now for a missing from or to, and accepts now and today", () => {
-    expect(run({ action: "difference", from: "2025-03-29T12:00:00Z" })).toMatchObject({ value: 1, to: "2025-03-30T12:00:00+00:00" });
+    expect(run({ action: "difference", from: "2025-03-29T12:00:00Z" })).toMatchObject({
+      value: 1,
+      to: "2025-03-30T12:00:00+00:00",
+    });
     expect(run({ action: "difference", to: "2025-04-01T00:00:00Z", unit: "hours" })).toMatchObject({ value: 36 });
-    expect(run({ action: "difference", from: "now", to: "2025-03-30T18:00:00Z", unit: "hours" })).toMatchObject({ value: 6 });
+    expect(run({ action: "difference", from: "now", to: "2025-03-30T18:00:00Z", unit: "hours" })).toMatchObject({
+      value: 6,
+    });
     // At the fixed clock it is 21:00 in Tokyo, still March 30 there.
-    expect(run({ action: "difference", from: "today", to: "2025-04-02", timeZone: "Asia/Tokyo" })).toMatchObject({ value: 3 });
+    expect(run({ action: "difference", from: "today", to: "2025-04-02", timeZone: "Asia/Tokyo" })).toMatchObject({
+      value: 3,
+    });
   });
 
   it("gives fractional days and weeks, rounded to 4 decimals", () => {
     expect(run({ action: "difference", from: "2025-03-28T00:00:00Z", unit: "days" })).toMatchObject({ value: 2.5 });
-    expect(run({ action: "difference", from: "2025-01-01", to: "2025-12-25", unit: "weeks" })).toMatchObject({ value: 51.1429 }); // 358/7
+    expect(run({ action: "difference", from: "2025-01-01", to: "2025-12-25", unit: "weeks" })).toMatchObject({
+      value: 51.1429,
+    }); // 358/7
   });
 
   it("counts completed calendar months and years", () => {
     expect(run({ action: "difference", from: "1990-05-01", unit: "years" })).toMatchObject({ value: 34 });
     expect(run({ action: "difference", from: "1990-03-30", unit: "years" })).toMatchObject({ value: 35 }); // birthday today
     expect(run({ action: "difference", from: "1990-03-31", unit: "years" })).toMatchObject({ value: 34 }); // tomorrow
-    expect(run({ action: "difference", from: "2025-01-15", to: "2025-03-15", unit: "months" })).toMatchObject({ value: 2 });
-    expect(run({ action: "difference", from: "2025-01-31", to: "2025-02-28", unit: "months" })).toMatchObject({ value: 0 });
-    expect(run({ action: "difference", from: "2025-03-15", to: "2025-01-15", unit: "months" })).toMatchObject({ value: -2 });
+    expect(run({ action: "difference", from: "2025-01-15", to: "2025-03-15", unit: "months" })).toMatchObject({
+      value: 2,
+    });
+    expect(run({ action: "difference", from: "2025-01-31", to: "2025-02-28", unit: "months" })).toMatchObject({
+      value: 0,
+    });
+    expect(run({ action: "difference", from: "2025-03-15", to: "2025-01-15", unit: "months" })).toMatchObject({
+      value: -2,
+    });
   });
 
   it("refuses unreadable or impossible dates with the accepted forms", () => {
     for (const from of ["30/03/2025", "2025-02-30", "2025-13-01", "2025-03-30T25:00", "yesterday", "March 30"]) {
-      expect(() => run({ action: "difference", from, to: "2025-04-01" })).toThrow(/Cannot read the date .*ISO 8601 such as "2025-03-30"/);
+      expect(() => run({ action: "difference", from, to: "2025-04-01" })).toThrow(
+        /Cannot read the date .*ISO 8601 such as "2025-03-30"/,
+      );
     }
   });
 
@@ -153,7 +203,9 @@ describe("datetime difference", () => {
   });
 
   it("refuses an unknown zone for differences too", () => {
-    expect(() => run({ action: "difference", from: "2025-01-01", timeZone: "Nowhere/City" })).toThrow(/Unknown time zone "Nowhere\/City"/);
+    expect(() => run({ action: "difference", from: "2025-01-01", timeZone: "Nowhere/City" })).toThrow(
+      /Unknown time zone "Nowhere\/City"/,
+    );
   });
 });
 

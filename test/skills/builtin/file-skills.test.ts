@@ -3,7 +3,13 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AllowDirError, createFileSkills, FileAccessError, type FileContent, type FileListing } from "../../../src/skills/builtin/index.js";
+import {
+  AllowDirError,
+  createFileSkills,
+  FileAccessError,
+  type FileContent,
+  type FileListing,
+} from "../../../src/skills/builtin/index.js";
 import type { Skill } from "../../../src/skills/skill.js";
 
 const ctx = { signal: new AbortController().signal, state: { query: "q", iterations: 0 } };
@@ -59,8 +65,16 @@ async function refusal(promise: Promise<unknown>): Promise<FileAccessError> {
 
 describe("read_file", () => {
   it("reads a text file inside the directory", async () => {
-    expect(await read({ path: "hello.txt" })).toEqual({ path: "hello.txt", size: 13, truncated: false, content: "hello, world\n" });
-    expect(await read({ path: "sub/note.md" })).toMatchObject({ path: "sub/note.md", content: "# note\nsecond line\n" });
+    expect(await read({ path: "hello.txt" })).toEqual({
+      path: "hello.txt",
+      size: 13,
+      truncated: false,
+      content: "hello, world\n",
+    });
+    expect(await read({ path: "sub/note.md" })).toMatchObject({
+      path: "sub/note.md",
+      content: "# note\nsecond line\n",
+    });
   });
 
   it("accepts .. that stays inside, and an absolute path inside", async () => {
@@ -92,7 +106,10 @@ describe("read_file", () => {
   });
 
   it("follows symbolic links that stay inside", async () => {
-    expect(await read({ path: "link-inside" })).toMatchObject({ path: "sub/note.md", content: "# note\nsecond line\n" });
+    expect(await read({ path: "link-inside" })).toMatchObject({
+      path: "sub/note.md",
+      content: "# note\nsecond line\n",
+    });
     expect(await read({ path: "sub-link/note.md" })).toMatchObject({ path: "sub/note.md" });
   });
 
@@ -107,9 +124,15 @@ describe("read_file", () => {
   });
 
   it("lets the model ask for fewer bytes, never more than the cap", async () => {
-    expect(await read({ path: "big.txt", maxBytes: 15 })).toMatchObject({ content: "012345678901234", truncated: true });
+    expect(await read({ path: "big.txt", maxBytes: 15 })).toMatchObject({
+      content: "012345678901234",
+      truncated: true,
+    });
     expect((await read({ path: "big.txt", maxBytes: 1_000_000 })).content).toHaveLength(1024);
-    expect(await read({ path: "hello.txt", maxBytes: 13 })).toMatchObject({ truncated: false, content: "hello, world\n" });
+    expect(await read({ path: "hello.txt", maxBytes: 13 })).toMatchObject({
+      truncated: false,
+      content: "hello, world\n",
+    });
   });
 
   it("never cuts a UTF-8 character in half", async () => {
@@ -160,7 +183,9 @@ describe("read_file", () => {
   it("stops when the signal is aborted", async () => {
     const controller = new AbortController();
     controller.abort(new Error("run aborted"));
-    await expect(readFile.run({ path: "hello.txt" }, { ...ctx, signal: controller.signal })).rejects.toThrow("run aborted");
+    await expect(readFile.run({ path: "hello.txt" }, { ...ctx, signal: controller.signal })).rejects.toThrow(
+      "run aborted",
+    );
   });
 });
 
@@ -180,7 +205,10 @@ describe("list_files", () => {
   });
 
   it("lists a subfolder, and a link to a folder inside", async () => {
-    expect(await list({ path: "sub" })).toEqual({ path: "sub", entries: [{ name: "note.md", type: "file", size: 19 }] });
+    expect(await list({ path: "sub" })).toEqual({
+      path: "sub",
+      entries: [{ name: "note.md", type: "file", size: 19 }],
+    });
     expect(await list({ path: "sub-link" })).toMatchObject({ path: "sub" });
   });
 
@@ -225,12 +253,14 @@ describe("createFileSkills", () => {
     await symlink(allowed, alias);
     const skills = createFileSkills({ allowDir: alias });
     expect(await skills.readFile.run({ path: "hello.txt" }, ctx)).toMatchObject({ content: "hello, world\n" });
-    expect(await skills.readFile.run({ path: path.join(alias, "hello.txt") }, ctx)).toMatchObject({ path: "hello.txt" });
+    expect(await skills.readFile.run({ path: path.join(alias, "hello.txt") }, ctx)).toMatchObject({
+      path: "hello.txt",
+    });
     await expect(skills.readFile.run({ path: "../secret.txt" }, ctx)).rejects.toThrow(FileAccessError);
   });
 
   it("defaults to a 3,000-byte cap, so a read of ordinary text fits whole under the dispatcher's 4,000-character result cap", async () => {
-    await writeFile(path.join(allowed, "huge.txt"), "a line of ordinary prose, with \"quotes\".\n".repeat(2_000));
+    await writeFile(path.join(allowed, "huge.txt"), 'a line of ordinary prose, with "quotes".\n'.repeat(2_000));
     const skills = createFileSkills({ allowDir: allowed });
     const content = (await skills.readFile.run({ path: "huge.txt" }, ctx)) as FileContent;
     expect(content.content).toHaveLength(3_000);
@@ -242,7 +272,8 @@ describe("createFileSkills", () => {
   it("a listing of 300 files stays whole under the dispatcher's 4,000-character result cap, its note counting what is shown", async () => {
     const crowd = path.join(base, "crowd");
     await mkdir(crowd);
-    for (let i = 0; i < 300; i++) await writeFile(path.join(crowd, `report-${String(i).padStart(3, "0")}.txt`), "x".repeat(i));
+    for (let i = 0; i < 300; i++)
+      await writeFile(path.join(crowd, `report-${String(i).padStart(3, "0")}.txt`), "x".repeat(i));
     const skills = createFileSkills({ allowDir: crowd });
     const listing = (await skills.listFiles.run({}, ctx)) as FileListing;
     const { renderResult } = await import("../../../src/skills/render-result.js");
