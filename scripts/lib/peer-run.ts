@@ -28,7 +28,7 @@ import { AgentState } from "../../src/agent/agent-state.js";
 import type { StopReason } from "../../src/agent/events.js";
 import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { RunRecord } from "../../src/eval/runner/run-record.js";
-import { executeCall } from "../../src/skills/execute-call.js";
+import { executeCall } from "../../src/skills/run-skill.js";
 import { describeThrown } from "../../src/skills/render-result.js";
 import { toGbnfJsonSchema } from "./peer-schema.js";
 

@@ -3,7 +3,7 @@ import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/ac
 import { callDependencies, resolveReferences } from "../actions/call-references.js";
 import { DEFAULT_MAX_CONCURRENCY } from "../defaults.js";
 import { renderPrompt, promptText } from "../prompt-texts.js";
-import { runSkill, type CallOutcome } from "../skills/execute-call.js";
+import { runSkill, type CallOutcome } from "../skills/run-skill.js";
 import type { ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";
 import type { SkillRunState } from "../skills/skill.js";

@@ -1,4 +1,4 @@
-import { renderPrompt } from "../prompt-texts.js";
+import { promptText, renderPrompt } from "../prompt-texts.js";
 
 /** Most objects and arrays {@link safeStringify} writes out. */
 const SAFE_STRINGIFY_MAX_OBJECTS = 100_000;
@@ -61,6 +61,6 @@ export function capText(text: string, maxChars: number): { text: string; truncat
 
 /** What a skill returned, as the text the model sees: strings as they are, anything else as JSON, then capped. */
 export function renderResult(value: unknown, maxChars: number): { text: string; truncated: boolean } {
-  const text = typeof value === "string" ? value : value === undefined ? "(no result)" : safeStringify(value);
+  const text = typeof value === "string" ? value : value === undefined ? promptText("no-result") : safeStringify(value);
   return capText(text, maxChars);
 }

@@ -8,7 +8,7 @@ import { PrefixReplayModel, RecordingModel } from "./budget-prefix.js";
 import { collectCalls } from "./collect-calls.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ModelProvider } from "./model-providers.js";
-import { promisePool } from "./promise-pool.js";
+import { promisePool } from "../../promise-pool.js";
 import type { RunRecord } from "./run-record.js";
 
 /** Progress of an eval, after each run. */

@@ -8,7 +8,7 @@ import {
   builtinSkills,
   FILE_SKILL_NAMES,
 } from "../../../src/skills/builtin/index.js";
-import { executeCall } from "../../../src/skills/execute-call.js";
+import { executeCall } from "../../../src/skills/run-skill.js";
 import { Registry } from "../../../src/skills/registry.js";
 
 const ctx = { signal: new AbortController().signal, state: { query: "q", iterations: 0 } };

@@ -1,10 +1,11 @@
-import { z } from "zod";
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
 import type { SkillCall } from "./skill-call.js";
 import type { Registry } from "./registry.js";
 import type { Skill, SkillRunState } from "./skill.js";
 import { capText, describeThrown, renderResult } from "./render-result.js";
 import { abortError, raceAbort } from "../abort.js";
+import { renderPrompt } from "../prompt-texts.js";
+import { callRefusal, checkCall } from "./check-call.js";
 
 /** What one call needs from its run. */
 export interface CallEnvironment {
@@ -37,7 +38,8 @@ async function runWithSignal<T>(
   timeoutMs: number,
 ): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const timedOut = () => new Error(renderPrompt("tool-errors/timed-out", { timeout_ms: timeoutMs }));
+  const timer = setTimeout(() => controller.abort(timedOut()), timeoutMs);
   const onOuterAbort = () => controller.abort(abortError(outer?.reason));
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
@@ -82,10 +84,7 @@ export async function runSkill(skill: Skill, args: unknown, env: CallEnvironment
  * pass its zod schema (the skill gets the parsed values); then {@link runSkill}. Never throws.
  */
 export async function executeCall(call: SkillCall, env: CallEnvironment): Promise<CallOutcome> {
-  const skill = env.registry.get(call.skillName);
-  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
-  const parsed = skill.parameters.safeParse(call.arguments);
-  if (!parsed.success)
-    return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
-  return runSkill(skill, parsed.data, env);
+  const checked = checkCall(env.registry, call);
+  if (!checked.ok) return { ok: false, ...callRefusal(call, checked) };
+  return runSkill(checked.skill, checked.validated, env);
 }
