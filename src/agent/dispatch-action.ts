@@ -1,13 +1,15 @@
-import { z } from "zod";
 import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/action.js";
 import { callDependencies, resolveReferences } from "../actions/call-references.js";
 import { DEFAULT_MAX_CONCURRENCY } from "../defaults.js";
+import { createLimiter, type Limiter } from "../promise-pool.js";
 import { renderPrompt, promptText } from "../prompt-texts.js";
-import { runSkill, type CallOutcome } from "../skills/run-skill.js";
-import type { ApprovalHook, Guard } from "../skills/guards.js";
+import { callRefusal, checkArguments, checkCall } from "../skills/check-call.js";
+import { runSkill, type CallEnvironment } from "../skills/run-skill.js";
+import type { ApprovalDecision, ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";
-import type { SkillRunState } from "../skills/skill.js";
+import type { Skill, SkillRunState } from "../skills/skill.js";
 import { describeThrown } from "../skills/render-result.js";
+import { withoutUndefined } from "../without-undefined.js";
 import type { AgentState } from "./agent-state.js";
 import type { AgentEvent, EventInput } from "./events.js";
 
@@ -33,84 +35,20 @@ export interface DispatchContext {
 }
 
 /**
- * A call that passed the guard chain: `arguments` as written (by the model, or by the approver when it corrected
- * them), `validated` as parsed by the skill's schema (defaults filled in: what the skill gets), and the model's own
- * arguments when the approver corrected them.
+ * What a call's `call-skill` event shows: `arguments` as written (by the model, or by the approver when it corrected
+ * them), the model's own as `originalArguments` when the approver corrected them, and `repeated` when the call was
+ * answered from an earlier identical one. Absent fields stay absent in the event.
  */
-type Cleared = {
-  ok: true;
+interface Announcement {
   arguments: Record<string, unknown>;
-  validated: Record<string, unknown>;
   originalArguments?: Record<string, unknown>;
-};
-/** A call the guard chain stopped; `arguments`/`originalArguments` are set when the approver had corrected it first. */
-type Refused = {
-  ok: false;
-  guard: string;
-  message: string;
-  arguments?: Record<string, unknown>;
-  originalArguments?: Record<string, unknown>;
-};
-
-function runState(state: AgentState): SkillRunState {
-  return { query: state.query, iterations: state.iterations };
+  repeated?: true;
 }
 
-/**
- * The guard chain, in order: argument validation (the skill's zod schema; an unknown skill fails as `scope`), the
- * approval hook (corrected arguments are validated again), then the custom guards, which see only validated arguments.
- */
-async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContext): Promise<Cleared | Refused> {
-  const skill = ctx.registry.get(call.skillName);
-  if (!skill) return { ok: false, guard: "scope", message: `the skill "${call.skillName}" is not available here` };
-  const validate = (args: unknown): z.ZodSafeParseResult<unknown> => skill.parameters.safeParse(args);
-  let parsed = validate(call.arguments);
-  if (!parsed.success)
-    return { ok: false, guard: "arguments", message: `invalid arguments: ${z.prettifyError(parsed.error)}` };
-  let validated = parsed.data as Record<string, unknown>;
-  let written = call.arguments;
-  let originalArguments: Record<string, unknown> | undefined;
-  try {
-    if (ctx.options.approve) {
-      const decision = await ctx.options.approve({ skillName: call.skillName, arguments: validated }, runState(state));
-      if (decision === "deny" || (typeof decision === "object" && decision.decision === "deny")) {
-        const reason =
-          typeof decision === "object" && decision.decision === "deny" && decision.reason
-            ? decision.reason
-            : "not approved";
-        return { ok: false, guard: "approval", message: `denied: ${reason}` };
-      }
-      if (typeof decision === "object" && decision.decision === "correct") {
-        parsed = validate(decision.arguments);
-        // the call refused is the corrected one: its events show the arguments the user wrote
-        const corrected = { arguments: decision.arguments, originalArguments: call.arguments };
-        if (!parsed.success)
-          return {
-            ok: false,
-            guard: "approval",
-            message: `the corrected arguments are invalid: ${z.prettifyError(parsed.error)}`,
-            ...corrected,
-          };
-        originalArguments = call.arguments;
-        written = decision.arguments;
-        validated = parsed.data as Record<string, unknown>;
-      }
-    }
-    for (const guard of ctx.options.guards ?? []) {
-      const verdict = await guard.check({ skillName: call.skillName, arguments: validated }, runState(state));
-      if (!verdict.ok)
-        return {
-          ok: false,
-          guard: guard.name,
-          message: verdict.reason,
-          ...(originalArguments && { arguments: written, originalArguments }),
-        };
-    }
-  } catch (error) {
-    return { ok: false, guard: "approval", message: `the approval check failed: ${describeThrown(error)}` };
-  }
-  return { ok: true, arguments: written, validated, ...(originalArguments && { originalArguments }) };
-}
+/** A call that passed the guard chain: the skill, and its arguments `validated` by the skill's schema (what it gets). */
+type Cleared = { ok: true; skill: Skill; written: Announcement; validated: Record<string, unknown> };
+/** A call the guard chain stopped; `written` shows the corrected arguments when the approver had corrected it first. */
+type Refused = { ok: false; guard: string; message: string; written: Announcement };
 
 /** What one call produced: events to emit in call order, and its value for references. */
 interface CallRecord {
@@ -120,98 +58,170 @@ interface CallRecord {
   aborted?: boolean;
 }
 
+/** One call to run: the call (its references resolved), its place in a parallel action, and its `call-skill` event. */
+interface CallRun {
+  call: SkillCall;
+  /** Position inside a parallel-calls action; absent for a single call. */
+  callIndex?: number;
+  state: AgentState;
+  ctx: DispatchContext;
+  /** Emits the call's `call-skill` event, once the call is answered, refused or cleared to run. */
+  announce: (announcement: Announcement) => void;
+}
+
+function runState(state: AgentState): SkillRunState {
+  return { query: state.query, iterations: state.iterations };
+}
+
+function abortedRecord(): CallRecord {
+  return { failed: true, aborted: true, events: [] };
+}
+
+/** A `tool-error` event; the optional fields are left out when undefined. */
+function toolErrorEvent(
+  skillName: string,
+  message: string,
+  registry: Registry,
+  optional: { guard?: string; warning?: string; callIndex?: number },
+): EventInput {
+  return { type: "tool-error", skillName, message, availableSkills: registry.names(), ...withoutUndefined(optional) };
+}
+
+/** An `observation` event; the optional fields are left out when undefined. */
+function observationEvent(
+  skillName: string,
+  result: string,
+  optional: { truncated?: true; warning?: string; callIndex?: number },
+): EventInput {
+  return { type: "observation", skillName, result, ...withoutUndefined(optional) };
+}
+
+/** The tool error of a refused denial: the approver's reason, or a plain "not approved". */
+function denialMessage(decision: ApprovalDecision): string {
+  const reason = typeof decision === "object" && decision.decision === "deny" ? decision.reason : undefined;
+  return reason ? renderPrompt("tool-errors/denied", { reason }) : promptText("tool-errors/denied-without-reason");
+}
+
+/** The approval hook's ruling on a call whose arguments passed its schema; corrected arguments are validated again. */
+async function askApproval(
+  call: SkillCall,
+  cleared: Cleared,
+  state: AgentState,
+  ctx: DispatchContext,
+): Promise<Cleared | Refused> {
+  if (!ctx.options.approve) return cleared;
+  const decision = await ctx.options.approve(
+    { skillName: call.skillName, arguments: cleared.validated },
+    runState(state),
+  );
+  if (decision === "deny" || (typeof decision === "object" && decision.decision === "deny"))
+    return { ok: false, guard: "approval", message: denialMessage(decision), written: cleared.written };
+  if (typeof decision !== "object" || decision.decision !== "correct") return cleared;
+  // the call refused or run is the corrected one: its events show the arguments the user wrote
+  const written = { arguments: decision.arguments, originalArguments: call.arguments };
+  const args = checkArguments(cleared.skill, decision.arguments);
+  if (!args.ok) {
+    const message = renderPrompt("tool-errors/invalid-correction", { detail: args.detail });
+    return { ok: false, guard: "approval", message, written };
+  }
+  return { ok: true, skill: cleared.skill, written, validated: args.validated };
+}
+
+/** The custom guards, in order, on the validated arguments; the first refusal wins. */
+async function runCustomGuards(
+  call: SkillCall,
+  cleared: Cleared,
+  state: AgentState,
+  ctx: DispatchContext,
+): Promise<Refused | undefined> {
+  for (const guard of ctx.options.guards ?? []) {
+    const verdict = await guard.check({ skillName: call.skillName, arguments: cleared.validated }, runState(state));
+    if (!verdict.ok) return { ok: false, guard: guard.name, message: verdict.reason, written: cleared.written };
+  }
+  return undefined;
+}
+
+/**
+ * The guard chain, in order: the call check (an unknown skill fails as `scope`, arguments that fail the skill's zod
+ * schema as `arguments`), the approval hook (corrected arguments are validated again), then the custom guards, which
+ * see only validated arguments. An approver or guard that throws refuses the call as `approval`.
+ */
+async function runGuards(call: SkillCall, state: AgentState, ctx: DispatchContext): Promise<Cleared | Refused> {
+  const asWritten: Announcement = { arguments: call.arguments };
+  const checked = checkCall(ctx.registry, call);
+  if (!checked.ok) return { ok: false, ...callRefusal(call, checked), written: asWritten };
+  try {
+    const cleared: Cleared = { ok: true, skill: checked.skill, written: asWritten, validated: checked.validated };
+    const approved = await askApproval(call, cleared, state, ctx);
+    if (!approved.ok) return approved;
+    return (await runCustomGuards(call, approved, state, ctx)) ?? approved;
+  } catch (error) {
+    const message = renderPrompt("tool-errors/approval-failed", { detail: describeThrown(error) });
+    return { ok: false, guard: "approval", message, written: asWritten };
+  }
+}
+
 /**
  * Repetition control before a call runs: an exact repeat of a call that succeeded is answered with the earlier result
  * (and not run, unless the skill is `repeatable`); a call that failed the same way REPEAT_BLOCK_AT - 1 times is
  * blocked. Either asks the loop for a final round. Returns the call's record, or undefined when the call should run.
  */
-function answerRepeat(
-  call: SkillCall,
-  indexed: { callIndex?: number },
-  state: AgentState,
-  ctx: DispatchContext,
-  announce: Announce,
-): CallRecord | undefined {
+function answerRepeat({ call, callIndex, state, ctx, announce }: CallRun): CallRecord | undefined {
   const prior = state.repetition.prior(call);
   if (!prior) return undefined;
   state.stats.repeatedCalls++;
   if (prior.outcome.ok && !ctx.registry.get(call.skillName)?.repeatable) {
-    announce(call.arguments, undefined, true);
+    announce({ arguments: call.arguments, repeated: true });
     state.finalRoundRequested = true;
     const warning = promptText("repeat-answered");
     return {
       failed: false,
       value: prior.outcome.value,
-      events: [{ type: "observation", skillName: call.skillName, result: prior.outcome.result, warning, ...indexed }],
+      events: [observationEvent(call.skillName, prior.outcome.result, { warning, callIndex })],
     };
   }
   if (!prior.outcome.ok && state.repetition.blocked(call)) {
-    announce(call.arguments);
+    announce({ arguments: call.arguments });
     state.finalRoundRequested = true;
     state.stats.toolErrors++;
     const message = renderPrompt("repeat-blocked", { count: prior.count, message: prior.outcome.message });
     return {
       failed: true,
-      events: [
-        {
-          type: "tool-error",
-          skillName: call.skillName,
-          message,
-          availableSkills: ctx.registry.names(),
-          guard: "repetition",
-          ...indexed,
-        },
-      ],
+      events: [toolErrorEvent(call.skillName, message, ctx.registry, { guard: "repetition", callIndex })],
     };
   }
   return undefined;
 }
 
-type Announce = (
-  args: Record<string, unknown>,
-  originalArguments?: Record<string, unknown>,
-  repeated?: boolean,
-) => void;
-
-/** Repetition control, guards, execution: one call, from the model's arguments to its events. */
-async function runOneCall(
-  call: SkillCall,
-  callIndex: number | undefined,
-  state: AgentState,
-  ctx: DispatchContext,
-  announce: Announce,
-): Promise<CallRecord> {
-  const indexed = callIndex === undefined ? {} : { callIndex };
-  const repeat = answerRepeat(call, indexed, state, ctx, announce);
-  if (repeat) return repeat;
-  const availableSkills = ctx.registry.names();
-  const toolError = (message: string, guard?: string): CallRecord => {
-    state.stats.toolErrors++;
-    const again = state.repetition.record(call, { ok: false, message });
-    const warning = again ? { warning: promptText("repeat-failed") } : {};
-    return {
-      failed: true,
-      events: [
-        {
-          type: "tool-error",
-          skillName: call.skillName,
-          message,
-          availableSkills,
-          ...(guard && { guard }),
-          ...warning,
-          ...indexed,
-        },
-      ],
-    };
+/** A call that failed (refused by a guard, or the skill failed): a tool-error, with a warning when it failed so before. */
+function failedCall({ call, callIndex, state, ctx }: CallRun, message: string, guard?: string): CallRecord {
+  state.stats.toolErrors++;
+  const again = state.repetition.record(call, { ok: false, message });
+  const warning = again ? promptText("repeat-failed") : undefined;
+  return {
+    failed: true,
+    events: [toolErrorEvent(call.skillName, message, ctx.registry, { guard, warning, callIndex })],
   };
-  const cleared = await runGuards(call, state, ctx);
-  if (!cleared.ok) {
-    announce(cleared.arguments ?? call.arguments, cleared.originalArguments);
-    return toolError(cleared.message, cleared.guard);
-  }
-  announce(cleared.arguments, cleared.originalArguments);
-  state.stats.skillCalls++;
-  const outcome: CallOutcome = await runSkill(ctx.registry.get(call.skillName)!, cleared.validated, {
+}
+
+/** A call whose skill returned: its observation, with a warning when the same call gave the same result before. */
+function succeededCall(
+  { call, callIndex, state }: CallRun,
+  outcome: { value: unknown; text: string; truncated: boolean },
+): CallRecord {
+  const repeated = state.repetition.record(call, { ok: true, result: outcome.text, value: outcome.value });
+  const truncated = outcome.truncated ? true : undefined;
+  const warning = repeated ? promptText("repeat-warning") : undefined;
+  return {
+    failed: false,
+    value: outcome.value,
+    events: [observationEvent(call.skillName, outcome.text, { truncated, warning, callIndex })],
+  };
+}
+
+/** How a skill runs inside this agent's run: its signal, limits, depth, and the stream nested events go up to. */
+function skillEnvironment(state: AgentState, ctx: DispatchContext): CallEnvironment {
+  return {
     registry: ctx.registry,
     signal: ctx.signal,
     state: runState(state),
@@ -219,23 +229,74 @@ async function runOneCall(
     maxResultChars: ctx.options.maxResultChars,
     depth: state.depth,
     forward: (event) => state.stream.push(event as AgentEvent),
-  });
-  if (!outcome.ok) return outcome.aborted ? { failed: true, aborted: true, events: [] } : toolError(outcome.message);
-  const repeated = state.repetition.record(call, { ok: true, result: outcome.text, value: outcome.value });
-  return {
-    failed: false,
-    value: outcome.value,
-    events: [
-      {
-        type: "observation",
-        skillName: call.skillName,
-        result: outcome.text,
-        ...(outcome.truncated && { truncated: true }),
-        ...(repeated && { warning: promptText("repeat-warning") }),
-        ...indexed,
-      },
-    ],
   };
+}
+
+/** Repetition control, guards, execution: one call, from the model's arguments to its events. */
+async function runOneCall(run: CallRun): Promise<CallRecord> {
+  const repeat = answerRepeat(run);
+  if (repeat) return repeat;
+  const cleared = await runGuards(run.call, run.state, run.ctx);
+  run.announce(cleared.written);
+  if (!cleared.ok) return failedCall(run, cleared.message, cleared.guard);
+  run.state.stats.skillCalls++;
+  const outcome = await runSkill(cleared.skill, cleared.validated, skillEnvironment(run.state, run.ctx));
+  if (!outcome.ok) return outcome.aborted ? abortedRecord() : failedCall(run, outcome.message);
+  return succeededCall(run, outcome);
+}
+
+/** One parallel action under way: the calls' dependencies and records, and how many records entered the stream. */
+interface ParallelRun {
+  state: AgentState;
+  ctx: DispatchContext;
+  deps: number[][];
+  limit: Limiter;
+  records: (CallRecord | undefined)[];
+  finished: Promise<CallRecord>[];
+  flushed: number;
+}
+
+/** Keep call `i`'s record, then emit the records now complete from the front: events enter in call order. */
+function settle(run: ParallelRun, i: number, record: CallRecord): CallRecord {
+  run.records[i] = record;
+  while (run.flushed < run.records.length && run.records[run.flushed]) {
+    for (const event of run.records[run.flushed++]!.events) run.state.emit(event);
+  }
+  return record;
+}
+
+/** A call of a parallel action that does not run (its input failed, or its references do not resolve). */
+function notRun(run: ParallelRun, call: SkillCall, i: number, message: string): CallRecord {
+  run.state.stats.toolErrors++;
+  return { failed: true, events: [toolErrorEvent(call.skillName, message, run.ctx.registry, { callIndex: i })] };
+}
+
+/**
+ * Call `i` of a parallel action: wait for the calls it references; skip it when one of them failed; resolve its
+ * references; then run it when a slot is free. Its record is settled in every case.
+ */
+async function runParallelCall(run: ParallelRun, call: SkillCall, i: number): Promise<CallRecord> {
+  const inputs = await Promise.all(run.deps[i].map((j) => run.finished[j]));
+  const failedInput = run.deps[i].find((_, k) => inputs[k].failed);
+  if (run.ctx.signal?.aborted) return settle(run, i, abortedRecord());
+  if (failedInput !== undefined) {
+    return settle(run, i, notRun(run, call, i, renderPrompt("tool-errors/input-failed", { index: failedInput })));
+  }
+  let resolved: SkillCall;
+  try {
+    const values = run.records.map((r) => r?.value);
+    resolved = {
+      skillName: call.skillName,
+      arguments: resolveReferences(call.arguments, values) as Record<string, unknown>,
+    };
+  } catch (error) {
+    return settle(run, i, notRun(run, call, i, describeThrown(error)));
+  }
+  const action: CallSkillAction = { type: "call-skill", ...resolved, raw: "" };
+  const announce = (announcement: Announcement) => run.state.emit({ ...action, callIndex: i, ...announcement });
+  return run.limit(async () =>
+    settle(run, i, await runOneCall({ call: resolved, callIndex: i, state: run.state, ctx: run.ctx, announce })),
+  );
 }
 
 /**
@@ -248,90 +309,18 @@ async function runCalls(
   state: AgentState,
   ctx: DispatchContext,
 ): Promise<"done" | "aborted"> {
-  const deps = callDependencies(action.calls); // checked at parse time: backward references only
-  const limit = Math.max(1, ctx.options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
-  const records: (CallRecord | undefined)[] = action.calls.map(() => undefined);
-  const finished: Promise<CallRecord>[] = [];
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  const acquire = () =>
-    active < limit ? (active++, Promise.resolve()) : new Promise<void>((r) => waiting.push(() => (active++, r())));
-  const release = () => {
-    active--;
-    waiting.shift()?.();
+  const run: ParallelRun = {
+    state,
+    ctx,
+    deps: callDependencies(action.calls), // checked at parse time: backward references only
+    limit: createLimiter(ctx.options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY),
+    records: action.calls.map(() => undefined),
+    finished: [],
+    flushed: 0,
   };
-  let flushed = 0;
-  const flush = () => {
-    while (flushed < records.length && records[flushed]) for (const e of records[flushed++]!.events) state.emit(e);
-  };
-  action.calls.forEach((call, i) => {
-    finished[i] = (async (): Promise<CallRecord> => {
-      const inputs = await Promise.all(deps[i].map((j) => finished[j]));
-      const failedInput = deps[i].find((j, k) => inputs[k].failed);
-      let record: CallRecord;
-      if (ctx.signal?.aborted) record = { failed: true, aborted: true, events: [] };
-      else if (failedInput !== undefined) {
-        state.stats.toolErrors++;
-        record = {
-          failed: true,
-          events: [
-            {
-              type: "tool-error",
-              skillName: call.skillName,
-              message: `skipped: it uses the result of calls[${failedInput}], which failed`,
-              availableSkills: ctx.registry.names(),
-              callIndex: i,
-            },
-          ],
-        };
-      } else {
-        let resolved: SkillCall;
-        try {
-          resolved = {
-            skillName: call.skillName,
-            arguments: resolveReferences(
-              call.arguments,
-              records.map((r) => r?.value),
-            ) as Record<string, unknown>,
-          };
-        } catch (error) {
-          state.stats.toolErrors++;
-          return (records[i] = {
-            failed: true,
-            events: [
-              {
-                type: "tool-error",
-                skillName: call.skillName,
-                message: describeThrown(error),
-                availableSkills: ctx.registry.names(),
-                callIndex: i,
-              },
-            ],
-          });
-        }
-        await acquire();
-        try {
-          record = await runOneCall(resolved, i, state, ctx, (args, original, repeated) =>
-            state.emit({
-              type: "call-skill",
-              skillName: call.skillName,
-              arguments: args,
-              raw: "",
-              callIndex: i,
-              ...(original && { originalArguments: original }),
-              ...(repeated && { repeated }),
-            }),
-          );
-        } finally {
-          release();
-        }
-      }
-      records[i] = record;
-      flush();
-      return record;
-    })();
-  });
-  const all = await Promise.all(finished);
+  // each call awaits the promises of the earlier calls it references, so they are made in call order
+  for (const [i, call] of action.calls.entries()) run.finished[i] = runParallelCall(run, call, i);
+  const all = await Promise.all(run.finished);
   return all.some((r) => r.aborted) ? "aborted" : "done";
 }
 
@@ -349,14 +338,8 @@ export async function dispatchAction(
     state.emit(action);
     return runCalls(action, state, ctx);
   }
-  const record = await runOneCall(action, undefined, state, ctx, (args, original, repeated) =>
-    state.emit({
-      ...action,
-      arguments: args,
-      ...(original && { originalArguments: original }),
-      ...(repeated && { repeated }),
-    }),
-  );
+  const announce = (announcement: Announcement) => state.emit({ ...action, ...announcement });
+  const record = await runOneCall({ call: action, state, ctx, announce });
   if (record.aborted) return "aborted";
   for (const event of record.events) state.emit(event);
   return "done";

@@ -161,6 +161,27 @@ describe("parallel calls", () => {
       "skipped: it uses the result of calls[0], which failed",
     ]);
   });
+
+  it("a reference that does not resolve is a tool-error on the stream, even for the last call to finish", async () => {
+    const registry = new Registry([
+      defineSkill({ name: "get", description: "get", parameters: z.object({}), run: () => ({ a: 1 }) }),
+      defineSkill({ name: "use", description: "use", parameters: z.object({ v: z.unknown() }), run: () => "ran" }),
+    ]);
+    const model = new ScriptedModel([
+      calls(
+        { skill_name: "get", arguments: {} },
+        { skill_name: "use", arguments: { v: { $ref: "calls[0].result.b" } } },
+      ),
+      answer("x"),
+    ]);
+    const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
+    const outcomes = state.stream.toArray().filter((e) => e.type === "observation" || e.type === "tool-error");
+    expect(outcomes.map((e) => [e.type, (e as { callIndex?: number }).callIndex])).toEqual([
+      ["observation", 0],
+      ["tool-error", 1],
+    ]);
+    expect(state.stats.toolErrors).toBe(1);
+  });
 });
 
 describe("guard chain", () => {
