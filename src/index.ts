@@ -34,6 +34,7 @@ export {
   type CallSkillAction,
   type FinalAnswerAction,
   type ParsedReply,
+  type RefusedReply,
   type ValidationErrorObservation,
 } from "./actions/index.js";
 export {

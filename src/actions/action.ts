@@ -42,8 +42,11 @@ export interface CallSkillsAction {
 export type ValidationErrorType =
   "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference";
 
-/** A reply that was refused; `feedback` is shown to the model in the next prompt. */
-export interface ValidationErrorObservation {
+/**
+ * A reply that was refused, by parsing or by a validator (the `validation-error` event carries it); `feedback` is
+ * shown to the model in the next prompt. Not an observation: a skill's result is an `observation` event.
+ */
+export interface RefusedReply {
   type: "validation-error";
   /** `action_parse` for parse failures, `non_empty_final_answer`, or a custom validator's name. */
   validatorName: string;
@@ -55,7 +58,10 @@ export interface ValidationErrorObservation {
 /** What a model reply turns into, when valid. */
 export type Action = CallSkillAction | CallSkillsAction | FinalAnswerAction;
 /** Exactly one of these comes out of parsing a reply. */
-export type ParsedReply = Action | ValidationErrorObservation;
+export type ParsedReply = Action | RefusedReply;
+
+/** @deprecated Renamed {@link RefusedReply} (it is a refused reply, not an observation of a skill). */
+export type ValidationErrorObservation = RefusedReply;
 
 /** Where an action's `thought` goes: before the call or answer (reason, then act), after it, or nowhere. */
 export type ThoughtPlacement = "first" | "last" | "none";

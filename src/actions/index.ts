@@ -4,6 +4,7 @@ export type {
   CallSkillsAction,
   FinalAnswerAction,
   ParsedReply,
+  RefusedReply,
   SkillCall,
   ValidationErrorObservation,
   ValidationErrorType,

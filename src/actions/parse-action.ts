@@ -1,8 +1,17 @@
 import { z } from "zod";
 import type { Registry } from "../skills/registry.js";
-import { renderPrompt } from "../prompt-texts.js";
-import type { ParsedReply, SkillCall, ValidationErrorObservation, ValidationErrorType } from "./action.js";
-import { actionEnvelopeSchema } from "./action-envelope.js";
+import { checkCall as checkSkillCall, checkSkillName } from "../skills/check-call.js";
+import { promptText, renderPrompt } from "../prompt-texts.js";
+import type {
+  CallSkillAction,
+  CallSkillsAction,
+  FinalAnswerAction,
+  ParsedReply,
+  RefusedReply,
+  SkillCall,
+  ValidationErrorType,
+} from "./action.js";
+import { actionEnvelopeSchema, type ActionEnvelope } from "./action-envelope.js";
 import { extractJsonObject } from "./extract-json.js";
 import { checkCallReferences, hasReference } from "./call-references.js";
 
@@ -17,7 +26,10 @@ export const ACTION_PARSE = "action_parse";
 /** The validator name of an empty final answer. */
 export const NON_EMPTY_FINAL_ANSWER = "non_empty_final_answer";
 
-function refuse(raw: string, errorType: ValidationErrorType, feedback: string): ValidationErrorObservation {
+/** The fields every action carries: the thought when there is one, the reply verbatim, `repaired` when it was. */
+type CommonFields = Pick<CallSkillAction, "thought" | "raw" | "repaired">;
+
+function refuse(raw: string, errorType: ValidationErrorType, feedback: string): RefusedReply {
   return { type: "validation-error", validatorName: ACTION_PARSE, errorType, feedback, raw };
 }
 
@@ -26,33 +38,78 @@ function availableSkills(registry: Registry): string {
 }
 
 /**
- * Check one call against the registry and the skill's argument schema. Arguments holding `{"$ref": ...}` are checked
- * after the reference is resolved, at dispatch.
+ * Check one call against the registry and the skill's argument schema (skills/check-call.ts). Arguments holding
+ * `{"$ref": ...}` are checked after the reference is resolved, at dispatch: here only the skill's name is.
  */
-function checkCall(call: SkillCall, registry: Registry, raw: string): ValidationErrorObservation | undefined {
-  const skill = registry.get(call.skillName);
-  if (!skill) {
-    return refuse(
-      raw,
-      "unknown_skill",
-      renderPrompt("feedback/unknown-skill", {
-        skill_name: JSON.stringify(call.skillName),
-        available_skills: availableSkills(registry),
-      }),
-    );
+function checkCall(call: SkillCall, registry: Registry, raw: string): RefusedReply | undefined {
+  const checked = hasReference(call.arguments)
+    ? checkSkillName(registry, call.skillName)
+    : checkSkillCall(registry, call);
+  if (checked.ok) return undefined;
+  if (checked.problem === "unknown_skill") {
+    const values = { skill_name: JSON.stringify(call.skillName), available_skills: availableSkills(registry) };
+    return refuse(raw, "unknown_skill", renderPrompt("feedback/unknown-skill", values));
   }
-  if (hasReference(call.arguments)) return undefined;
-  const result = skill.parameters.safeParse(call.arguments);
-  if (result.success) return undefined;
-  return refuse(
-    raw,
-    "invalid_arguments",
-    renderPrompt("feedback/invalid-arguments", {
-      skill_name: call.skillName,
-      detail: z.prettifyError(result.error),
-      schema: JSON.stringify(registry.jsonSchema(call.skillName)),
-    }),
-  );
+  const schema = JSON.stringify(registry.jsonSchema(call.skillName));
+  const values = { skill_name: call.skillName, detail: checked.detail, schema };
+  return refuse(raw, "invalid_arguments", renderPrompt("feedback/invalid-arguments", values));
+}
+
+/**
+ * The reply's JSON object (fences and prose dropped, size and depth guarded, jsonrepair), checked against the
+ * action envelope; with the fields every action of this reply carries.
+ */
+function readEnvelope(
+  text: string,
+): { ok: true; envelope: ActionEnvelope; common: CommonFields } | { ok: false; refused: RefusedReply } {
+  const extracted = extractJsonObject(text);
+  if (!extracted.ok) {
+    const feedback = renderPrompt("feedback/json-syntax", { detail: extracted.detail });
+    return { ok: false, refused: refuse(text, "json_syntax", feedback) };
+  }
+  const parsed = actionEnvelopeSchema.safeParse(extracted.value);
+  if (!parsed.success) {
+    const feedback = renderPrompt("feedback/missing-field", { detail: z.prettifyError(parsed.error) });
+    return { ok: false, refused: refuse(text, "missing_field", feedback) };
+  }
+  const { thought } = parsed.data;
+  const common: CommonFields = thought === undefined ? { raw: text } : { thought, raw: text };
+  if (extracted.repaired) common.repaired = true;
+  return { ok: true, envelope: parsed.data, common };
+}
+
+/** A non-empty final answer wins over a call in the same reply; the call it named is kept as `ignoredCall`. */
+function finalAnswerAction(envelope: ActionEnvelope, answer: string, common: CommonFields): FinalAnswerAction {
+  const action: FinalAnswerAction = { type: "final-answer", answer: answer.trim(), ...common };
+  const named = envelope.skill_name ?? envelope.calls?.[0]?.skill_name;
+  if (named !== undefined) action.ignoredCall = { skillName: named };
+  return action;
+}
+
+/** Several calls in one reply: each checked as a single call is, then the references between them. */
+function callSkillsAction(
+  calls: NonNullable<ActionEnvelope["calls"]>,
+  registry: Registry,
+  common: CommonFields,
+): CallSkillsAction | RefusedReply {
+  const parsed: SkillCall[] = calls.map((c) => ({ skillName: c.skill_name, arguments: c.arguments ?? {} }));
+  for (const call of parsed) {
+    const error = checkCall(call, registry, common.raw);
+    if (error) return error;
+  }
+  const referenceError = checkCallReferences(parsed);
+  if (referenceError) return refuse(common.raw, "invalid_reference", referenceError);
+  return { type: "call-skills", calls: parsed, ...common };
+}
+
+/** One call; a `{"$ref": ...}` in its arguments is refused (references are only for the calls of one reply). */
+function callSkillAction(call: SkillCall, registry: Registry, common: CommonFields): CallSkillAction | RefusedReply {
+  if (hasReference(call.arguments)) {
+    const detail = promptText("feedback/reference-outside-calls");
+    const feedback = renderPrompt("feedback/validator", { validator: ACTION_PARSE, detail });
+    return refuse(common.raw, "invalid_arguments", feedback);
+  }
+  return checkCall(call, registry, common.raw) ?? { type: "call-skill", ...call, ...common };
 }
 
 /**
@@ -63,62 +120,19 @@ function checkCall(call: SkillCall, registry: Registry, raw: string): Validation
  */
 export function parseAction(raw: string, registry: Registry, options: ParseActionOptions = {}): ParsedReply {
   const text = typeof raw === "string" ? raw : String(raw);
-  const extracted = extractJsonObject(text);
-  if (!extracted.ok)
-    return refuse(text, "json_syntax", renderPrompt("feedback/json-syntax", { detail: extracted.detail }));
-  const envelope = actionEnvelopeSchema.safeParse(extracted.value);
-  if (!envelope.success) {
-    return refuse(
-      text,
-      "missing_field",
-      renderPrompt("feedback/missing-field", { detail: z.prettifyError(envelope.error) }),
-    );
-  }
-  const { thought, skill_name: skillName, final_answer: finalAnswer, calls } = envelope.data;
-  const repaired = extracted.repaired || undefined;
-  const common = { ...(thought !== undefined && { thought }), raw: text, ...(repaired && { repaired }) };
-
-  if (finalAnswer !== undefined && finalAnswer.trim() !== "") {
-    const named = skillName ?? calls?.[0]?.skill_name;
-    return {
-      type: "final-answer",
-      answer: finalAnswer.trim(),
-      ...common,
-      ...(named !== undefined && { ignoredCall: { skillName: named } }),
-    };
-  }
-  if (calls !== undefined && options.parallelCalls) {
-    const parsed: SkillCall[] = calls.map((c) => ({ skillName: c.skill_name, arguments: c.arguments ?? {} }));
-    for (const call of parsed) {
-      const error = checkCall(call, registry, text);
-      if (error) return error;
-    }
-    const referenceError = checkCallReferences(parsed);
-    if (referenceError) return refuse(text, "invalid_reference", referenceError);
-    return { type: "call-skills", calls: parsed, ...common };
-  }
+  const read = readEnvelope(text);
+  if (!read.ok) return read.refused;
+  const { envelope, common } = read;
+  const { skill_name: skillName, final_answer: finalAnswer, calls } = envelope;
+  if (finalAnswer !== undefined && finalAnswer.trim() !== "") return finalAnswerAction(envelope, finalAnswer, common);
+  if (calls !== undefined && options.parallelCalls) return callSkillsAction(calls, registry, common);
   if (skillName !== undefined) {
-    const call: SkillCall = { skillName, arguments: envelope.data.arguments ?? {} };
-    if (hasReference(call.arguments)) {
-      return refuse(
-        text,
-        "invalid_arguments",
-        renderPrompt("feedback/validator", {
-          validator: ACTION_PARSE,
-          detail: '{"$ref": ...} is only allowed inside "calls"',
-        }),
-      );
-    }
-    return checkCall(call, registry, text) ?? { type: "call-skill", skillName, arguments: call.arguments, ...common };
+    return callSkillAction({ skillName, arguments: envelope.arguments ?? {} }, registry, common);
   }
   if (finalAnswer !== undefined) {
-    return {
-      type: "validation-error",
-      validatorName: NON_EMPTY_FINAL_ANSWER,
-      feedback: renderPrompt("feedback/empty-final-answer"),
-      raw: text,
-    };
+    const feedback = renderPrompt("feedback/empty-final-answer");
+    return { type: "validation-error", validatorName: NON_EMPTY_FINAL_ANSWER, feedback, raw: text };
   }
-  const detail = calls !== undefined ? 'Call one skill at a time: "calls" is not enabled.' : "";
+  const detail = calls !== undefined ? promptText("feedback/calls-not-enabled") : "";
   return refuse(text, "missing_field", renderPrompt("feedback/missing-field", { detail }));
 }

@@ -1,4 +1,4 @@
-import type { Action, ValidationErrorObservation } from "../actions/action.js";
+import type { Action, RefusedReply } from "../actions/action.js";
 import { renderPrompt } from "../prompt-texts.js";
 import { describeThrown } from "../skills/render-result.js";
 import type { AgentState } from "./agent-state.js";
@@ -20,7 +20,7 @@ export async function runValidators(
   validators: readonly Validator[],
   action: Action,
   state: AgentState,
-): Promise<ValidationErrorObservation | undefined> {
+): Promise<RefusedReply | undefined> {
   for (const validator of validators) {
     let result: ValidatorResult;
     try {
