@@ -96,7 +96,7 @@ function observationEvent(
   return { type: "observation", skillName, result, ...withoutUndefined(optional) };
 }
 
-/** The tool error of a refused denial: the approver's reason, or a plain "not approved". */
+/** The tool-error message of a denied call: the approver's reason, or a plain "not approved". */
 function denialMessage(decision: ApprovalDecision): string {
   const reason = typeof decision === "object" && decision.decision === "deny" ? decision.reason : undefined;
   return reason ? renderPrompt("tool-errors/denied", { reason }) : promptText("tool-errors/denied-without-reason");
