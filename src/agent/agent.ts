@@ -24,7 +24,7 @@ import { describeThrown } from "../skills/render-result.js";
 import { AgentState } from "./agent-state.js";
 import { Conversation, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
-import type { AgentEvent } from "./events.js";
+import { isOwnEvent, type AgentEvent } from "./events.js";
 import { fitContext, type ContextFit } from "./fit-context.js";
 import { summarizeEvent } from "./summarize-event.js";
 import { runValidators, type Validator } from "./validator.js";
@@ -343,7 +343,7 @@ export class Agent {
     const events = state.stream.toArray();
     for (let i = events.length - 1; i >= 0; i--) {
       const event = events[i];
-      if ((event.depth ?? 0) !== state.depth || event.type === "context-trimmed") continue;
+      if (!isOwnEvent(event, state.depth) || event.type === "context-trimmed") continue;
       return event.type === "final-round";
     }
     return false;
@@ -389,7 +389,7 @@ export class Agent {
     )
       return undefined;
     const events = state.stream.toArray();
-    const previous = events.findLast((e) => e.type === "context-trimmed" && (e.depth ?? 0) === state.depth);
+    const previous = events.findLast((e) => e.type === "context-trimmed" && isOwnEvent(e, state.depth));
     const replyTokens = this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
     const fit = await fitContext({
       render: (drop) => this.renderPrompt(state, { droppedSteps: drop }),
@@ -425,7 +425,7 @@ export class Agent {
   #maxIterations(state: AgentState): void {
     const last = state.stream
       .toArray()
-      .filter((e) => (e.depth ?? 0) === state.depth)
+      .filter((e) => isOwnEvent(e, state.depth))
       .at(-1);
     state.stopReason = "max_iterations";
     const partialState = state.snapshot();

@@ -1,7 +1,7 @@
 import { MAX_REPLY_CHARS_IN_PROMPT } from "../defaults.js";
 import type { ChatFormat, ChatMessage } from "../prompt/chat-format.js";
 import { promptText, renderPrompt } from "../prompt-texts.js";
-import type { AgentEvent, ObservationEvent, ToolErrorEvent } from "./events.js";
+import { isOwnEvent, modelReplyOf, type AgentEvent, type ObservationEvent, type ToolErrorEvent } from "./events.js";
 
 /** A reply shown back to the model, capped so a runaway generation cannot fill the context. */
 function replyText(raw: string): string {
@@ -138,19 +138,14 @@ export class Conversation {
   }
 
   #take(event: AgentEvent): void {
-    if ((event.depth ?? 0) !== this.depth) return;
+    if (!isOwnEvent(event, this.depth)) return;
+    const reply = modelReplyOf(event);
+    if (reply) {
+      this.#reply(reply.raw);
+      if (reply.type === "validation-error") this.#feedback.push(reply.feedback);
+      return;
+    }
     switch (event.type) {
-      case "call-skill":
-        if (event.callIndex !== undefined) break; // part of a call-skills reply, already shown
-      // falls through
-      case "call-skills":
-      case "final-answer":
-        this.#reply(event.raw);
-        break;
-      case "validation-error":
-        this.#reply(event.raw);
-        this.#feedback.push(event.feedback);
-        break;
       case "observation":
       case "tool-error":
         this.#feedback.push(observationText(event));
@@ -169,12 +164,5 @@ export class Conversation {
 
 /** Model replies (steps) of this conversation so far: what `droppedSteps` counts. */
 export function countSteps(events: readonly AgentEvent[], depth = 0): number {
-  return events.filter(
-    (e) =>
-      (e.depth ?? 0) === depth &&
-      (e.type === "validation-error" ||
-        e.type === "final-answer" ||
-        e.type === "call-skills" ||
-        (e.type === "call-skill" && e.callIndex === undefined)),
-  ).length;
+  return events.filter((e) => isOwnEvent(e, depth) && modelReplyOf(e) !== undefined).length;
 }

@@ -1,9 +1,4 @@
-import type {
-  CallSkillAction,
-  CallSkillsAction,
-  FinalAnswerAction,
-  ValidationErrorObservation,
-} from "../actions/action.js";
+import type { CallSkillAction, CallSkillsAction, FinalAnswerAction, RefusedReply } from "../actions/action.js";
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -29,7 +24,7 @@ export type CallSkillEvent = EventBase &
   };
 export type CallSkillsEvent = EventBase & CallSkillsAction;
 export type FinalAnswerEvent = EventBase & FinalAnswerAction;
-export type ValidationErrorEvent = EventBase & ValidationErrorObservation;
+export type ValidationErrorEvent = EventBase & RefusedReply;
 
 /** A skill ran and returned; `result` is the text the model sees (rendered, capped). */
 export interface ObservationEvent extends EventBase {
@@ -164,3 +159,32 @@ export type EventInput = AgentEvent extends infer E
     ? Omit<E, "step" | "at"> & Partial<EventBase>
     : never
   : never;
+
+/** An event that carries one model reply (one step): see {@link modelReplyOf}. */
+export type ModelReplyEvent = CallSkillEvent | CallSkillsEvent | FinalAnswerEvent | ValidationErrorEvent;
+
+/**
+ * The event as a model reply, or undefined when it is none. A reply is carried by a `call-skills`, `final-answer` or
+ * `validation-error` event, or a `call-skill` that is not one call of a parallel `call-skills` reply (those carry a
+ * `callIndex` and repeat a reply already carried). Each reply's `raw` is the text the model wrote.
+ */
+export function modelReplyOf(event: AgentEvent): ModelReplyEvent | undefined {
+  switch (event.type) {
+    case "call-skill":
+      return event.callIndex === undefined ? event : undefined;
+    case "call-skills":
+    case "final-answer":
+    case "validation-error":
+      return event;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether the event belongs to the run of the agent at nesting depth `depth` (default 0, the top agent), and not to
+ * an agent it used as a skill (whose events are forwarded with a greater depth).
+ */
+export function isOwnEvent(event: AgentEvent, depth = 0): boolean {
+  return (event.depth ?? 0) === depth;
+}

@@ -17,7 +17,9 @@ export type {
   StopReason,
   ToolErrorEvent,
   ValidationErrorEvent,
+  ModelReplyEvent,
 } from "./events.js";
+export { isOwnEvent, modelReplyOf } from "./events.js";
 export { runValidators, type Validator, type ValidatorResult } from "./validator.js";
 export { summarizeEvent } from "./summarize-event.js";
 export { buildMessages, observationText } from "./build-messages.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { EventStream } from "../../agent/event-stream.js";
 import { finalRoundText, observationText } from "../../agent/build-messages.js";
-import type { AgentEvent } from "../../agent/events.js";
+import { isOwnEvent, modelReplyOf, type AgentEvent } from "../../agent/events.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { neutralizeControlText } from "../../prompt/chat-format.js";
 import { abortError } from "../../abort.js";
@@ -30,26 +30,24 @@ export interface RecordedStep {
 }
 
 /**
- * The model calls of a trace, in order. A reply is carried by `call-skill` (not part of a parallel call),
- * `call-skills`, `final-answer` and `validation-error` events; observations, tool errors and feedback that follow it
- * belong to its step. Events of nested agents (depth > 0) are skipped.
+ * The model calls of a trace, in order: each model reply (see {@link modelReplyOf}) or model error starts a step;
+ * observations, tool errors and feedback that follow it belong to its step. Events of nested agents are skipped.
  */
 export function recordedSteps(events: Iterable<AgentEvent>): RecordedStep[] {
   const steps: RecordedStep[] = [];
   for (const event of events) {
-    if (event.depth) continue;
+    if (!isOwnEvent(event)) continue;
+    const reply = modelReplyOf(event);
+    if (reply) {
+      steps.push({
+        step: reply.step,
+        raw: reply.raw,
+        feedback: reply.type === "validation-error" ? [reply.feedback] : [],
+      });
+      continue;
+    }
     const current = steps.at(-1);
     switch (event.type) {
-      case "call-skill":
-        if (event.callIndex !== undefined) break;
-      // falls through
-      case "call-skills":
-      case "final-answer":
-        steps.push({ step: event.step, raw: event.raw, feedback: [] });
-        break;
-      case "validation-error":
-        steps.push({ step: event.step, raw: event.raw, feedback: [event.feedback] });
-        break;
       case "model-error":
         steps.push({ step: event.step, error: event.message, feedback: [] });
         break;

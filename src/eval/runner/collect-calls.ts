@@ -1,5 +1,5 @@
 import type { SkillCall } from "../../actions/action.js";
-import type { AgentEvent, CallSkillEvent } from "../../agent/events.js";
+import { isOwnEvent, modelReplyOf, type AgentEvent, type CallSkillEvent } from "../../agent/events.js";
 
 /** The arguments as the model wrote them: an approval hook's correction keeps the model's in `originalArguments`. */
 function modelArguments(event: CallSkillEvent): Record<string, unknown> {
@@ -16,11 +16,11 @@ function modelArguments(event: CallSkillEvent): Record<string, unknown> {
 export function collectCalls(events: Iterable<AgentEvent>): SkillCall[] {
   const calls: SkillCall[] = [];
   for (const event of events) {
-    if (event.depth) continue;
-    if (event.type === "call-skills")
-      calls.push(...event.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
-    else if (event.type === "call-skill" && event.callIndex === undefined && !event.repeated)
-      calls.push({ skillName: event.skillName, arguments: modelArguments(event) });
+    const reply = isOwnEvent(event) ? modelReplyOf(event) : undefined;
+    if (reply?.type === "call-skills")
+      calls.push(...reply.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
+    else if (reply?.type === "call-skill" && !reply.repeated)
+      calls.push({ skillName: reply.skillName, arguments: modelArguments(reply) });
   }
   return calls;
 }
