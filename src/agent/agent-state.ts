@@ -51,6 +51,12 @@ export class AgentState {
     return Math.round((performance.now() - this.#startedAt) * 1000) / 1000;
   }
 
+  /** End the run: why it stopped and, when it stopped on an answer, the answer. Emits nothing. */
+  finish(reason: StopReason, answer?: string): void {
+    this.stopReason = reason;
+    if (answer !== undefined) this.answer = answer;
+  }
+
   /** Stamp an event with the current step and time and append it to the stream. */
   emit(event: EventInput): AgentEvent {
     const stamped = { ...event, step: event.step ?? this.iterations, at: event.at ?? this.elapsed() };

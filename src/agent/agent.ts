@@ -297,12 +297,9 @@ export class Agent {
 
   async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {
     const { signal } = options;
-    const stop = (reason: NonNullable<AgentState["stopReason"]>): void => {
-      state.stopReason = reason;
-    };
     const aborted = () => {
       state.emit({ type: "aborted", reason: describeThrown(signal?.reason ?? "aborted") });
-      stop("aborted");
+      state.finish("aborted");
     };
     for (;;) {
       if (signal?.aborted) return aborted();
@@ -315,19 +312,18 @@ export class Agent {
       } catch (error) {
         if (signal?.aborted) return aborted();
         state.emit({ type: "model-error", message: describeThrown(error) });
-        return stop("model_error");
+        return state.finish("model_error");
       }
       if (signal?.aborted) return aborted();
       if (reply.type === "validation-error") {
         this.#countValidationError(state, reply);
         state.emit(reply);
-        if (state.retries > options.maxRetries) return stop("retries_exhausted");
+        if (state.retries > options.maxRetries) return state.finish("retries_exhausted");
         continue;
       }
       if (reply.type === "final-answer") {
         state.emit(reply);
-        state.answer = reply.answer;
-        return stop("answer");
+        return state.finish("answer", reply.answer);
       }
       if (this.#inFinalRound(state)) {
         this.#refuseCall(state, reply);
@@ -427,7 +423,7 @@ export class Agent {
       .toArray()
       .filter((e) => isOwnEvent(e, state.depth))
       .at(-1);
-    state.stopReason = "max_iterations";
+    state.finish("max_iterations");
     const partialState = state.snapshot();
     state.emit({
       type: "max-iterations",

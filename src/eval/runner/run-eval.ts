@@ -1,7 +1,8 @@
 import { setMaxListeners } from "node:events";
 import { Agent, type LoopSettings } from "../../agent/agent.js";
 import { DEFAULT_FINAL_ROUND_WITHOUT_TOOLS } from "../../defaults.js";
-import type { AgentState } from "../../agent/agent-state.js";
+import { emptyRunStats, type AgentState } from "../../agent/agent-state.js";
+import type { RunStats } from "../../agent/events.js";
 import type { ModelHandle } from "../../model/model-handle.js";
 import { describeThrown } from "../../skills/render-result.js";
 import { PrefixReplayModel, RecordingModel } from "./budget-prefix.js";
@@ -9,7 +10,7 @@ import { collectCalls } from "./collect-calls.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ModelProvider } from "./model-providers.js";
 import { promisePool } from "../../promise-pool.js";
-import type { RunRecord } from "./run-record.js";
+import type { RunCounters, RunRecord } from "./run-record.js";
 
 /** Progress of an eval, after each run. */
 export interface EvalProgress {
@@ -41,24 +42,9 @@ export interface EvalRuns {
   interrupted: boolean;
 }
 
+/** A record for a run that could not be made (the model could not be had, the run threw): no counts, no tokens. */
 function harnessError(
-  base: Omit<
-    RunRecord,
-    | "success"
-    | "failures"
-    | "stopReason"
-    | "iterations"
-    | "skillCalls"
-    | "validationErrors"
-    | "validationErrorsByType"
-    | "toolErrors"
-    | "emptyAnswers"
-    | "repeatedCalls"
-    | "promptTokens"
-    | "evaluatedPromptTokens"
-    | "generatedTokens"
-    | "wallMs"
-  >,
+  base: Pick<RunRecord, "model" | "taskId" | "category" | "budget" | "seed">,
   message: string,
   wallMs: number,
 ): RunRecord {
@@ -67,17 +53,31 @@ function harnessError(
     success: false,
     failures: [message],
     stopReason: "harness_error",
-    iterations: 0,
-    skillCalls: 0,
-    validationErrors: 0,
-    validationErrorsByType: {},
-    toolErrors: 0,
-    emptyAnswers: 0,
-    repeatedCalls: 0,
-    promptTokens: null,
-    evaluatedPromptTokens: null,
-    generatedTokens: null,
+    ...recordCounters(emptyRunStats(), { iterations: 0, skillCalls: 0, tokens: false }),
     wallMs,
+  };
+}
+
+/**
+ * The counters of a record from the run's stats: `iterations` and `skillCalls` (the calls collected from its events)
+ * as given, validation errors by type sorted, token counts only when the model reports them (`tokens`), else null.
+ */
+function recordCounters(
+  stats: RunStats,
+  run: { iterations: number; skillCalls: number; tokens: boolean },
+): Pick<RunRecord, keyof RunCounters | "iterations" | "promptTokens" | "evaluatedPromptTokens" | "generatedTokens"> {
+  const { tokens } = run;
+  return {
+    iterations: run.iterations,
+    skillCalls: run.skillCalls,
+    validationErrors: stats.validationErrors,
+    validationErrorsByType: sortedCounts(stats.validationErrorsByType),
+    toolErrors: stats.toolErrors,
+    emptyAnswers: stats.emptyAnswers,
+    repeatedCalls: stats.repeatedCalls,
+    promptTokens: tokens ? stats.promptTokens : null,
+    evaluatedPromptTokens: tokens ? stats.evaluatedPromptTokens : null,
+    generatedTokens: tokens ? stats.generatedTokens : null,
   };
 }
 
@@ -162,16 +162,7 @@ async function runTaskWithState(
     failures,
     ...(verdict.errorType && { errorType: verdict.errorType }),
     stopReason: state.stopReason ?? "harness_error",
-    iterations: state.iterations,
-    skillCalls: calls.length,
-    validationErrors: stats.validationErrors,
-    validationErrorsByType: sortedCounts(stats.validationErrorsByType),
-    toolErrors: stats.toolErrors,
-    emptyAnswers: stats.emptyAnswers,
-    repeatedCalls: stats.repeatedCalls,
-    promptTokens: tokens ? stats.promptTokens : null,
-    evaluatedPromptTokens: tokens ? stats.evaluatedPromptTokens : null,
-    generatedTokens: tokens ? stats.generatedTokens : null,
+    ...recordCounters(stats, { iterations: state.iterations, skillCalls: calls.length, tokens }),
     ...(state.answer !== undefined && { answer: state.answer }),
     finalRounds: stats.finalRounds,
     contextTrims: stats.contextTrims,
