@@ -1,3 +1,5 @@
+import { CodedError } from "../coded-error.js";
+
 /** Where a command reads and writes: injected, so unit tests can capture output without a terminal. */
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -35,20 +37,22 @@ export const EXIT = {
   ok: 0,
   /** ask: the run ended without an answer (max_iterations, retries_exhausted, model_error). */
   noAnswer: 1,
+  /** doctor: a check failed (its line says what to do); warnings alone exit 0. */
+  checkFailed: 1,
   /** A usage or setup error: unknown flag, bad value, missing or broken model file. */
   usage: 2,
   /** Interrupted by Ctrl-C; the run was aborted cleanly. */
   interrupted: 130,
 } as const;
 
-/** A usage or setup problem: printed as one line (no stack trace), exit code 2. */
-export class CliUsageError extends Error {
+/**
+ * A usage problem the CLI itself finds (a bad flag value, a missing question): like every {@link CodedError}, printed
+ * as one line (no stack trace), exit code 2.
+ */
+export class CliUsageError extends CodedError<"usage"> {
   override readonly name = "CliUsageError";
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.usage,
-  ) {
-    super(message);
+  constructor(message: string) {
+    super("usage", message);
   }
 }
 

@@ -109,6 +109,10 @@ function modelsChecks(io: CliIO): Check[] {
   return checks;
 }
 
+/**
+ * `gemma-agent doctor [--json]`: one line per check (ok, warning, failure with its fix). Exit 0 when no check failed
+ * (warnings included), {@link EXIT.checkFailed} when one did.
+ */
 const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
   new Command("doctor")
     .description(
@@ -126,7 +130,7 @@ const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
             `${mark[c.status]} ${c.name.padEnd(14)} ${c.detail}${c.fix && c.status !== "ok" ? `\n  ${"".padEnd(14)} fix: ${c.fix}` : ""}\n`,
           );
       }
-      if (checks.some((c) => c.status === "fail")) setExitCode(EXIT.noAnswer);
+      if (checks.some((c) => c.status === "fail")) setExitCode(EXIT.checkFailed);
     });
 
 export default doctorCommand;

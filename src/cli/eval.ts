@@ -1,5 +1,4 @@
 import { Command, Option } from "commander";
-import { EvalSetupError } from "../eval/errors.js";
 import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../eval/evaluate.js";
 import { failureProfileNames } from "../eval/models/failure-profiles.js";
 import { writeReport } from "../eval/report/build-report.js";
@@ -60,11 +59,6 @@ function checkTarget(suite: string | undefined, options: EvalCommandOptions): vo
     );
 }
 
-/** One line for a setup error: the suite's field list joined with "; ". */
-function usageError(error: EvalSetupError): CliUsageError {
-  return new CliUsageError(error.message.replace(/:?\n\s*/g, (m) => (m.startsWith(":") ? ": " : "; ")));
-}
-
 async function runEvalCommand(io: CliIO, suite: string | undefined, options: EvalCommandOptions): Promise<EvalReport> {
   const bar = options.quiet ? undefined : progressBar(io.stderr);
   const common: EvaluateOptions = {
@@ -94,9 +88,6 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
       });
     }
     return await evaluateSuite(suite!, common);
-  } catch (error) {
-    if (error instanceof EvalSetupError) throw usageError(error);
-    throw error;
   } finally {
     bar?.done();
   }

@@ -58,16 +58,8 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
   }
   try {
     const resolved = resolveModelFile(wanted, { modelsDirs: modelsDirs(io.env), cwd: io.cwd });
-    let header;
-    try {
-      header = await readGgufHeader(resolved.path);
-    } catch (error) {
-      throw new ModelLoadError(
-        "corrupt",
-        `${resolved.path} is not a readable GGUF file (${(error as Error).message})`,
-        resolved.path,
-      );
-    }
+    // a file that is not a readable GGUF throws GgufHeaderError: a setup error, printed as one line
+    const header = await readGgufHeader(resolved.path);
     const architecture = header.architecture ?? "unknown";
     return {
       path: resolved.path,

@@ -1,3 +1,4 @@
+import { abortError } from "../abort.js";
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
@@ -102,7 +103,8 @@ export async function resolveModelForCli(
         ? `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Resume the download to ${dir} now? [y/N] `
         : `${entry.name} (${wanted}, ${formatBytes(file.sizeBytes)}) ${state}. Download it to ${dir} now? [y/N] `;
     const reply = await askQuestion(io, question);
-    if (io.signal.aborted) throw new CliUsageError("interrupted", 130);
+    // runCli answers any error thrown after an interrupt with exit 130
+    if (io.signal.aborted) throw abortError(io.signal.reason);
     if (!reply || !/^y(es)?$/i.test(reply)) throw new CliUsageError(pullLine);
     progress.start(`${have !== undefined ? "resuming" : "downloading"} ${wanted}`);
     const result = await pullModel(wanted, {

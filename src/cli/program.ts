@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
-import { ModelLoadError, DownloadError } from "../model/errors.js";
-import { CliUsageError, commandOf, EXIT, type CliIO } from "./cli-io.js";
+import { CodedError } from "../coded-error.js";
+import { commandOf, EXIT, type CliIO } from "./cli-io.js";
 import { withInvocation } from "./invocation.js";
 import { packageVersion } from "./package-version.js";
 import askCommand from "./ask.js";
@@ -38,16 +38,18 @@ export async function createProgram(io: CliIO, setExitCode: (code: number) => vo
   return program;
 }
 
-/** The one line a setup error prints, its suggested commands written as the user started the tool. */
-function setupErrorLine(error: unknown, io: CliIO): string | undefined {
-  if (error instanceof CliUsageError || error instanceof ModelLoadError || error instanceof DownloadError)
-    return `gemma-agent: ${withInvocation(error.message, commandOf(io))}`;
-  return undefined;
+/**
+ * The one line a setup error prints: a message of several lines (a suite's list of bad fields) joined, "title:\n  a\n
+ * b" as "title: a; b", its suggested commands written as the user started the tool.
+ */
+function setupErrorLine(error: CodedError<string>, io: CliIO): string {
+  const oneLine = error.message.replace(/:?\n\s*/g, (m) => (m.startsWith(":") ? ": " : "; "));
+  return `gemma-agent: ${withInvocation(oneLine, commandOf(io))}`;
 }
 
 /**
  * Run the CLI with `argv` (without node and the script) and return the exit code. Usage and setup errors print one
- * line to stderr and return 2; an unexpected error prints its message (and stack with GEMMA_AGENT_DEBUG=1).
+ * line to stderr and return 2 (any {@link CodedError} is one); an unexpected error prints its message (and stack with GEMMA_AGENT_DEBUG=1).
  */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let exitCode: number = EXIT.ok;
@@ -61,10 +63,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (io.signal.aborted) return EXIT.interrupted;
-    const line = setupErrorLine(error, io);
-    if (line) {
-      io.stderr.write(`${line}\n`);
-      return error instanceof CliUsageError ? error.exitCode : EXIT.usage;
+    if (error instanceof CodedError) {
+      // Every coded error is a setup error: the flags, a file, the model, a download, the allowed folder.
+      io.stderr.write(`${setupErrorLine(error, io)}\n`);
+      return EXIT.usage;
     }
     io.stderr.write(`gemma-agent: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
     if (io.env.GEMMA_AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);

@@ -1,3 +1,4 @@
+import { withoutUndefined } from "../without-undefined.js";
 import { Registry } from "../skills/registry.js";
 import { builtinSkills, BUILTIN_SKILL_NAMES, FILE_SKILL_NAMES } from "../skills/builtin/index.js";
 import { CliUsageError } from "./cli-io.js";
@@ -7,13 +8,8 @@ import { CliUsageError } from "./cli-io.js";
  * `--skills` to a scoped view, so a skill left out cannot run whatever the model writes.
  */
 export function selectSkills(options: { skills?: string[]; allowDir?: string }): Registry {
-  let skills;
-  try {
-    skills = builtinSkills({ ...(options.allowDir !== undefined && { allowDir: options.allowDir }) });
-  } catch (error) {
-    throw new CliUsageError(`--allow-dir: ${(error as Error).message}`);
-  }
-  const registry = new Registry(skills);
+  // an allowed directory that is not there throws AllowDirError: a setup error, printed as one line
+  const registry = new Registry(builtinSkills(withoutUndefined({ allowDir: options.allowDir })));
   if (!options.skills) return registry;
   for (const name of options.skills) {
     if (registry.has(name)) continue;

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { abortError } from "../../abort.js";
+import { CodedError, errorFromJson, type ErrorJson } from "../../coded-error.js";
 import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import {
@@ -12,7 +13,10 @@ import {
 import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../constants.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
-/** The model process died or stopped answering; the task that was running fails, the next one gets a fresh process. */
+/**
+ * The model process died or stopped answering; the task that was running fails, the next one gets a fresh process.
+ * Not a CodedError: a crash is not a setup error, and nothing switches on its kind.
+ */
 export class ModelProcessError extends Error {
   override readonly name = "ModelProcessError";
 }
@@ -36,6 +40,19 @@ const LOAD_ERROR_CODES: readonly ModelLoadErrorCode[] = [
   "out_of_memory",
   "unsupported_architecture",
 ];
+
+/**
+ * The error a failed load rejects with: a ModelLoadError from the process as one (its code kept, so the CLI and the
+ * runner treat it as the in-process loader's), any other coded error as it was thrown (a setup error), and anything
+ * else as a ModelProcessError.
+ */
+function loadError(json: ErrorJson): Error {
+  if (json.name === "ModelLoadError" && LOAD_ERROR_CODES.includes(json.code as ModelLoadErrorCode))
+    return new ModelLoadError(json.code as ModelLoadErrorCode, json.message, json.path);
+  const error = errorFromJson(json);
+  if (error instanceof CodedError) return error;
+  return new ModelProcessError(`the model process could not load the model: ${json.message}`);
+}
 
 /** This file's sibling with the same extension (`.ts` under tsx and vitest, `.js` once built). */
 function sibling(name: string): string {
@@ -93,7 +110,7 @@ export class ChildProcessModel implements ModelHandle {
 
   /**
    * Fork the worker and load the model in it. Resolves once it is ready; rejects with ModelLoadError when the
-   * factory threw one (its code is kept), and with ModelProcessError when the process died while loading.
+   * factory threw one (its code is kept), with any other coded error as it was thrown, and with ModelProcessError when the process died while loading.
    */
   static async start(options: ChildProcessModelOptions = {}): Promise<ChildProcessModel> {
     const worker = sibling("model-worker");
@@ -118,17 +135,10 @@ export class ChildProcessModel implements ModelHandle {
         child.off("exit", onExit);
         if (message.type === "ready") return resolve(message);
         child.kill();
-        if (
-          message.type === "load-error" &&
-          message.name === "ModelLoadError" &&
-          LOAD_ERROR_CODES.includes(message.code as ModelLoadErrorCode)
-        ) {
-          return reject(new ModelLoadError(message.code as ModelLoadErrorCode, message.message, message.path));
-        }
         reject(
-          new ModelProcessError(
-            `the model process could not load the model: ${message.type === "load-error" ? message.message : message.type}`,
-          ),
+          message.type === "load-error"
+            ? loadError(message.error)
+            : new ModelProcessError(`the model process could not load the model: ${message.type}`),
         );
       });
       const load: ToWorker = {
@@ -233,7 +243,7 @@ export class ChildProcessModel implements ModelHandle {
     } else if (message.type === "count") {
       this.#settle(message.id)?.resolve(message.tokens);
     } else if (message.type === "error") {
-      this.#settle(message.id)?.reject(new Error(message.message));
+      this.#settle(message.id)?.reject(errorFromJson(message.error));
     }
   }
 

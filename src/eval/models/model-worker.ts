@@ -4,6 +4,7 @@
  * was running.
  */
 import { pathToFileURL } from "node:url";
+import { errorToJson } from "../../coded-error.js";
 import type { FromWorker, ModelFactoryModule, ToWorker, WorkerServedModel } from "./worker-protocol.js";
 
 let model: WorkerServedModel | undefined;
@@ -11,19 +12,6 @@ const running = new Map<number, AbortController>();
 
 function send(message: FromWorker): void {
   process.send?.(message);
-}
-
-function describe(error: unknown): { name: string; message: string; code?: string; path?: string } {
-  if (error instanceof Error) {
-    const extra = error as Error & { code?: unknown; path?: unknown };
-    return {
-      name: error.name,
-      message: error.message,
-      ...(typeof extra.code === "string" && { code: extra.code }),
-      ...(typeof extra.path === "string" && { path: extra.path }),
-    };
-  }
-  return { name: "Error", message: String(error) };
 }
 
 async function load(factory: string, options: unknown): Promise<void> {
@@ -40,7 +28,7 @@ async function load(factory: string, options: unknown): Promise<void> {
       countsTokens: typeof model.countTokens === "function",
     });
   } catch (error) {
-    send({ type: "load-error", ...describe(error) });
+    send({ type: "load-error", error: errorToJson(error) });
   }
 }
 
@@ -52,7 +40,7 @@ async function generate(message: Extract<ToWorker, { type: "generate" }>): Promi
     const text = await model.generate(message.prompt, { ...message.options, signal: controller.signal });
     send({ type: "result", id: message.id, text, ...(model.stats && { stats: structuredClone(model.stats) }) });
   } catch (error) {
-    send({ type: "error", id: message.id, message: describe(error).message });
+    send({ type: "error", id: message.id, error: errorToJson(error) });
   } finally {
     running.delete(message.id);
   }
@@ -63,7 +51,7 @@ async function countTokens(message: Extract<ToWorker, { type: "count-tokens" }>)
     if (!model?.countTokens) throw new Error("this model cannot count tokens");
     send({ type: "count", id: message.id, tokens: await model.countTokens(message.prompt) });
   } catch (error) {
-    send({ type: "error", id: message.id, message: describe(error).message });
+    send({ type: "error", id: message.id, error: errorToJson(error) });
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ErrorJson } from "../../coded-error.js";
 import type { GenerationStats, JsonSchema, ModelInfo } from "../../model/model-handle.js";
 
 /** Generate options that cross the process boundary (signals and callbacks stay in the parent). */
@@ -26,9 +27,9 @@ export type FromWorker =
       countsTokens?: boolean;
     }
   | { type: "count"; id: number; tokens: number }
-  | { type: "load-error"; name: string; message: string; code?: string; path?: string }
+  | { type: "load-error"; error: ErrorJson }
   | { type: "result"; id: number; text: string; stats?: GenerationStats }
-  | { type: "error"; id: number; message: string };
+  | { type: "error"; id: number; error: ErrorJson };
 
 /**
  * What a factory module (the `factory` of a load message) exports: `createModel(options)`, returning the model the
