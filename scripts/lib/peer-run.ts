@@ -29,7 +29,7 @@ import type { StopReason } from "../../src/agent/events.js";
 import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { RunRecord } from "../../src/eval/runner/run-record.js";
 import { executeCall } from "../../src/skills/run-skill.js";
-import { describeThrown } from "../../src/skills/render-result.js";
+import { describeThrown } from "../../src/safe-stringify.js";
 import { toGbnfJsonSchema } from "./peer-schema.js";
 
 /** The error text a call past the budget gets instead of its result. */

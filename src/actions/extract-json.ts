@@ -1,5 +1,6 @@
 import { jsonrepair } from "jsonrepair";
 import { MAX_ACTION_CHARS, MAX_JSON_DEPTH } from "../defaults.js";
+import { isPlainObject } from "../is-plain-object.js";
 
 /** The outcome of reading a JSON object out of a model reply. */
 export type ExtractResult =
@@ -50,10 +51,6 @@ function valueDepth(value: unknown, limit: number): number {
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
   return max;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -20,7 +20,7 @@ import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-ha
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
 import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
 import { Registry } from "../skills/registry.js";
-import { describeThrown } from "../skills/render-result.js";
+import { describeThrown } from "../safe-stringify.js";
 import { AgentState } from "./agent-state.js";
 import { Conversation, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";

@@ -8,7 +8,7 @@ import { runSkill, type CallEnvironment } from "../skills/run-skill.js";
 import type { ApprovalDecision, ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";
 import type { Skill, SkillRunState } from "../skills/skill.js";
-import { describeThrown } from "../skills/render-result.js";
+import { describeThrown } from "../safe-stringify.js";
 import { withoutUndefined } from "../without-undefined.js";
 import type { AgentState } from "./agent-state.js";
 import type { AgentEvent, EventInput } from "./events.js";

@@ -1,6 +1,6 @@
 import { REPEAT_BLOCK_AT, REPEAT_WARN_AT } from "../defaults.js";
 import type { SkillCall } from "../actions/action.js";
-import { safeStringify } from "../skills/render-result.js";
+import { safeStringify } from "../safe-stringify.js";
 
 /** JSON with object keys sorted at every level: the same arguments in any key order give the same text. */
 export function canonicalJson(value: unknown): string {

@@ -1,32 +1,28 @@
-import { safeStringify } from "../skills/render-result.js";
+import { safeStringify } from "../safe-stringify.js";
+import { oneLine } from "../one-line.js";
 import type { AgentEvent } from "./events.js";
-
-function clip(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
 
 /** One line on an event, for logs, the CLI and `max-iterations`' lastActionSummary. */
 export function summarizeEvent(event: AgentEvent): string {
   switch (event.type) {
     case "call-skill":
-      return `call-skill ${event.skillName} ${clip(safeStringify(event.arguments))}${event.repeated ? " (repeat: earlier result shown)" : ""}`;
+      return `call-skill ${event.skillName} ${oneLine(safeStringify(event.arguments))}${event.repeated ? " (repeat: earlier result shown)" : ""}`;
     case "call-skills":
       return `call-skills ${event.calls.map((c) => c.skillName).join(", ")}`;
     case "observation":
-      return `observation from ${event.skillName}: ${clip(event.result)}`;
+      return `observation from ${event.skillName}: ${oneLine(event.result)}`;
     case "tool-error":
-      return `tool-error in ${event.skillName}: ${clip(event.message)}`;
+      return `tool-error in ${event.skillName}: ${oneLine(event.message)}`;
     case "validation-error":
-      return `validation-error (${event.errorType ?? event.validatorName}): ${clip(event.feedback)}`;
+      return `validation-error (${event.errorType ?? event.validatorName}): ${oneLine(event.feedback)}`;
     case "final-answer":
-      return `final-answer: ${clip(event.answer)}`;
+      return `final-answer: ${oneLine(event.answer)}`;
     case "model-error":
-      return `model-error: ${clip(event.message)}`;
+      return `model-error: ${oneLine(event.message)}`;
     case "max-iterations":
       return `max-iterations after ${event.iterations}`;
     case "aborted":
-      return `aborted: ${clip(event.reason)}`;
+      return `aborted: ${oneLine(event.reason)}`;
     case "final-round":
       return `final-round (${event.reason}): only a final answer allowed`;
     case "context-trimmed":

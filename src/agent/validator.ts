@@ -1,6 +1,6 @@
 import type { Action, RefusedReply } from "../actions/action.js";
 import { renderPrompt } from "../prompt-texts.js";
-import { describeThrown } from "../skills/render-result.js";
+import { describeThrown } from "../safe-stringify.js";
 import type { AgentState } from "./agent-state.js";
 
 /** What a validator says of an action. `feedback` is shown to the model. */

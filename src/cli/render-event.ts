@@ -1,10 +1,6 @@
 import type { AgentEvent } from "../agent/events.js";
-import { safeStringify } from "../skills/render-result.js";
-
-function oneLine(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
+import { oneLine } from "../one-line.js";
+import { safeStringify } from "../safe-stringify.js";
 
 /** The progress line for an event on stderr (undefined: nothing worth a line). Nested events are indented. */
 export function renderEvent(event: AgentEvent): string | undefined {

@@ -1,10 +1,9 @@
+import { isPlainObject } from "../is-plain-object.js";
 import type { JsonSchema } from "../json-schema.js";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A JSON Schema as a short type: `string`, `number`, `"a"|"b"`, `string[]`, `object`; `any` when it says nothing. */
 export function schemaTypeText(schema: unknown): string {
-  if (!isObject(schema)) return "any";
+  if (!isPlainObject(schema)) return "any";
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join("|");
   if (Object.hasOwn(schema, "const")) return JSON.stringify(schema.const);
   const union = schema.anyOf ?? schema.oneOf;
@@ -20,7 +19,7 @@ export function schemaTypeText(schema: unknown): string {
  * compact prompt documents skills this way instead of the full JSON Schema: a third of the tokens for a small model.
  */
 export function skillSignature(name: string, schema: JsonSchema): string {
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const args = Object.entries(properties).map(
     ([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${schemaTypeText(value)}`,

@@ -2,7 +2,8 @@ import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.
 import type { SkillCall } from "./skill-call.js";
 import type { Registry } from "./registry.js";
 import type { Skill, SkillRunState } from "./skill.js";
-import { capText, describeThrown, renderResult } from "./render-result.js";
+import { capText, renderResult } from "./render-result.js";
+import { describeThrown } from "../safe-stringify.js";
 import { abortError, raceAbort } from "../abort.js";
 import { renderPrompt } from "../prompt-texts.js";
 import { callRefusal, checkCall } from "./check-call.js";

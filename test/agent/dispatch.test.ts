@@ -397,7 +397,7 @@ describe("time and size", () => {
 
 describe("safeStringify", () => {
   it("writes an object shared by two branches in both; only an object that is its own ancestor is [Circular]", async () => {
-    const { safeStringify } = await import("../../src/skills/render-result.js");
+    const { safeStringify } = await import("../../src/safe-stringify.js");
     const shared = { a: 1 };
     expect(JSON.parse(safeStringify({ x: shared, y: [shared, { z: shared }] }))).toEqual({
       x: { a: 1 },
@@ -414,7 +414,7 @@ describe("safeStringify", () => {
   });
 
   it("a value whose shared objects double at each of 60 levels is written in bounded time and size", async () => {
-    const { safeStringify } = await import("../../src/skills/render-result.js");
+    const { safeStringify } = await import("../../src/safe-stringify.js");
     let node: Record<string, unknown> = { leaf: true };
     for (let i = 0; i < 60; i++) node = { l: node, r: node };
     const text = safeStringify(node);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bfclToJsonSchema } from "../../src/actions/bfcl-json-schema.js";
+import { bfclToJsonSchema } from "../../src/eval/bfcl/bfcl-json-schema.js";
 
 describe("bfclToJsonSchema", () => {
   it("maps Python-flavoured types at every depth and drops BFCL's `optional` flag", () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Llama } from "node-llama-cpp";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bfclToJsonSchema } from "../../src/actions/bfcl-json-schema.js";
+import { bfclToJsonSchema } from "../../src/eval/bfcl/bfcl-json-schema.js";
 import { jsonSchemaToGbnf, type LlamaModelHandle } from "../../src/model/llama/index.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";

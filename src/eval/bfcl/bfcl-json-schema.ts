@@ -1,4 +1,5 @@
-import type { JsonSchema } from "../json-schema.js";
+import { isPlainObject } from "../../is-plain-object.js";
+import type { JsonSchema } from "../../json-schema.js";
 
 /** BFCL's Python-flavoured type names and the JSON Schema types they mean. `any` has no type: any value. */
 const PYTHON_TYPES: Readonly<Record<string, string | null>> = Object.freeze({
@@ -49,7 +50,5 @@ function convert(schema: unknown): unknown {
  */
 export function bfclToJsonSchema(parameters: unknown): JsonSchema {
   const converted = convert(parameters);
-  return typeof converted === "object" && converted !== null && !Array.isArray(converted)
-    ? (converted as JsonSchema)
-    : {};
+  return isPlainObject(converted) ? converted : {};
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bfclToJsonSchema } from "../../actions/bfcl-json-schema.js";
+import { bfclToJsonSchema } from "./bfcl-json-schema.js";
 import { defineSkill, type Skill } from "../../skills/skill.js";
 import { Registry } from "../../skills/registry.js";
 import type { BfclFunction } from "./bfcl-files.js";

@@ -1,14 +1,11 @@
 import { z } from "zod";
 import type { SkillCall } from "../../actions/action.js";
 import type { Registry } from "../../skills/registry.js";
+import { isPlainObject } from "../../is-plain-object.js";
 import type { BfclFunction, BfclGroundTruth } from "./bfcl-files.js";
 
 /** Calls built from a ground truth, or why the ground truth does not fit its own schema. */
 export type GroundTruthCalls = { ok: true; calls: SkillCall[] } | { ok: false; reason: string };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function typeOf(schema: unknown): string | undefined {
   const type = isPlainObject(schema) ? schema.type : undefined;

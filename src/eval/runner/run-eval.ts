@@ -4,7 +4,7 @@ import { DEFAULT_FINAL_ROUND_WITHOUT_TOOLS } from "../../defaults.js";
 import { emptyRunStats, type AgentState } from "../../agent/agent-state.js";
 import type { RunStats } from "../../agent/events.js";
 import type { ModelHandle } from "../../model/model-handle.js";
-import { describeThrown } from "../../skills/render-result.js";
+import { describeThrown } from "../../safe-stringify.js";
 import { PrefixReplayModel, RecordingModel } from "./budget-prefix.js";
 import { collectCalls } from "./collect-calls.js";
 import type { EvalTask } from "./eval-task.js";
