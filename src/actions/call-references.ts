@@ -48,9 +48,10 @@ export function callDependencies(calls: readonly SkillCall[]): number[][] {
   return calls.map((call, i) =>
     collectRefs(call.arguments).map((ref) => {
       const parsed = typeof ref === "string" ? parseReference(ref) : undefined;
-      if (!parsed) throw new Error(`calls[${i}] has a malformed reference ${JSON.stringify(ref)}`);
+      if (!parsed)
+        throw new Error(renderPrompt("references/malformed-in-call", { index: i, ref: JSON.stringify(ref) }));
       if (parsed.index >= calls.length)
-        throw new Error(`calls[${i}] refers to calls[${parsed.index}], which does not exist`);
+        throw new Error(renderPrompt("references/missing-call", { index: i, target: parsed.index }));
       return parsed.index;
     }),
   );
@@ -79,10 +80,8 @@ export function checkCallReferences(calls: readonly SkillCall[]): string | undef
       if (j < i) continue;
       const detail =
         j === i
-          ? `calls[${i}] refers to itself`
-          : reaches(deps, j, i)
-            ? `calls[${i}] and calls[${j}] refer to each other (a cycle)`
-            : `calls[${i}] refers to a later call, calls[${j}]`;
+          ? renderPrompt("references/refers-to-itself", { index: i })
+          : renderPrompt(reaches(deps, j, i) ? "references/cycle" : "references/later-call", { index: i, target: j });
       return renderPrompt("feedback/invalid-reference", { detail });
     }
   }
@@ -94,7 +93,8 @@ function followPath(value: unknown, ref: CallReference): unknown {
   let current = value;
   for (const key of ref.path) {
     if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) {
-      throw new Error(`calls[${ref.index}].result has no ${typeof key === "number" ? `[${key}]` : `.${key}`}`);
+      const path = typeof key === "number" ? `[${key}]` : `.${key}`;
+      throw new Error(renderPrompt("references/missing-path", { index: ref.index, path }));
     }
     current = (current as Record<string | number, unknown>)[key];
   }
@@ -105,7 +105,7 @@ function followPath(value: unknown, ref: CallReference): unknown {
 export function resolveReferences(args: unknown, results: readonly unknown[]): unknown {
   if (isRefObject(args)) {
     const ref = parseReference(String(args.$ref));
-    if (!ref) throw new Error(`malformed reference ${JSON.stringify(args.$ref)}`);
+    if (!ref) throw new Error(renderPrompt("references/malformed", { ref: JSON.stringify(args.$ref) }));
     return followPath(results[ref.index], ref);
   }
   if (Array.isArray(args)) return args.map((item) => resolveReferences(item, results));
