@@ -1,3 +1,4 @@
+import { withoutUndefined } from "../without-undefined.js";
 import { closeSync, constants, fstatSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
@@ -16,6 +17,7 @@ import { gpuOption, modelFlags, modelOptions, type ModelCommandOptions } from ".
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 
 interface AskOptions extends ModelCommandOptions, LoopCommandOptions {
+  model?: string;
   maxIterations?: number;
   maxRetries?: number;
   maxTokens?: number;
@@ -167,9 +169,11 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
           model,
           registry,
           grammar: options.grammar,
-          ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
-          ...(options.temperature !== undefined && { temperature: options.temperature }),
-          ...(options.approve && { approve: terminalApprover(io, () => progress.stop()) }),
+          ...withoutUndefined({
+            maxTokens: options.maxTokens,
+            temperature: options.temperature,
+            approve: options.approve ? terminalApprover(io, () => progress.stop()) : undefined,
+          }),
         });
         const started = performance.now();
         progress.start("thinking");

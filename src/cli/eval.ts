@@ -6,12 +6,14 @@ import type { EvalReport } from "../eval/report/eval-report.js";
 import { progressBar } from "../eval/report/progress-bar.js";
 import { renderSummaryTable } from "../eval/report/render-summary-table.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
-import { gpuOption } from "./model-options.js";
+import { gpuOption, modelFlags, type ModelCommandOptions } from "./model-options.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { CommandFactory } from "./command.js";
+import { withoutUndefined } from "../without-undefined.js";
+import type { EvalProgress } from "../eval/runner/run-eval.js";
 
-interface EvalCommandOptions extends LoopCommandOptions {
+interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions {
   model: string[];
   budgets?: number[];
   seeds?: number;
@@ -21,10 +23,6 @@ interface EvalCommandOptions extends LoopCommandOptions {
   parallelCalls?: boolean;
   json?: boolean;
   quiet?: boolean;
-  gpu: string;
-  threads?: number;
-  contextSize?: number;
-  temperature?: number;
   grammar: boolean;
   limit?: number;
   task?: string[];
@@ -63,30 +61,24 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
   const bar = options.quiet ? undefined : progressBar(io.stderr);
   const common: EvaluateOptions = {
     models: options.model,
-    ...(options.budgets && { budgets: options.budgets }),
-    ...(options.seeds !== undefined && { seeds: options.seeds }),
     signal: io.signal,
     grammar: options.grammar,
     loop: loopSettings(options),
-    ...(options.limit !== undefined && { limit: options.limit }),
-    ...(options.task !== undefined && { taskIds: options.task }),
-    ...(bar && { onProgress: (p) => bar.update(p) }),
-    gguf: {
-      loadOptions: {
-        gpu: options.gpu === "off" ? false : "auto",
-        ...(options.threads !== undefined && { threads: options.threads }),
-        ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
-        ...(options.temperature !== undefined && { temperature: options.temperature }),
-      },
-    },
+    gguf: { loadOptions: modelFlags(options) },
+    ...withoutUndefined({
+      budgets: options.budgets,
+      seeds: options.seeds,
+      limit: options.limit,
+      taskIds: options.task,
+      onProgress: bar && ((p: EvalProgress) => bar.update(p)),
+    }),
   };
   try {
-    if (options.bfcl !== undefined) {
+    if (options.bfcl !== undefined)
       return await evaluateBfcl(options.bfcl, options.category!, {
         ...common,
-        ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }),
+        ...withoutUndefined({ parallelCalls: options.parallelCalls }),
       });
-    }
     return await evaluateSuite(suite!, common);
   } finally {
     bar?.done();

@@ -1,3 +1,4 @@
+import { withoutUndefined } from "../without-undefined.js";
 import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
 import { parseIntegerOption } from "./parse-options.js";
@@ -46,13 +47,13 @@ export function loopOptions(command: Command): Command {
 
 /** The agent's loop settings from the parsed flags: only those given (commander sets the `--no-` ones to true by default). */
 export function loopSettings(options: LoopCommandOptions): LoopSettings {
-  return {
-    ...(options.finalRound === false && { finalRoundWithoutTools: false }),
-    ...(options.thought !== undefined && { thought: options.thought }),
-    ...(options.maxThoughtChars !== undefined && { maxThoughtChars: options.maxThoughtChars }),
-    ...(options.maxAnswerChars !== undefined && { maxAnswerChars: options.maxAnswerChars }),
-    ...(options.promptStyle !== undefined && { promptStyle: options.promptStyle }),
-    ...(options.exampleTrajectory && { exampleTrajectory: true }),
-    ...(options.fitContext === false && { fitContext: false }),
-  };
+  return withoutUndefined({
+    finalRoundWithoutTools: options.finalRound === false ? false : undefined,
+    thought: options.thought,
+    maxThoughtChars: options.maxThoughtChars,
+    maxAnswerChars: options.maxAnswerChars,
+    promptStyle: options.promptStyle,
+    exampleTrajectory: options.exampleTrajectory ? true : undefined,
+    fitContext: options.fitContext === false ? false : undefined,
+  });
 }

@@ -1,16 +1,21 @@
 import { Command, Option } from "commander";
-import type { ModelFlags } from "./model-setup.js";
+import type { LoadModelOptions } from "../model/llama/load-model.js";
+import { withoutUndefined } from "../without-undefined.js";
 import { parseIntegerOption, parseNumberOption } from "./parse-options.js";
 
-/** The model flags as commander parses them. */
+/** The flags that tune a model (`--gpu`, `--threads`, ...) as commander parses them, in every command that has them. */
 export interface ModelCommandOptions {
-  model?: string;
   gpu?: string;
   threads?: number;
   contextSize?: number;
   seed?: number;
   temperature?: number;
 }
+
+/** The same flags as the loader takes them: `ask` loads with them, `eval` passes them to its model process. */
+export type ModelFlags = Pick<LoadModelOptions, "threads" | "contextSize" | "seed" | "temperature"> & {
+  gpu: "auto" | false;
+};
 
 /** `--gpu auto|off`: where llama.cpp runs. */
 export function gpuOption(): Option {
@@ -36,14 +41,11 @@ export function modelOptions(command: Command): Command {
     .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0));
 }
 
-/** The loader's options from the parsed flags. */
+/** The loader's options from the parsed flags (flags not given stay absent). */
 export function modelFlags(options: ModelCommandOptions): ModelFlags {
+  const { threads, contextSize, seed, temperature } = options;
   return {
-    ...(options.model !== undefined && { model: options.model }),
     gpu: options.gpu === "off" ? false : "auto",
-    ...(options.threads !== undefined && { threads: options.threads }),
-    ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
-    ...(options.seed !== undefined && { seed: options.seed }),
-    ...(options.temperature !== undefined && { temperature: options.temperature }),
+    ...withoutUndefined({ threads, contextSize, seed, temperature }),
   };
 }

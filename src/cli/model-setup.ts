@@ -12,6 +12,7 @@ import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/res
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
+import type { ModelFlags } from "./model-options.js";
 import type { Progress } from "./progress.js";
 import { askQuestion, isInteractive } from "./terminal-question.js";
 
@@ -54,16 +55,6 @@ export function scriptedReplies(path: string): string[] {
 function loadScriptedModel(path: string): CliModel {
   const model = new ScriptedModel(scriptedReplies(path), { name: path });
   return Object.assign(model, { backend: "scripted", threads: 0, dispose: () => {} });
-}
-
-/** Model flags shared by the commands that load a model. */
-export interface ModelFlags {
-  model?: string;
-  gpu?: "auto" | false;
-  threads?: number;
-  contextSize?: number;
-  seed?: number;
-  temperature?: number;
 }
 
 /**
@@ -180,11 +171,7 @@ export async function loadModelForCli(
     const { loadModel } = await import("../model/llama/index.js");
     const handle = await loadModel({
       model: resolved.path,
-      gpu: flags.gpu ?? "auto",
-      ...(flags.threads !== undefined && { threads: flags.threads }),
-      ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
-      ...(flags.seed !== undefined && { seed: flags.seed }),
-      ...(flags.temperature !== undefined && { temperature: flags.temperature }),
+      ...flags,
       onProgress: (fraction: number) => progress.update(`loading ${label} ${Math.round(fraction * 100)}%`),
     });
     progress.succeed(

@@ -14,6 +14,7 @@ import { runEval, type EvalProgress } from "./runner/run-eval.js";
 import { loadSuite } from "./suite/load-suite.js";
 import type { Suite } from "./suite/suite-schema.js";
 import { suiteTasks } from "./suite/suite-tasks.js";
+import { withoutUndefined } from "../without-undefined.js";
 
 /** Options shared by suite and BFCL evals. */
 export interface EvaluateOptions extends ProviderOptions {
@@ -83,15 +84,22 @@ function isFile(path: string): boolean {
   }
 }
 
-async function evaluate(
-  kind: EvalReport["kind"],
-  title: string,
-  source: string,
-  tasks: EvalTask[],
-  options: EvaluateOptions,
-  budgets: number[],
-  extra: Pick<Parameters<typeof buildReport>[0], "bfcl">,
-): Promise<EvalReport> {
+/** What {@link evaluate} runs: a suite's or a BFCL category's tasks, and what the report says of them. */
+interface EvaluateRun {
+  kind: EvalReport["kind"];
+  title: string;
+  /** The file the tasks come from (or the suite's name for a suite passed in memory). */
+  source: string;
+  tasks: EvalTask[];
+  options: EvaluateOptions;
+  /** Already checked and sorted. */
+  budgets: number[];
+  /** The BFCL part of the report, for a BFCL run. */
+  bfcl?: Parameters<typeof buildReport>[0]["bfcl"];
+}
+
+async function evaluate(run: EvaluateRun): Promise<EvalReport> {
+  const { kind, title, source, tasks, options, budgets } = run;
   const chosen = chooseTasks(tasks, options.taskIds);
   const sample = sampleTasks(chosen, options.limit);
   const providers = providersFor(options, kind === "bfcl", sample.length);
@@ -126,7 +134,7 @@ async function evaluate(
     ...(sample.length < chosen.length && { sampledFrom: chosen.length }),
     runs: records,
     interrupted,
-    ...extra,
+    ...withoutUndefined({ bfcl: run.bfcl }),
     startedAt,
     wallMs: performance.now() - started,
   });
@@ -163,15 +171,14 @@ function sampleTasks(tasks: EvalTask[], limit: number | undefined): EvalTask[] {
 export async function evaluateSuite(suite: string | Suite, options: EvaluateOptions): Promise<EvalReport> {
   const loaded = typeof suite === "string" ? loadSuite(suite) : suite;
   const budgets = checkBudgets(options.budgets ?? DEFAULT_EVAL_BUDGETS);
-  return evaluate(
-    "suite",
-    loaded.name,
-    typeof suite === "string" ? resolve(suite) : loaded.name,
-    suiteTasks(loaded),
+  return evaluate({
+    kind: "suite",
+    title: loaded.name,
+    source: typeof suite === "string" ? resolve(suite) : loaded.name,
+    tasks: suiteTasks(loaded),
     options,
     budgets,
-    {},
-  );
+  });
 }
 
 /** Options of {@link evaluateBfcl}. */
@@ -186,11 +193,17 @@ export interface EvaluateBfclOptions extends EvaluateOptions {
  */
 export async function evaluateBfcl(dir: string, category: string, options: EvaluateBfclOptions): Promise<EvalReport> {
   const loaded = loadBfclCategory(dir, category);
-  const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(loaded, {
-    ...(options.parallelCalls !== undefined && { parallelCalls: options.parallelCalls }),
-  });
-  const budgets = checkBudgets(options.budgets ?? DEFAULT_BFCL_BUDGETS);
-  return evaluate("bfcl", `BFCL ${loaded.name}`, resolve(loaded.questionsPath), tasks, options, budgets, {
+  const { checkKind, tasks, inconsistencies, unconvertible } = bfclTasks(
+    loaded,
+    withoutUndefined({ parallelCalls: options.parallelCalls }),
+  );
+  return evaluate({
+    kind: "bfcl",
+    title: `BFCL ${loaded.name}`,
+    source: resolve(loaded.questionsPath),
+    tasks,
+    options,
+    budgets: checkBudgets(options.budgets ?? DEFAULT_BFCL_BUDGETS),
     bfcl: {
       category: loaded.name,
       checkKind,

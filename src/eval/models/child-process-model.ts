@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { abortError } from "../../abort.js";
 import { CodedError, errorFromJson, type ErrorJson } from "../../coded-error.js";
+import { withoutUndefined } from "../../without-undefined.js";
 import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import {
@@ -189,11 +190,7 @@ export class ChildProcessModel implements ModelHandle {
         type: "generate",
         id,
         prompt,
-        options: {
-          ...(jsonSchema && { jsonSchema }),
-          ...(maxTokens !== undefined && { maxTokens }),
-          ...(temperature !== undefined && { temperature }),
-        },
+        options: withoutUndefined({ jsonSchema, maxTokens, temperature }),
       });
     });
   }

@@ -5,6 +5,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { errorToJson } from "../../coded-error.js";
+import { withoutUndefined } from "../../without-undefined.js";
 import type { FromWorker, ModelFactoryModule, ToWorker, WorkerServedModel } from "./worker-protocol.js";
 
 let model: WorkerServedModel | undefined;
@@ -21,10 +22,12 @@ async function load(factory: string, options: unknown): Promise<void> {
     model = await module.createModel(options);
     send({
       type: "ready",
-      ...(model.info && { info: model.info }),
-      ...(model.chatFormat && { chatFormat: model.chatFormat.name }),
-      ...(model.contextSize !== undefined && { contextSize: model.contextSize }),
-      ...(model.replyOverrun !== undefined && { replyOverrun: model.replyOverrun }),
+      ...withoutUndefined({
+        info: model.info,
+        chatFormat: model.chatFormat?.name,
+        contextSize: model.contextSize,
+        replyOverrun: model.replyOverrun,
+      }),
       countsTokens: typeof model.countTokens === "function",
     });
   } catch (error) {
