@@ -1,1 +1,2 @@
 export { ScriptedModel, ScriptedModelError, type ScriptedReply, type ScriptedCall } from "./scripted-model.js";
+export { scriptedModelInfo } from "./scripted-model-info.js";

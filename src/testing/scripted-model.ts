@@ -1,6 +1,7 @@
 import { abortError } from "../abort.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
+import { scriptedModelInfo } from "./scripted-model-info.js";
 
 /** One scripted reply: text, or a function of the prompt (it may throw, to script a model failure). */
 export type ScriptedReply =
@@ -30,13 +31,7 @@ export class ScriptedModel implements ModelHandle {
   constructor(replies: readonly ScriptedReply[], options: { chatFormat?: ChatFormat; name?: string } = {}) {
     this.#replies = [...replies];
     if (options.chatFormat) this.chatFormat = options.chatFormat;
-    this.info = {
-      architecture: "scripted",
-      name: options.name ?? "scripted",
-      contextLength: Infinity,
-      vocabularySize: 0,
-      quantization: "none",
-    };
+    this.info = scriptedModelInfo(options.name ?? "scripted");
   }
 
   /** Replies not yet used. */

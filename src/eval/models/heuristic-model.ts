@@ -2,6 +2,7 @@ import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-
 import { gemma3ChatFormat, gemma4ChatFormat } from "../../prompt/chat-format.js";
 import { renderPrompt } from "../../prompt-texts.js";
 import { abortError } from "../../abort.js";
+import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 
 /** A lookup skill the planner may use: its name, the argument that takes the key, and the keys its table holds. */
 export interface HeuristicLookup {
@@ -134,13 +135,7 @@ function resultToAnswer(result: string): string {
  * what a model would see.
  */
 export class HeuristicModel implements ModelHandle {
-  readonly info: ModelInfo = {
-    architecture: "scripted",
-    name: "heuristic",
-    contextLength: Infinity,
-    vocabularySize: 0,
-    quantization: "none",
-  };
+  readonly info: ModelInfo = scriptedModelInfo("heuristic");
   readonly #ctx: HeuristicContext;
   readonly #done = new Set<string>();
   #lastSkill: string | undefined;

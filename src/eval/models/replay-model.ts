@@ -5,6 +5,7 @@ import { isOwnEvent, modelReplyOf, type AgentEvent } from "../../agent/events.js
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { neutralizeControlText } from "../../prompt/chat-format.js";
 import { abortError } from "../../abort.js";
+import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 import { EvalSetupError } from "../errors.js";
 
 /** The replay and the run parted ways: the prompt of a step lacks what the recording saw at that point. */
@@ -116,13 +117,7 @@ export class ReplayModel implements ModelHandle {
       (e): e is Extract<AgentEvent, { type: "max-iterations" }> => e.type === "max-iterations",
     );
     this.#query = withState?.partialState.query;
-    this.info = {
-      architecture: "replay",
-      name: options.name ?? "replay",
-      contextLength: Infinity,
-      vocabularySize: 0,
-      quantization: "none",
-    };
+    this.info = scriptedModelInfo(options.name ?? "replay", "replay");
   }
 
   /** Recorded replies the run did not ask for. */

@@ -1,6 +1,7 @@
 import type { SkillCall } from "../../actions/action.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { abortError } from "../../abort.js";
+import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 import { drawFailure, FAILURE_PROFILES, type FailureKind, type FailureRates } from "./failure-profiles.js";
 
 /** One step of a correct trajectory, as a model would take it. */
@@ -74,13 +75,7 @@ export class TrajectoryModel implements ModelHandle {
     if (anyRate && !options.random) throw new TypeError("TrajectoryModel: failure rates need a seeded random source");
     this.#random = options.random ?? (() => 1);
     this.#skillNames = options.skillNames ?? [];
-    this.info = {
-      architecture: "scripted",
-      name: options.name ?? "trajectory",
-      contextLength: Infinity,
-      vocabularySize: 0,
-      quantization: "none",
-    };
+    this.info = scriptedModelInfo(options.name ?? "trajectory");
   }
 
   async generate(_prompt: string, options: GenerateOptions = {}): Promise<string> {
