@@ -2,7 +2,8 @@ import { Command } from "commander";
 import { loadCatalog } from "../model/catalog.js";
 import { catalogDownloadStatus, listLocalModels, modelsDir, modelsDirs, type LocalModel } from "../model/models-dir.js";
 import { hint, type CliIO } from "./cli-io.js";
-import { formatBytes, formatTable } from "./format.js";
+import { textTable } from "../text-table.js";
+import { formatBytes } from "./format.js";
 import type { CommandFactory } from "./command.js";
 
 /** The note column of a local file: unusable, the catalog file it is, or what it is named like but is not. */
@@ -47,7 +48,7 @@ const modelsCommand: CommandFactory = (io: CliIO) =>
         ];
       });
       io.stdout.write(`Catalog (* = default; download with: ${hint(io, "pull ALIAS[:QUANT]")})\n`);
-      io.stdout.write(formatTable(["model", "name", "size", "context", "status"], rows));
+      io.stdout.write(`${textTable(["model", "name", "size", "context", "status"], rows)}\n`);
       for (const dir of dirs) {
         const here = local.filter((m) => m.dir === dir);
         io.stdout.write(
@@ -55,18 +56,14 @@ const modelsCommand: CommandFactory = (io: CliIO) =>
         );
         if (here.length === 0) io.stdout.write("(none)\n");
         else {
-          io.stdout.write(
-            formatTable(
-              ["file", "architecture", "quantization", "size", "note"],
-              here.map((m) => [
-                m.relativePath,
-                m.architecture ?? "?",
-                m.quantization ?? "?",
-                formatBytes(m.sizeBytes),
-                note(m),
-              ]),
-            ),
-          );
+          const files = here.map((m) => [
+            m.relativePath,
+            m.architecture ?? "?",
+            m.quantization ?? "?",
+            formatBytes(m.sizeBytes),
+            note(m),
+          ]);
+          io.stdout.write(`${textTable(["file", "architecture", "quantization", "size", "note"], files)}\n`);
         }
       }
     });
