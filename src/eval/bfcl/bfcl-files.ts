@@ -3,7 +3,7 @@ import { parseJsonLines } from "../../json-lines.js";
 import { join } from "node:path";
 import { z } from "zod";
 import { EvalSetupError } from "../errors.js";
-import { formatIssuePath } from "../suite/load-suite.js";
+import { formatIssuePath } from "../schema-issues.js";
 
 const messageSchema = z.object({ role: z.string(), content: z.string() });
 

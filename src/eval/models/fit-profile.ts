@@ -7,7 +7,7 @@ import { z } from "zod";
 import { EvalSetupError } from "../errors.js";
 import type { EvalReport } from "../report/eval-report.js";
 import type { RunRecord } from "../runner/run-record.js";
-import { formatIssuePath } from "../suite/load-suite.js";
+import { parseOrSetupError } from "../schema-issues.js";
 import { checkFailureRates, FAILURE_KINDS, type FailureKind, type FailureRates } from "./failure-profiles.js";
 
 /** What a fitted rate was computed from, so a profile file can be checked against its report. */
@@ -94,15 +94,8 @@ const reportSchema = z.looseObject({
  * records with their counters. Throws `EvalSetupError("profile_invalid")` naming the first bad field.
  */
 export function parseEvalReport(data: unknown, source = "report"): EvalReport {
-  const result = reportSchema.safeParse(data);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new EvalSetupError(
-      "profile_invalid",
-      `${source} is not an eval report.json (${formatIssuePath(issue.path)}: ${issue.message})`,
-    );
-  }
-  return result.data as unknown as EvalReport;
+  const report = parseOrSetupError(reportSchema, data, "profile_invalid", `${source} is not an eval report.json`);
+  return report as unknown as EvalReport;
 }
 
 function pickModel(report: EvalReport, model: string | undefined, source: string): string {

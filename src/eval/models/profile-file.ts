@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { EvalSetupError, readEvalFile } from "../errors.js";
 import type { EvalReport } from "../report/eval-report.js";
-import { formatIssuePath } from "../suite/load-suite.js";
+import { parseOrSetupError } from "../schema-issues.js";
 import { checkFailureRates, failureProfile } from "./failure-profiles.js";
 import { fitFailureProfile, parseEvalReport, type FitOptions, type FittedProfile } from "./fit-profile.js";
 
@@ -70,15 +70,7 @@ const profileFileSchema = z.object({
  * optional `basis`. Throws `EvalSetupError("profile_invalid")`.
  */
 export function parseProfileFile(data: unknown, source = "profile"): FittedProfile {
-  const result = profileFileSchema.safeParse(data);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new EvalSetupError(
-      "profile_invalid",
-      `${source} is not a failure profile (${formatIssuePath(issue.path)}: ${issue.message})`,
-    );
-  }
-  const profile = result.data;
+  const profile = parseOrSetupError(profileFileSchema, data, "profile_invalid", `${source} is not a failure profile`);
   if (failureProfile(profile.name))
     throw new EvalSetupError(
       "profile_invalid",

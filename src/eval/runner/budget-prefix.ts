@@ -20,33 +20,49 @@ export interface RecordedCall {
   ms: number;
 }
 
+/**
+ * A model that describes itself as `described` does (chat format, info, context window, reply overrun, token
+ * counting); subclasses say how it generates and what its stats are.
+ */
+abstract class DescribedAs implements ModelHandle {
+  readonly #described: ModelHandle;
+
+  constructor(described: ModelHandle) {
+    this.#described = described;
+  }
+
+  get chatFormat() {
+    return this.#described.chatFormat;
+  }
+  get info() {
+    return this.#described.info;
+  }
+  get contextSize() {
+    return this.#described.contextSize;
+  }
+  get replyOverrun() {
+    return this.#described.replyOverrun;
+  }
+  get countTokens(): ((prompt: string) => number | Promise<number>) | undefined {
+    const described = this.#described;
+    return described.countTokens && ((prompt) => described.countTokens!(prompt));
+  }
+  abstract get stats(): GenerationStats | undefined;
+  abstract generate(prompt: string, options?: GenerateOptions): Promise<string>;
+}
+
 /** Passes calls through to `inner`, recording each call's stats and duration. */
-export class RecordingModel implements ModelHandle {
+export class RecordingModel extends DescribedAs {
   readonly calls: RecordedCall[] = [];
   readonly #inner: ModelHandle;
 
   constructor(inner: ModelHandle) {
+    super(inner);
     this.#inner = inner;
   }
 
-  get chatFormat() {
-    return this.#inner.chatFormat;
-  }
-  get info() {
-    return this.#inner.info;
-  }
-  get stats() {
+  override get stats() {
     return this.#inner.stats;
-  }
-  get contextSize() {
-    return this.#inner.contextSize;
-  }
-  get replyOverrun() {
-    return this.#inner.replyOverrun;
-  }
-  get countTokens(): ((prompt: string) => number | Promise<number>) | undefined {
-    const inner = this.#inner;
-    return inner.countTokens && ((prompt) => inner.countTokens!(prompt));
   }
 
   /** The model the calls go to. */
@@ -54,7 +70,7 @@ export class RecordingModel implements ModelHandle {
     return this.#inner;
   }
 
-  async generate(prompt: string, options?: GenerateOptions): Promise<string> {
+  override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
     const started = performance.now();
     try {
       return await this.#inner.generate(prompt, options);
@@ -70,7 +86,7 @@ export class RecordingModel implements ModelHandle {
  * had; from call `liveFrom` on (when given) the calls go to the real model instead. `elapsedMs` is the model time of
  * the calls so far: recorded for the replayed ones, measured for the live ones.
  */
-export class PrefixReplayModel implements ModelHandle {
+export class PrefixReplayModel extends DescribedAs {
   readonly #replay: ReplayModel;
   readonly #calls: readonly RecordedCall[];
   readonly #source: RecordingModel;
@@ -80,28 +96,14 @@ export class PrefixReplayModel implements ModelHandle {
   #liveStats: GenerationStats | undefined;
 
   constructor(events: readonly AgentEvent[], recorded: RecordingModel, options: { liveFrom?: number } = {}) {
+    super(recorded);
     this.#replay = new ReplayModel(events);
     this.#calls = recorded.calls;
     this.#source = recorded;
     this.#liveFrom = options.liveFrom ?? Infinity;
   }
 
-  get chatFormat() {
-    return this.#source.chatFormat;
-  }
-  get info() {
-    return this.#source.info;
-  }
-  get contextSize() {
-    return this.#source.contextSize;
-  }
-  get replyOverrun() {
-    return this.#source.replyOverrun;
-  }
-  get countTokens() {
-    return this.#source.countTokens;
-  }
-  get stats(): GenerationStats | undefined {
+  override get stats(): GenerationStats | undefined {
     if (this.#liveStats) return this.#liveStats;
     return this.#done > 0 ? this.#calls[this.#done - 1]?.stats : undefined;
   }
@@ -113,7 +115,7 @@ export class PrefixReplayModel implements ModelHandle {
     );
   }
 
-  async generate(prompt: string, options?: GenerateOptions): Promise<string> {
+  override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
     if (this.#done + 1 >= this.#liveFrom) {
       const started = performance.now();
       try {

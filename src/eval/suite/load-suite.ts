@@ -1,22 +1,8 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { z } from "zod";
 import { EvalSetupError, readEvalFile } from "../errors.js";
+import { formatIssues } from "../schema-issues.js";
 import { suiteSchema, type Suite } from "./suite-schema.js";
-
-/** `tasks[3].expected.matches` from a zod issue path. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) out += typeof key === "number" ? `[${key}]` : out === "" ? String(key) : `.${String(key)}`;
-  return out || "(root)";
-}
-
-/** One line per issue: `path: message`, at most `limit` of them. */
-export function formatIssues(error: z.ZodError, limit = 10): string {
-  const lines = error.issues.slice(0, limit).map((issue) => `  ${formatIssuePath(issue.path)}: ${issue.message}`);
-  if (error.issues.length > limit) lines.push(`  ... and ${error.issues.length - limit} more`);
-  return lines.join("\n");
-}
 
 /**
  * Validate suite data (already parsed from JSON or YAML). Throws `EvalSetupError("suite_invalid")` whose message lists
