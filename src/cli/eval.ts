@@ -3,7 +3,7 @@ import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../eval/evalu
 import { failureProfileNames } from "../eval/models/failure-profiles.js";
 import { writeReport } from "../eval/report/build-report.js";
 import type { EvalReport } from "../eval/report/eval-report.js";
-import { progressBar } from "../eval/report/progress-bar.js";
+import { progressBar } from "./progress-bar.js";
 import { renderSummaryTable } from "../eval/report/render-summary-table.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { gpuOption, modelFlags, type ModelCommandOptions } from "./model-options.js";

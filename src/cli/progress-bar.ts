@@ -1,5 +1,5 @@
-import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH } from "../constants.js";
-import type { EvalProgress } from "../runner/run-eval.js";
+import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH } from "../eval/constants.js";
+import type { EvalProgress } from "../eval/runner/run-eval.js";
 
 /**
  * A one-line progress bar on a terminal stream (`[#####-----] 40/100 profile:e2b-like`), redrawn in place. When the

@@ -5,7 +5,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { evaluateSuite } from "../../src/eval/evaluate.js";
 import { writeReport } from "../../src/eval/report/build-report.js";
-import { progressBar } from "../../src/eval/report/progress-bar.js";
+import { progressBar } from "../../src/cli/progress-bar.js";
 import { renderConvergenceSvg } from "../../src/eval/report/render-convergence-svg.js";
 import { renderSummaryTable } from "../../src/eval/report/render-summary-table.js";
 import { aggregateRuns } from "../../src/eval/report/aggregate.js";
