@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAction } from "../../src/actions/index.js";
+import { callReply } from "../../src/testing/index.js";
 import { mathRegistry } from "../helpers/skills.js";
 
 const registry = mathRegistry();
@@ -77,7 +78,7 @@ describe("parseAction", () => {
 
   it("inherited names such as constructor or __proto__ are unknown skills, not crashes", () => {
     for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
-      expect(parseAction(JSON.stringify({ skill_name: name, arguments: {} }), registry)).toMatchObject({
+      expect(parseAction(callReply(name), registry)).toMatchObject({
         errorType: "unknown_skill",
       });
     }

@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, EventStream } from "../../src/agent/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 import type { Validator } from "../../src/agent/index.js";
-import { answer, call, mathRegistry } from "../helpers/skills.js";
+import { mathRegistry } from "../helpers/skills.js";
 
 const types = (events: Iterable<{ type: string }>) => [...events].map((e) => e.type);
 
 describe("Agent.run", () => {
   it("calls a skill, feeds the result back, and answers", async () => {
-    const model = new ScriptedModel([call("add", { a: 2, b: 3 }), answer("5")]);
+    const model = new ScriptedModel([callReply("add", { a: 2, b: 3 }), answerReply("5")]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("What is 2+3?");
     expect(state.stopReason).toBe("answer");
     expect(state.answer).toBe("5");
@@ -22,7 +22,11 @@ describe("Agent.run", () => {
   });
 
   it("shows validation feedback in the next prompt, then accepts the fix", async () => {
-    const model = new ScriptedModel([call("add", { a: "two", b: 3 }), call("add", { a: 2, b: 3 }), answer("5")]);
+    const model = new ScriptedModel([
+      callReply("add", { a: "two", b: 3 }),
+      callReply("add", { a: 2, b: 3 }),
+      answerReply("5"),
+    ]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("2+3?");
     expect(state.stopReason).toBe("answer");
     const error = state.stream.ofType("validation-error")[0];
@@ -33,7 +37,13 @@ describe("Agent.run", () => {
   });
 
   it("stops with retries_exhausted after more than maxRetries validation errors, a success in between not resetting the count", async () => {
-    const model = new ScriptedModel(["nope", call("add", { a: 1, b: 1 }), "{", '{"final_answer": ""}', '{"x": 1}']);
+    const model = new ScriptedModel([
+      "nope",
+      callReply("add", { a: 1, b: 1 }),
+      "{",
+      '{"final_answer": ""}',
+      '{"x": 1}',
+    ]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q", { maxRetries: 3 });
     expect(state.stopReason).toBe("retries_exhausted");
     expect(state.answer).toBeUndefined();
@@ -43,7 +53,7 @@ describe("Agent.run", () => {
   });
 
   it("turns a throwing skill into a tool-error the model sees, then recovers", async () => {
-    const model = new ScriptedModel([call("explode", {}), call("echo", { text: "ok" }), answer("ok")]);
+    const model = new ScriptedModel([callReply("explode", {}), callReply("echo", { text: "ok" }), answerReply("ok")]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q");
     const error = state.stream.ofType("tool-error")[0];
     expect(error).toMatchObject({
@@ -57,7 +67,7 @@ describe("Agent.run", () => {
   });
 
   it("emits max-iterations with a deep-copied partial state", async () => {
-    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
+    const model = new ScriptedModel([callReply("echo", { text: "a" }), callReply("echo", { text: "b" })]);
     const state = await new Agent({ model, registry: mathRegistry(), finalRoundWithoutTools: false }).run("loop", {
       maxIterations: 2,
     });
@@ -106,7 +116,7 @@ describe("Agent.run", () => {
         },
       }),
     ]);
-    const model = new ScriptedModel([call("slow", {})]);
+    const model = new ScriptedModel([callReply("slow", {})]);
     const controller = new AbortController();
     const running = new Agent({ model, registry }).run("q", { signal: controller.signal });
     await started;
@@ -132,7 +142,7 @@ describe("Agent.run", () => {
       }),
     ]);
     const controller = new AbortController();
-    const running = new Agent({ model: new ScriptedModel([call("wait", {})]), registry }).run("q", {
+    const running = new Agent({ model: new ScriptedModel([callReply("wait", {})]), registry }).run("q", {
       signal: controller.signal,
     });
     await new Promise((r) => setTimeout(r, 20));
@@ -153,8 +163,8 @@ describe("Agent.run", () => {
 
   it("keeps two concurrent runs on one Agent apart", async () => {
     const replies = (tag: string) => (prompt: string) =>
-      prompt.includes(`question ${tag}`) ? call("echo", { text: tag }) : "wrong run";
-    const finals = (prompt: string) => answer(prompt.includes("question A") ? "A done" : "B done");
+      prompt.includes(`question ${tag}`) ? callReply("echo", { text: tag }) : "wrong run";
+    const finals = (prompt: string) => answerReply(prompt.includes("question A") ? "A done" : "B done");
     const model = new ScriptedModel([replies("A"), replies("B"), finals, finals]);
     const agent = new Agent({ model, registry: mathRegistry() });
     const [a, b] = await Promise.all([agent.run("question A"), agent.run("question B")]);
@@ -173,7 +183,7 @@ describe("Agent.run", () => {
           ? { ok: false, feedback: "Do not guess 42." }
           : { ok: true },
     };
-    const model = new ScriptedModel([answer("42"), answer("41")]);
+    const model = new ScriptedModel([answerReply("42"), answerReply("41")]);
     const state = await new Agent({ model, registry: mathRegistry(), validators: [noFortyTwo] }).run("q");
     expect(state.stream.ofType("validation-error")[0]).toMatchObject({ validatorName: "no_42" });
     expect(model.calls[1].prompt).toContain("Do not guess 42.");
@@ -192,7 +202,7 @@ describe("Agent.run", () => {
   });
 
   it("sends the action schema unless the grammar is off", async () => {
-    const model = new ScriptedModel([answer("x"), answer("y")]);
+    const model = new ScriptedModel([answerReply("x"), answerReply("y")]);
     await new Agent({ model, registry: mathRegistry() }).run("q");
     await new Agent({ model, registry: mathRegistry(), grammar: false }).run("q");
     const schema = model.calls[0].options.jsonSchema as { anyOf: { properties: Record<string, { const?: string }> }[] };
@@ -208,7 +218,7 @@ describe("Agent.run", () => {
 
 describe("Agent.runStream", () => {
   it("yields the same events as run, as they happen", async () => {
-    const script = [call("add", { a: 1, b: 2 }), answer("3")];
+    const script = [callReply("add", { a: 1, b: 2 }), answerReply("3")];
     const seen: string[] = [];
     const agent = new Agent({ model: new ScriptedModel(script), registry: mathRegistry() });
     const gen = agent.runStream("1+2?");
@@ -223,7 +233,11 @@ describe("Agent.runStream", () => {
   });
 
   it("aborts the run when the consumer stops early", async () => {
-    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" }), answer("never")]);
+    const model = new ScriptedModel([
+      callReply("echo", { text: "a" }),
+      callReply("echo", { text: "b" }),
+      answerReply("never"),
+    ]);
     for await (const event of new Agent({ model, registry: mathRegistry() }).runStream("q")) {
       if (event.type === "observation") break;
     }
@@ -234,7 +248,12 @@ describe("Agent.runStream", () => {
 
 describe("EventStream JSONL", () => {
   it("round-trips a run", async () => {
-    const model = new ScriptedModel([call("explode", {}), "garbage", call("add", { a: 1, b: 2 }), answer("3")]);
+    const model = new ScriptedModel([
+      callReply("explode", {}),
+      "garbage",
+      callReply("add", { a: 1, b: 2 }),
+      answerReply("3"),
+    ]);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q");
     const text = state.stream.toJSONL();
     expect(text.trim().split("\n")).toHaveLength(state.stream.length);

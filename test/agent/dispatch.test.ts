@@ -2,13 +2,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, agentAsSkill } from "../../src/agent/index.js";
 import { defineSkill, Registry, type ApprovalHook, type Guard } from "../../src/skills/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { answerReply, callReply, parallelReply, ScriptedModel, type ReplyCall } from "../../src/testing/index.js";
 import { renderEvent } from "../../src/cli/render-event.js";
-import { answer, call } from "../helpers/skills.js";
 import { collectCalls } from "../../src/eval/runner/collect-calls.js";
 
-const calls = (...items: { skill_name: string; arguments: Record<string, unknown> }[]) =>
-  JSON.stringify({ calls: items });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A skill that records how many of its runs overlap; each run waits `ms` then returns its `id`. */
@@ -36,8 +33,8 @@ function concurrencyProbe() {
 describe("parallel calls", () => {
   it("run concurrently up to the limit, with observations in call order", async () => {
     const { probe, skill } = concurrencyProbe();
-    const items = [50, 10, 40, 5, 30, 1].map((ms, i) => ({ skill_name: "work", arguments: { id: `c${i}`, ms } }));
-    const model = new ScriptedModel([calls(...items), answer("done")]);
+    const items = [50, 10, 40, 5, 30, 1].map((ms, i): ReplyCall => ["work", { id: `c${i}`, ms }]);
+    const model = new ScriptedModel([parallelReply(items), answerReply("done")]);
     const state = await new Agent({
       model,
       registry: new Registry([skill]),
@@ -55,7 +52,7 @@ describe("parallel calls", () => {
 
   it("default to one call a step: a calls array is refused when parallel calls are off", async () => {
     const { skill } = concurrencyProbe();
-    const model = new ScriptedModel([calls({ skill_name: "work", arguments: { id: "a" } }), answer("x")]);
+    const model = new ScriptedModel([parallelReply([["work", { id: "a" }]]), answerReply("x")]);
     const state = await new Agent({ model, registry: new Registry([skill]) }).run("q");
     expect(state.stream.ofType("validation-error")).toHaveLength(1);
     expect(model.calls[0].options.jsonSchema).not.toHaveProperty("anyOf.3");
@@ -74,12 +71,12 @@ describe("parallel calls", () => {
       }),
     ]);
     const model = new ScriptedModel([
-      calls(
-        { skill_name: "ok", arguments: { n: 1 } },
-        { skill_name: "bad", arguments: {} },
-        { skill_name: "ok", arguments: { n: 3 } },
-      ),
-      answer("x"),
+      parallelReply([
+        ["ok", { n: 1 }],
+        ["bad", {}],
+        ["ok", { n: 3 }],
+      ]),
+      answerReply("x"),
     ]);
     const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
     const outcomes = state.stream.toArray().filter((e) => e.type === "observation" || e.type === "tool-error");
@@ -93,11 +90,11 @@ describe("parallel calls", () => {
   it("run a call that references another after its input is ready, with the referenced value", async () => {
     const { probe, skill } = concurrencyProbe();
     const model = new ScriptedModel([
-      calls(
-        { skill_name: "work", arguments: { id: "late", input: { $ref: "calls[1].result.id" } } },
-        { skill_name: "work", arguments: { id: "first", ms: 30 } },
-      ),
-      answer("x"),
+      parallelReply([
+        ["work", { id: "late", input: { $ref: "calls[1].result.id" } }],
+        ["work", { id: "first", ms: 30 }],
+      ]),
+      answerReply("x"),
     ]);
     // calls[0] referencing calls[1] is a forward reference: refused before anything runs
     const refused = await new Agent({ model, registry: new Registry([skill]), parallelCalls: true }).run("q");
@@ -105,12 +102,12 @@ describe("parallel calls", () => {
     expect(probe.started).toEqual([]);
 
     const model2 = new ScriptedModel([
-      calls(
-        { skill_name: "work", arguments: { id: "first", ms: 30 } },
-        { skill_name: "work", arguments: { id: "second", input: { $ref: "calls[0].result.id" } } },
-        { skill_name: "work", arguments: { id: "third", ms: 1 } },
-      ),
-      answer("x"),
+      parallelReply([
+        ["work", { id: "first", ms: 30 }],
+        ["work", { id: "second", input: { $ref: "calls[0].result.id" } }],
+        ["work", { id: "third", ms: 1 }],
+      ]),
+      answerReply("x"),
     ]);
     const state = await new Agent({ model: model2, registry: new Registry([skill]), parallelCalls: true }).run("q");
     expect(probe.log.indexOf("start:second")).toBeGreaterThan(probe.log.indexOf("end:first"));
@@ -121,15 +118,15 @@ describe("parallel calls", () => {
   it("reject self references and cycles before anything runs", async () => {
     const { probe, skill } = concurrencyProbe();
     for (const bad of [
-      calls({ skill_name: "work", arguments: { id: "a", input: { $ref: "calls[0].result" } } }),
-      calls(
-        { skill_name: "work", arguments: { id: "a", input: { $ref: "calls[1].result" } } },
-        { skill_name: "work", arguments: { id: "b", input: { $ref: "calls[0].result" } } },
-      ),
-      calls({ skill_name: "work", arguments: { id: "a", input: { $ref: "calls[7].result" } } }),
+      parallelReply([["work", { id: "a", input: { $ref: "calls[0].result" } }]]),
+      parallelReply([
+        ["work", { id: "a", input: { $ref: "calls[1].result" } }],
+        ["work", { id: "b", input: { $ref: "calls[0].result" } }],
+      ]),
+      parallelReply([["work", { id: "a", input: { $ref: "calls[7].result" } }]]),
     ]) {
       const state = await new Agent({
-        model: new ScriptedModel([bad, answer("x")]),
+        model: new ScriptedModel([bad, answerReply("x")]),
         registry: new Registry([skill]),
         parallelCalls: true,
       }).run("q");
@@ -152,8 +149,11 @@ describe("parallel calls", () => {
       defineSkill({ name: "use", description: "use", parameters: z.object({ v: z.unknown() }), run: () => "ran" }),
     ]);
     const model = new ScriptedModel([
-      calls({ skill_name: "bad", arguments: {} }, { skill_name: "use", arguments: { v: { $ref: "calls[0].result" } } }),
-      answer("x"),
+      parallelReply([
+        ["bad", {}],
+        ["use", { v: { $ref: "calls[0].result" } }],
+      ]),
+      answerReply("x"),
     ]);
     const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
     expect(state.stream.ofType("tool-error").map((e) => e.message)).toEqual([
@@ -168,11 +168,11 @@ describe("parallel calls", () => {
       defineSkill({ name: "use", description: "use", parameters: z.object({ v: z.unknown() }), run: () => "ran" }),
     ]);
     const model = new ScriptedModel([
-      calls(
-        { skill_name: "get", arguments: {} },
-        { skill_name: "use", arguments: { v: { $ref: "calls[0].result.b" } } },
-      ),
-      answer("x"),
+      parallelReply([
+        ["get", {}],
+        ["use", { v: { $ref: "calls[0].result.b" } }],
+      ]),
+      answerReply("x"),
     ]);
     const state = await new Agent({ model, registry, parallelCalls: true }).run("q");
     const outcomes = state.stream.toArray().filter((e) => e.type === "observation" || e.type === "tool-error");
@@ -200,7 +200,7 @@ describe("guard chain", () => {
 
   it("allow runs the call", async () => {
     const state = await new Agent({
-      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "bob", amount: 5 }), answerReply("ok")]),
       registry,
       approve: approveWith("allow"),
     }).run("q");
@@ -209,7 +209,7 @@ describe("guard chain", () => {
 
   it("deny gives a tool-error naming the guard, and the skill does not run", async () => {
     const state = await new Agent({
-      model: new ScriptedModel([call("send", { to: "eve", amount: 5 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "eve", amount: 5 }), answerReply("ok")]),
       registry,
       approve: approveWith({ decision: "deny", reason: "eve is not a contact" }),
     }).run("q");
@@ -222,7 +222,7 @@ describe("guard chain", () => {
 
   it("corrected arguments are validated again, and the event keeps both", async () => {
     const state = await new Agent({
-      model: new ScriptedModel([call("send", { to: "bob", amount: 500 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "bob", amount: 500 }), answerReply("ok")]),
       registry,
       approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 50 } }),
     }).run("q");
@@ -232,7 +232,7 @@ describe("guard chain", () => {
     });
     expect(state.stream.ofType("observation")[0].result).toBe("sent 50 to bob");
     const bad = await new Agent({
-      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "bob", amount: 5 }), answerReply("ok")]),
       registry,
       approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }),
     }).run("q");
@@ -242,7 +242,7 @@ describe("guard chain", () => {
 
   it("a corrected call that is then refused shows the corrected arguments, with the model's as the original", async () => {
     const invalid = await new Agent({
-      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "bob", amount: 5 }), answerReply("ok")]),
       registry,
       approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: -1 } }),
     }).run("q");
@@ -255,7 +255,7 @@ describe("guard chain", () => {
       check: (c) => ((c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }),
     };
     const guarded = await new Agent({
-      model: new ScriptedModel([call("send", { to: "bob", amount: 5 }), answer("ok")]),
+      model: new ScriptedModel([callReply("send", { to: "bob", amount: 5 }), answerReply("ok")]),
       registry,
       approve: approveWith({ decision: "correct", arguments: { to: "bob", amount: 500 } }),
       guards: [guard],
@@ -281,10 +281,7 @@ describe("guard chain", () => {
         (c.arguments.amount as number) > 100 ? { ok: false, reason: "over the limit" } : { ok: true }
       ),
     };
-    const model = new ScriptedModel([
-      JSON.stringify({ skill_name: "send", arguments: { to: "bob", amount: 500 } }),
-      answer("ok"),
-    ]);
+    const model = new ScriptedModel([callReply("send", { to: "bob", amount: 500 }), answerReply("ok")]);
     const state = await new Agent({ model, registry, approve: approveWith("allow"), guards: [guard] }).run("q");
     expect(order).toEqual(['approve:{"to":"bob","amount":500}', "guard"]);
     expect(state.stream.ofType("tool-error")[0]).toMatchObject({ guard: "limit", message: "over the limit" });
@@ -304,7 +301,7 @@ describe("call-skill events", () => {
       }),
     ]);
     const state = await new Agent({
-      model: new ScriptedModel([call("greet", { name: "Ada" }), answer("ok")]),
+      model: new ScriptedModel([callReply("greet", { name: "Ada" }), answerReply("ok")]),
       registry,
     }).run("q");
     expect(state.stream.ofType("call-skill")[0].arguments).toEqual({ name: "Ada" });
@@ -324,9 +321,10 @@ describe("time and size", () => {
         run: (_, ctx) => ((signal = ctx.signal), new Promise(() => {})),
       }),
     ]);
-    const state = await new Agent({ model: new ScriptedModel([call("hang", {}), answer("gave up")]), registry }).run(
-      "q",
-    );
+    const state = await new Agent({
+      model: new ScriptedModel([callReply("hang", {}), answerReply("gave up")]),
+      registry,
+    }).run("q");
     expect(state.stream.ofType("tool-error")[0].message).toBe("timed out after 30 ms");
     expect(signal?.aborted).toBe(true);
     expect(state.answer).toBe("gave up");
@@ -337,7 +335,7 @@ describe("time and size", () => {
       defineSkill({ name: "hang", description: "hangs", parameters: z.object({}), run: () => new Promise(() => {}) }),
     ]);
     const state = await new Agent({
-      model: new ScriptedModel([call("hang", {}), answer("x")]),
+      model: new ScriptedModel([callReply("hang", {}), answerReply("x")]),
       registry,
       skillTimeoutMs: 20,
     }).run("q");
@@ -356,7 +354,10 @@ describe("time and size", () => {
     ]);
     const controller = new AbortController();
     const model = new ScriptedModel([
-      calls({ skill_name: "hang", arguments: { i: 1 } }, { skill_name: "hang", arguments: { i: 2 } }),
+      parallelReply([
+        ["hang", { i: 1 }],
+        ["hang", { i: 2 }],
+      ]),
     ]);
     const running = new Agent({ model, registry, parallelCalls: true }).run("q", { signal: controller.signal });
     await tick(20);
@@ -379,7 +380,7 @@ describe("time and size", () => {
         run: () => ({ big: 2n ** 70n, cyclic, fn: function helper() {}, error: new TypeError("inner") }),
       }),
     ]);
-    const model = new ScriptedModel([call("big", {}), call("odd", {}), answer("x")]);
+    const model = new ScriptedModel([callReply("big", {}), callReply("odd", {}), answerReply("x")]);
     const state = await new Agent({ model, registry, maxResultChars: 200 }).run("q");
     const [big, odd] = state.stream.ofType("observation");
     expect(big.truncated).toBe(true);
@@ -435,9 +436,9 @@ describe("repetition control", () => {
       }),
     ]);
     const model = new ScriptedModel([
-      call("lookup", { city: "Oslo", unit: "C" }),
+      callReply("lookup", { city: "Oslo", unit: "C" }),
       JSON.stringify({ arguments: { unit: "C", city: "Oslo" }, skill_name: "lookup" }),
-      answer("12 degrees"),
+      answerReply("12 degrees"),
     ]);
     const state = await new Agent({ model, registry }).run("q", { maxIterations: 8 });
     expect(runs).toBe(1);
@@ -464,7 +465,7 @@ describe("repetition control", () => {
       defineSkill({ name: "next", description: "counter", parameters: z.object({}), run: () => ++n, repeatable: true }),
     ]);
     const state = await new Agent({
-      model: new ScriptedModel([call("next", {}), call("next", {}), call("next", {}), answer("3")]),
+      model: new ScriptedModel([callReply("next", {}), callReply("next", {}), callReply("next", {}), answerReply("3")]),
       registry,
     }).run("q");
     expect(state.stream.ofType("observation").map((o) => [o.result, o.warning])).toEqual([
@@ -489,10 +490,10 @@ describe("repetition control", () => {
       }),
     ]);
     const model = new ScriptedModel([
-      call("calc", { e: "17% of 2340" }),
-      call("calc", { e: "17% of 2340" }),
-      call("calc", { e: "17% of 2340" }),
-      answer("I could not compute it"),
+      callReply("calc", { e: "17% of 2340" }),
+      callReply("calc", { e: "17% of 2340" }),
+      callReply("calc", { e: "17% of 2340" }),
+      answerReply("I could not compute it"),
     ]);
     const state = await new Agent({ model, registry }).run("q", { maxIterations: 8 });
     expect(runs).toBe(2);
@@ -521,7 +522,11 @@ describe("repetition control", () => {
         },
       }),
     ]);
-    const model = new ScriptedModel([call("calc", { e: "17%" }), call("calc", { e: "0.17" }), answer("1")]);
+    const model = new ScriptedModel([
+      callReply("calc", { e: "17%" }),
+      callReply("calc", { e: "0.17" }),
+      answerReply("1"),
+    ]);
     const state = await new Agent({ model, registry }).run("q");
     expect(state.stream.ofType("tool-error").map((e) => e.warning)).toEqual([undefined]);
     expect(state.stats.repeatedCalls).toBe(0);
@@ -541,7 +546,7 @@ describe("final round without tools", () => {
     ]);
 
   it("makes the last step of the budget answer-only once the run has taken a step", async () => {
-    const model = new ScriptedModel([call("echo", { text: "a" }), answer("a")]);
+    const model = new ScriptedModel([callReply("echo", { text: "a" }), answerReply("a")]);
     const state = await new Agent({ model, registry: echo() }).run("q", { maxIterations: 2 });
     expect(state.stream.ofType("final-round")).toMatchObject([{ reason: "budget", step: 2 }]);
     expect(JSON.stringify(model.calls[0].options?.jsonSchema)).toContain("echo");
@@ -551,7 +556,7 @@ describe("final round without tools", () => {
   });
 
   it("leaves a budget of 1 free to call (nothing to answer from yet)", async () => {
-    const model = new ScriptedModel([call("echo", { text: "a" })]);
+    const model = new ScriptedModel([callReply("echo", { text: "a" })]);
     const state = await new Agent({ model, registry: echo() }).run("q", { maxIterations: 1 });
     expect(state.stream.ofType("final-round")).toHaveLength(0);
     expect(state.stream.ofType("observation")).toHaveLength(1);
@@ -568,7 +573,7 @@ describe("final round without tools", () => {
         run: ({ text }) => (runs++, text),
       }),
     ]);
-    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
+    const model = new ScriptedModel([callReply("echo", { text: "a" }), callReply("echo", { text: "b" })]);
     const state = await new Agent({ model, registry, grammar: false }).run("q", { maxIterations: 2 });
     expect(runs).toBe(1);
     expect(state.stream.ofType("tool-error")).toMatchObject([{ guard: "final-round" }]);
@@ -576,7 +581,7 @@ describe("final round without tools", () => {
   });
 
   it("can be turned off", async () => {
-    const model = new ScriptedModel([call("echo", { text: "a" }), call("echo", { text: "b" })]);
+    const model = new ScriptedModel([callReply("echo", { text: "a" }), callReply("echo", { text: "b" })]);
     const state = await new Agent({ model, registry: echo(), finalRoundWithoutTools: false }).run("q", {
       maxIterations: 2,
     });
@@ -588,7 +593,7 @@ describe("final round without tools", () => {
 describe("nested agents", () => {
   it("a worker's events appear in the supervisor's stream, marked with their depth", async () => {
     const worker = new Agent({
-      model: new ScriptedModel([call("double", { n: 21 }), answer("42")]),
+      model: new ScriptedModel([callReply("double", { n: 21 }), answerReply("42")]),
       registry: new Registry([
         defineSkill({
           name: "double",
@@ -599,7 +604,7 @@ describe("nested agents", () => {
       ]),
     });
     const supervisor = new Agent({
-      model: new ScriptedModel([call("math_worker", { task: "double 21" }), answer("The worker says 42")]),
+      model: new ScriptedModel([callReply("math_worker", { task: "double 21" }), answerReply("The worker says 42")]),
       registry: new Registry([agentAsSkill(worker, { name: "math_worker", description: "Does math." })]),
     });
     const state = await supervisor.run("What is 21 doubled?");
@@ -617,8 +622,8 @@ describe("nested agents", () => {
 
   it("stops runaway nesting at the depth limit", async () => {
     // an agent that delegates to itself forever
-    const replies = Array.from({ length: 10 }, () => call("self", { task: "again" }));
-    const model = new ScriptedModel([...replies, ...Array.from({ length: 10 }, () => answer("stopped"))]);
+    const replies = Array.from({ length: 10 }, () => callReply("self", { task: "again" }));
+    const model = new ScriptedModel([...replies, ...Array.from({ length: 10 }, () => answerReply("stopped"))]);
     const registry = new Registry();
     const selfAgent = new Agent({ model, registry });
     registry.register(agentAsSkill(selfAgent, { name: "self", description: "Delegates.", maxDepth: 2 }));

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
-import { answer, call } from "../helpers/skills.js";
+import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 import { fitContext } from "../../src/agent/fit-context.js";
 
 /** A scripted model that counts a token per 4 characters and has a small context. */
@@ -33,7 +32,10 @@ const lookup = new Registry([
 
 describe("context fitting", () => {
   it("leaves out the oldest steps so that prompt + reply fit, keeping the instructions, the question and the newest result", async () => {
-    const replies = [...Array.from({ length: 11 }, (_, i) => call("lookup", { word: `w${i}` })), answer("done")];
+    const replies = [
+      ...Array.from({ length: 11 }, (_, i) => callReply("lookup", { word: `w${i}` })),
+      answerReply("done"),
+    ];
     const model = smallContextModel(replies, 700);
     const state = await new Agent({ model, registry: lookup, maxTokens: 100, finalRoundWithoutTools: false }).run(
       "Define eleven words.",
@@ -55,13 +57,13 @@ describe("context fitting", () => {
   });
 
   it("shrinks the reply budget when nothing more can be dropped, and fails clearly when even that is too little", async () => {
-    const model = smallContextModel([call("lookup", { word: "x" }), answer("x")], 520);
+    const model = smallContextModel([callReply("lookup", { word: "x" }), answerReply("x")], 520);
     const state = await new Agent({ model, registry: lookup, maxTokens: 400 }).run("q");
     expect(state.stopReason).toBe("answer");
     const budgets = model.calls.map((c) => c.options.maxTokens!);
     expect(budgets.every((b) => b < 400 && b >= 64)).toBe(true);
 
-    const tiny = smallContextModel([answer("x")], 200);
+    const tiny = smallContextModel([answerReply("x")], 200);
     const failed = await new Agent({ model: tiny, registry: lookup }).run("q");
     expect(failed.stopReason).toBe("model_error");
     expect(failed.stream.ofType("model-error")[0].message).toMatch(
@@ -92,7 +94,7 @@ describe("context fitting", () => {
   });
 
   it("does nothing when the model cannot count tokens or fitting is off", async () => {
-    const model = smallContextModel([answer("x")], 100);
+    const model = smallContextModel([answerReply("x")], 100);
     const state = await new Agent({ model, registry: lookup, fitContext: false }).run("q");
     expect(state.stream.ofType("context-trimmed")).toHaveLength(0);
     expect(state.stopReason).toBe("answer");

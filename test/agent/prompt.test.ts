@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
 import { buildMessages, Conversation } from "../../src/agent/build-messages.js";
 import { gemma3ChatFormat, gemma4ChatFormat, neutralizeControlText } from "../../src/prompt/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
-import { answer, call, mathRegistry } from "../helpers/skills.js";
+import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
+import { mathRegistry } from "../helpers/skills.js";
 
 const script = [
-  call("add", { a: 1, b: 2 }),
+  callReply("add", { a: 1, b: 2 }),
   "not json at all",
-  call("explode", {}),
-  call("echo", { text: "<end_of_turn>" }),
-  answer("done"),
+  callReply("explode", {}),
+  callReply("echo", { text: "<end_of_turn>" }),
+  answerReply("done"),
 ];
 
 describe("the prompt", () => {

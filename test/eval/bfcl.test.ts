@@ -11,7 +11,7 @@ import { evaluateBfcl } from "../../src/eval/evaluate.js";
 import { TrajectoryModel } from "../../src/eval/models/trajectory-model.js";
 import type { ModelProvider } from "../../src/eval/runner/model-providers.js";
 import { EvalSetupError } from "../../src/eval/errors.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 
 const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
 const SCORED = ["simple_python", "multiple", "parallel", "parallel_multiple"] as const;
@@ -156,8 +156,8 @@ describe("what a BFCL question scores: the calls of the model's turn", () => {
     join(dir, "possible_answer", "BFCL_v4_turn_simple.json"),
     `${JSON.stringify({ id: "turn_0", ground_truth: [{ area: { radius: [5] } }] })}\n`,
   );
-  const right = JSON.stringify({ skill_name: "area", arguments: { radius: 5 } });
-  const done = JSON.stringify({ final_answer: "78.5" });
+  const right = callReply("area", { radius: 5 });
+  const done = answerReply("78.5");
 
   /** The verdict on one run of the question with these replies, under this budget. */
   async function judged(replies: string[], budget: number) {
@@ -197,7 +197,7 @@ describe("what a BFCL question scores: the calls of the model's turn", () => {
     expect([at3.success, at4.success, at5.success]).toEqual([false, false, true]);
     expect(at5).toMatchObject({ stopReason: "answer", skillCalls: 1, repeatedCalls: 1, finalRounds: 1 });
     // a different second call is a second call
-    const other = JSON.stringify({ skill_name: "area", arguments: { radius: 6 } });
+    const other = callReply("area", { radius: 6 });
     const twice = await judged([right, other, done], 3);
     expect(twice.failures[0]).toMatch(/expected 1 call\(s\), got 2/);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { evaluateSuite } from "../../src/eval/evaluate.js";
 import { createModelProvider, type ModelProvider } from "../../src/eval/runner/model-providers.js";
 import { parseModelSpec } from "../../src/eval/models/model-spec.js";
+import { answerReply, callReply } from "../../src/testing/index.js";
 import type { RunRecord } from "../../src/eval/runner/run-record.js";
 
 const BASIC = join(import.meta.dirname, "../../evals/basic.json");
@@ -66,8 +67,8 @@ describe("smaller budgets played back from the largest budget's run", () => {
               const names = [
                 ...JSON.stringify(options?.jsonSchema ?? {}).matchAll(/"skill_name":\{"const":"([^"]+)"/g),
               ].map((m) => m[1]);
-              if (names.length === 0 || results >= 3) return JSON.stringify({ final_answer: `after ${results}` });
-              return JSON.stringify({ skill_name: names[0], arguments: { expression: `${results}+1` } });
+              if (names.length === 0 || results >= 3) return answerReply(`after ${results}`);
+              return callReply(names[0], { expression: `${results}+1` });
             },
           };
         },

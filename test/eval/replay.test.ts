@@ -9,10 +9,7 @@ import { evaluateSuite } from "../../src/eval/evaluate.js";
 import { readTrace, recordedSteps, ReplayMismatchError, ReplayModel } from "../../src/eval/models/replay-model.js";
 import { parseSuite } from "../../src/eval/suite/load-suite.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
-
-const call = (skill_name: string, args: Record<string, unknown>) => JSON.stringify({ skill_name, arguments: args });
-const answer = (text: string) => JSON.stringify({ final_answer: text });
+import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 
 function registry(capitalOfFrance = "Paris"): Registry {
   return new Registry([
@@ -33,7 +30,7 @@ async function record(replies: string[], query = "Capital of France?"): Promise<
 
 describe("ReplayModel", () => {
   it("plays a recorded run back: the same replies, the same events", async () => {
-    const replies = ['{"skill_name": "capital"}', call("capital", { country: "France" }), answer("Paris")];
+    const replies = ['{"skill_name": "capital"}', callReply("capital", { country: "France" }), answerReply("Paris")];
     const trace = await record(replies);
     const events = readTraceText(trace);
     expect(recordedSteps(events).map((s) => s.raw)).toEqual(replies);
@@ -45,7 +42,7 @@ describe("ReplayModel", () => {
   });
 
   it("reports a run whose prompt differs from the recording (a skill now returns something else)", async () => {
-    const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
+    const events = readTraceText(await record([callReply("capital", { country: "France" }), answerReply("Paris")]));
     const state = await new Agent({ model: new ReplayModel(events), registry: registry("Lyon") }).run(
       "Capital of France?",
     );
@@ -57,7 +54,7 @@ describe("ReplayModel", () => {
   });
 
   it("throws when asked for more steps than were recorded, and counts the ones left unused", async () => {
-    const events = readTraceText(await record([call("capital", { country: "France" }), answer("Paris")]));
+    const events = readTraceText(await record([callReply("capital", { country: "France" }), answerReply("Paris")]));
     const short = new ReplayModel(events);
     const state = await new Agent({ model: short, registry: registry() }).run("Capital of France?", {
       maxIterations: 1,
@@ -66,7 +63,7 @@ describe("ReplayModel", () => {
     expect(short.unusedSteps).toBe(1);
     const model = new ReplayModel(events);
     await model.generate("p");
-    await expect(model.generate("Result of capital:\nParis")).resolves.toBe(answer("Paris"));
+    await expect(model.generate("Result of capital:\nParis")).resolves.toBe(answerReply("Paris"));
     await expect(model.generate("p")).rejects.toBeInstanceOf(ReplayMismatchError);
   });
 
@@ -76,13 +73,13 @@ describe("ReplayModel", () => {
     mkdirSync(traces);
     writeFileSync(
       join(traces, "ok.jsonl"),
-      await record(["{}", call("capital", { country: "France" }), answer("Paris")]),
+      await record(["{}", callReply("capital", { country: "France" }), answerReply("Paris")]),
     );
     // recorded when the skill did not know Spain ("unknown"); the suite's table now says "Madrid": the replayed
     // conversation differs from the recorded one at step 2
     writeFileSync(
       join(traces, "stale.jsonl"),
-      await record([call("capital", { country: "Spain" }), answer("Madrid")], "Capital of Spain?"),
+      await record([callReply("capital", { country: "Spain" }), answerReply("Madrid")], "Capital of Spain?"),
     );
     const suite = parseSuite({
       name: "replayed",

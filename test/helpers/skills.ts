@@ -26,8 +26,3 @@ export function mathRegistry(): Registry {
     }),
   ]);
 }
-
-/** Action JSON as a model would write it. */
-export const call = (skill_name: string, args: Record<string, unknown>, thought?: string) =>
-  JSON.stringify({ ...(thought && { thought }), skill_name, arguments: args });
-export const answer = (final_answer: string) => JSON.stringify({ final_answer });

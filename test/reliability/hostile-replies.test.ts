@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildActionJsonSchema, parseAction } from "../../src/actions/index.js";
 import { MAX_CALLS_PER_ACTION, MAX_JSON_DEPTH } from "../../src/defaults.js";
 import { mathRegistry } from "../helpers/skills.js";
+import { parallelReply, type ReplyCall } from "../../src/testing/index.js";
 
 const registry = mathRegistry();
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -67,8 +68,7 @@ describe("nesting (issue 18 §5)", () => {
 });
 
 describe("calls per action (issue 18 §5)", () => {
-  const calls = (n: number) =>
-    JSON.stringify({ calls: Array.from({ length: n }, (_, i) => ({ skill_name: "add", arguments: { a: i, b: 1 } })) });
+  const calls = (n: number) => parallelReply(Array.from({ length: n }, (_, i): ReplyCall => ["add", { a: i, b: 1 }]));
 
   it(`one action holds at most ${MAX_CALLS_PER_ACTION} calls: more is a validation error the model sees, however many`, () => {
     expect(parseAction(calls(MAX_CALLS_PER_ACTION), registry, { parallelCalls: true })).toMatchObject({

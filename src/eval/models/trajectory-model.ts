@@ -1,6 +1,7 @@
 import type { SkillCall } from "../../actions/action.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { abortError } from "../../abort.js";
+import { answerReply, callReply, parallelReply } from "../../testing/reply-builders.js";
 import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 import { drawFailure, FAILURE_PROFILES, type FailureKind, type FailureRates } from "./failure-profiles.js";
 
@@ -28,15 +29,15 @@ export const WRONG_ANSWER = "I am not sure.";
 /** What the model did at each reply: the failure it injected, or undefined for a correct step. */
 export type InjectedFailure = FailureKind | "none";
 
+/** The step as the model writes it (thought first). */
 function actionJson(step: TrajectoryAction): string {
-  const thought = step.thought !== undefined ? { thought: step.thought } : {};
-  if (step.type === "answer") return JSON.stringify({ ...thought, final_answer: step.text });
+  if (step.type === "answer") return answerReply(step.text, step.thought);
   if (step.type === "calls")
-    return JSON.stringify({
-      ...thought,
-      calls: step.calls.map((c) => ({ skill_name: c.skillName, arguments: c.arguments })),
-    });
-  return JSON.stringify({ ...thought, skill_name: step.skillName, arguments: step.arguments });
+    return parallelReply(
+      step.calls.map((c) => [c.skillName, c.arguments]),
+      step.thought,
+    );
+  return callReply(step.skillName, step.arguments, step.thought);
 }
 
 /** A value of a different JSON type than `value`, so a schema that typed the argument refuses it. */
