@@ -25,6 +25,8 @@ import {
 } from "node-llama-cpp";
 import type { SkillCall } from "../../src/actions/action.js";
 import { AgentState } from "../../src/agent/agent-state.js";
+import { capResult } from "../../src/agent/build-messages.js";
+import { DEFAULT_MAX_RESULT_CHARS } from "../../src/defaults.js";
 import type { StopReason } from "../../src/agent/events.js";
 import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { RunRecord } from "../../src/eval/runner/run-record.js";
@@ -133,24 +135,22 @@ export async function runPeerTask(task: EvalTask, budget: number, seed: number, 
           signal: controller.signal,
           state: { query: task.query, iterations: calls.length },
         });
+        // capped as our loop caps them (a refusal's message is not a result: as it is)
         if (outcome.ok) {
-          state.emit({
-            type: "observation",
-            skillName: name,
-            result: outcome.text,
-            ...(outcome.truncated && { truncated: true }),
-          });
-          return outcome.text;
+          const { text, truncated } = capResult(outcome.text, DEFAULT_MAX_RESULT_CHARS);
+          state.emit({ type: "observation", skillName: name, result: text, ...(truncated && { truncated: true }) });
+          return text;
         }
+        const message = outcome.guard ? outcome.message : capResult(outcome.message, DEFAULT_MAX_RESULT_CHARS).text;
         toolErrors++;
         state.emit({
           type: "tool-error",
           skillName: name,
-          message: outcome.message,
+          message,
           availableSkills: task.registry.names(),
           ...(outcome.guard && { guard: outcome.guard }),
         });
-        return `Error: ${outcome.message}`;
+        return `Error: ${message}`;
       },
     });
   }

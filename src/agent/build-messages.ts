@@ -8,6 +8,16 @@ function replyText(raw: string): string {
   return raw.length <= MAX_REPLY_CHARS_IN_PROMPT ? raw : `${raw.slice(0, MAX_REPLY_CHARS_IN_PROMPT)} …[cut]`;
 }
 
+/**
+ * A skill's result (or failure message) as it enters the prompt: cut to `maxChars`, with a note for the model saying
+ * how much was shown; `truncated` when it was cut.
+ */
+export function capResult(text: string, maxChars: number): { text: string; truncated: boolean } {
+  if (text.length <= maxChars) return { text, truncated: false };
+  const note = renderPrompt("result-truncated", { shown: maxChars, total: text.length });
+  return { text: `${text.slice(0, maxChars)}\n${note}`, truncated: true };
+}
+
 /** What the model sees after a skill ran or failed. */
 export function observationText(event: ObservationEvent | ToolErrorEvent): string {
   const text =

@@ -1,6 +1,6 @@
 import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/action.js";
 import { callDependencies, resolveReferences } from "../actions/call-references.js";
-import { DEFAULT_MAX_CONCURRENCY } from "../defaults.js";
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
 import { createLimiter, type Limiter } from "../promise-pool.js";
 import { renderPrompt, promptText } from "../prompt-texts.js";
 import { callRefusal, checkArguments, checkCall } from "../skills/check-call.js";
@@ -11,6 +11,7 @@ import type { Skill, SkillRunState } from "../skills/skill.js";
 import { describeThrown } from "../safe-stringify.js";
 import { withoutUndefined } from "../without-undefined.js";
 import type { AgentState } from "./agent-state.js";
+import { capResult } from "./build-messages.js";
 import type { AgentEvent, EventInput } from "./events.js";
 
 /** Agent options that shape how skills run. */
@@ -226,7 +227,6 @@ function skillEnvironment(state: AgentState, ctx: DispatchContext): CallEnvironm
     signal: ctx.signal,
     state: runState(state),
     timeoutMs: ctx.options.skillTimeoutMs,
-    maxResultChars: ctx.options.maxResultChars,
     depth: state.depth,
     forward: (event) => state.stream.push(event as AgentEvent),
   };
@@ -241,8 +241,10 @@ async function runOneCall(run: CallRun): Promise<CallRecord> {
   if (!cleared.ok) return failedCall(run, cleared.message, cleared.guard);
   run.state.stats.skillCalls++;
   const outcome = await runSkill(cleared.skill, cleared.validated, skillEnvironment(run.state, run.ctx));
-  if (!outcome.ok) return outcome.aborted ? abortedRecord() : failedCall(run, outcome.message);
-  return succeededCall(run, outcome);
+  const maxChars = run.ctx.options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  if (!outcome.ok)
+    return outcome.aborted ? abortedRecord() : failedCall(run, capResult(outcome.message, maxChars).text);
+  return succeededCall(run, { value: outcome.value, ...capResult(outcome.text, maxChars) });
 }
 
 /** One parallel action under way: the calls' dependencies and records, and how many records entered the stream. */

@@ -1,15 +1,10 @@
-import { promptText, renderPrompt } from "../prompt-texts.js";
+import { promptText } from "../prompt-texts.js";
 import { safeStringify } from "../safe-stringify.js";
 
-/** Cut text to `maxChars`, with a note for the model saying how much was shown. */
-export function capText(text: string, maxChars: number): { text: string; truncated: boolean } {
-  if (text.length <= maxChars) return { text, truncated: false };
-  const note = renderPrompt("result-truncated", { shown: maxChars, total: text.length });
-  return { text: `${text.slice(0, maxChars)}\n${note}`, truncated: true };
-}
-
-/** What a skill returned, as the text the model sees: strings as they are, anything else as JSON, then capped. */
-export function renderResult(value: unknown, maxChars: number): { text: string; truncated: boolean } {
-  const text = typeof value === "string" ? value : value === undefined ? promptText("no-result") : safeStringify(value);
-  return capText(text, maxChars);
+/**
+ * What a skill returned, as text: strings as they are, undefined as the no-result note, anything else as JSON. Not
+ * capped: the agent caps it where it enters the prompt (agent/build-messages.ts, capResult).
+ */
+export function renderResult(value: unknown): string {
+  return typeof value === "string" ? value : value === undefined ? promptText("no-result") : safeStringify(value);
 }

@@ -1,8 +1,8 @@
-import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
+import { DEFAULT_SKILL_TIMEOUT_MS } from "../defaults.js";
 import type { SkillCall } from "./skill-call.js";
 import type { Registry } from "./registry.js";
 import type { Skill, SkillRunState } from "./skill.js";
-import { capText, renderResult } from "./render-result.js";
+import { renderResult } from "./render-result.js";
 import { describeThrown } from "../safe-stringify.js";
 import { abortError, raceAbort } from "../abort.js";
 import { renderPrompt } from "../prompt-texts.js";
@@ -16,18 +16,18 @@ export interface CallEnvironment {
   state: SkillRunState;
   /** Default 30 s; a skill's own `timeoutMs` wins. */
   timeoutMs?: number;
-  /** Default 4,000 characters. */
-  maxResultChars?: number;
   /** Nesting depth of the calling agent (for skills that run agents). Default 0. */
   depth?: number;
   /** Passes events of a nested run up to the calling agent's stream. */
   forward?: (event: { type: string; depth?: number }) => void;
 }
 
-/** How a call ended. `guard` names what refused it, when something did. */
+/**
+ * How a call ended: the value and its text, or the failure's message (neither capped: the agent caps what enters the
+ * prompt). `guard` names what refused it, when something did.
+ */
 export type CallOutcome =
-  | { ok: true; value: unknown; text: string; truncated: boolean }
-  | { ok: false; message: string; guard?: string; aborted?: boolean };
+  { ok: true; value: unknown; text: string } | { ok: false; message: string; guard?: string; aborted?: boolean };
 
 /**
  * Run `fn` with a signal that aborts on the run's signal or after `timeoutMs`, and settle as soon as either fires,
@@ -57,10 +57,9 @@ async function runWithSignal<T>(
 
 /**
  * Run a skill with arguments that already passed its schema: with an AbortSignal and a timeout; its result rendered
- * and capped. Never throws: a failure is an outcome the model will see.
+ * as text. Never throws: a failure is an outcome the model will see.
  */
 export async function runSkill(skill: Skill, args: unknown, env: CallEnvironment): Promise<CallOutcome> {
-  const maxChars = env.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   try {
     const value = await runWithSignal(
       (signal) =>
@@ -73,10 +72,10 @@ export async function runSkill(skill: Skill, args: unknown, env: CallEnvironment
       env.signal,
       skill.timeoutMs ?? env.timeoutMs ?? DEFAULT_SKILL_TIMEOUT_MS,
     );
-    return { ok: true, value, ...renderResult(value, maxChars) };
+    return { ok: true, value, text: renderResult(value) };
   } catch (error) {
     if (env.signal?.aborted) return { ok: false, aborted: true, message: "aborted" };
-    return { ok: false, message: capText(describeThrown(error), maxChars).text };
+    return { ok: false, message: describeThrown(error) };
   }
 }
 

@@ -266,7 +266,8 @@ describe("createFileSkills", () => {
     expect(content.content).toHaveLength(3_000);
     expect(content.truncated).toBe(true);
     const { renderResult } = await import("../../../src/skills/render-result.js");
-    expect(renderResult(content, 4_000).truncated).toBe(false);
+    const { capResult } = await import("../../../src/agent/build-messages.js");
+    expect(capResult(renderResult(content), 4_000).truncated).toBe(false);
   });
 
   it("a listing of 300 files stays whole under the dispatcher's 4,000-character result cap, its note counting what is shown", async () => {
@@ -277,7 +278,8 @@ describe("createFileSkills", () => {
     const skills = createFileSkills({ allowDir: crowd });
     const listing = (await skills.listFiles.run({}, ctx)) as FileListing;
     const { renderResult } = await import("../../../src/skills/render-result.js");
-    expect(renderResult(listing, 4_000).truncated).toBe(false);
+    const { capResult } = await import("../../../src/agent/build-messages.js");
+    expect(capResult(renderResult(listing), 4_000).truncated).toBe(false);
     expect(listing.entries.length).toBeGreaterThan(20);
     expect(listing.note).toBe(`Showing the first ${listing.entries.length} of 300 entries, by name.`);
   });
