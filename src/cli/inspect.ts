@@ -16,6 +16,7 @@ import { budgetsForModel, scriptedReplies, SCRIPT_PREFIX } from "./model-setup.j
 import { parseListOption } from "./parse-options.js";
 import type { CommandFactory } from "./command.js";
 import { selectSkills } from "./skill-selection.js";
+import { withoutUndefined } from "../without-undefined.js";
 
 /** A handle that is never called: inspect renders prompts without running the model. */
 const notRun: ModelHandle = { generate: () => Promise.reject(new Error("inspect does not run the model")) };
@@ -90,6 +91,101 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
   }
 }
 
+/** The flags of `inspect`. */
+type InspectOptions = {
+  model?: string;
+  skills?: string[];
+  allowDir?: string;
+  grammar: boolean;
+  json?: boolean;
+} & LoopCommandOptions;
+
+/** Token counts of the system prompt and the first step's prompt, or why there are none. */
+async function tokenCounts(
+  model: ModelView,
+  prompts: [systemPrompt: string, renderedPrompt: string],
+): Promise<{ tokens: { systemPrompt: number; renderedPrompt: number } | null; note?: string }> {
+  if (model.source !== "gguf" || !model.path) return { tokens: null, ...withoutUndefined({ note: model.noTokens }) };
+  try {
+    const [systemPrompt, renderedPrompt] = await countTokens(model.path, prompts);
+    return { tokens: { systemPrompt, renderedPrompt } };
+  } catch (error) {
+    return { tokens: null, note: `the tokenizer could not be loaded (${(error as Error).message})` };
+  }
+}
+
+/** What inspect shows, as its `--json` document. */
+async function inspectReport(io: CliIO, options: InspectOptions) {
+  const registry = selectSkills(options);
+  const model = await viewModel(io, options.model);
+  const chatFormat = chatFormatForArchitecture(model.architecture);
+  const agent = new Agent({
+    ...loopSettings(options),
+    model: notRun,
+    registry,
+    grammar: options.grammar,
+    chatFormat: chatFormat ?? gemma3ChatFormat,
+  });
+  const rendered = (chatFormat ?? gemma3ChatFormat).render([
+    { role: "system", content: agent.systemPrompt },
+    { role: "user", content: "{question}" },
+  ]);
+  const { tokens, note } = await tokenCounts(model, [agent.systemPrompt, rendered]);
+  return {
+    model: {
+      path: model.path,
+      alias: model.alias,
+      name: model.name,
+      architecture: model.architecture,
+      quantization: model.quantization,
+      trainedContextLength: model.trainedContextLength,
+      source: model.source,
+    },
+    contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
+    chatFormat:
+      chatFormat?.name ??
+      (model.source === "script"
+        ? "gemma3 (the agent's default for a model without its own)"
+        : "the model's own template (through node-llama-cpp)"),
+    budgets: model.budgets,
+    grammar: options.grammar,
+    tokens,
+    ...(note && { tokensNote: `token counts not shown: ${note}` }),
+    skills: registry
+      .list()
+      .map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
+    systemPrompt: agent.systemPrompt,
+    renderedPrompt: rendered,
+    actionJsonSchema: agent.actionJsonSchema ?? null,
+  };
+}
+
+/** The report as text: one line per setting, the skills with their argument schemas, then the rendered prompt. */
+function inspectText(report: Awaited<ReturnType<typeof inspectReport>>): string {
+  const { model, tokens } = report;
+  const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
+  const out: string[] = [
+    `model         ${model.alias ?? model.path} (${described})`,
+    `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
+    `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
+    `chat format   ${report.chatFormat}`,
+    `budgets       maxIterations ${report.budgets.maxIterations}, maxRetries ${report.budgets.maxRetries}`,
+    `grammar       ${report.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
+    `tokens        ${tokens ? `system prompt ${tokens.systemPrompt}, first-step prompt ${tokens.renderedPrompt} (this model's tokenizer)` : (report.tokensNote ?? "")}`,
+    "",
+    "skills:",
+    ...report.skills.map((s) => `  ${s.name}: ${s.description}\n    arguments: ${JSON.stringify(s.arguments)}`),
+    "",
+    "rendered prompt of the first step ({question} stands for the question):",
+    report.renderedPrompt,
+  ];
+  return `${out.join("\n")}\n`;
+}
+
+/**
+ * `gemma-agent inspect [--model M] [--skills ...] [--json]`: what a run would use, from the prompt to the token counts,
+ * without running the model.
+ */
 const inspectCommand: CommandFactory = (io: CliIO) =>
   loopOptions(new Command("inspect"))
     .description(
@@ -104,89 +200,9 @@ const inspectCommand: CommandFactory = (io: CliIO) =>
       "after",
       `\nExamples:\n  ${hint(io, "inspect --skills calculator,convert_units")}\n  ${hint(io, "inspect --prompt-style compact --thought none")}   (the prompt a small model gets with those flags)\n`,
     )
-    .action(
-      async (
-        options: {
-          model?: string;
-          skills?: string[];
-          allowDir?: string;
-          grammar: boolean;
-          json?: boolean;
-        } & LoopCommandOptions,
-      ) => {
-        const registry = selectSkills(options);
-        const model = await viewModel(io, options.model);
-        const chatFormat = chatFormatForArchitecture(model.architecture);
-        const agent = new Agent({
-          ...loopSettings(options),
-          model: notRun,
-          registry,
-          grammar: options.grammar,
-          chatFormat: chatFormat ?? gemma3ChatFormat,
-        });
-        const rendered = (chatFormat ?? gemma3ChatFormat).render([
-          { role: "system", content: agent.systemPrompt },
-          { role: "user", content: "{question}" },
-        ]);
-        let tokens: { systemPrompt: number; renderedPrompt: number } | null = null;
-        let tokensNote = model.noTokens;
-        if (model.source === "gguf" && model.path) {
-          try {
-            const [systemPrompt, renderedPrompt] = await countTokens(model.path, [agent.systemPrompt, rendered]);
-            tokens = { systemPrompt, renderedPrompt };
-          } catch (error) {
-            tokensNote = `the tokenizer could not be loaded (${(error as Error).message})`;
-          }
-        }
-        const report = {
-          model: {
-            path: model.path,
-            alias: model.alias,
-            name: model.name,
-            architecture: model.architecture,
-            quantization: model.quantization,
-            trainedContextLength: model.trainedContextLength,
-            source: model.source,
-          },
-          contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
-          chatFormat:
-            chatFormat?.name ??
-            (model.source === "script"
-              ? "gemma3 (the agent's default for a model without its own)"
-              : "the model's own template (through node-llama-cpp)"),
-          budgets: model.budgets,
-          grammar: options.grammar,
-          tokens,
-          ...(tokensNote && { tokensNote: `token counts not shown: ${tokensNote}` }),
-          skills: registry
-            .list()
-            .map((s) => ({ name: s.name, description: s.description, arguments: registry.jsonSchema(s.name) })),
-          systemPrompt: agent.systemPrompt,
-          renderedPrompt: rendered,
-          actionJsonSchema: agent.actionJsonSchema ?? null,
-        };
-        if (options.json) {
-          io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-          return;
-        }
-        const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
-        const out: string[] = [
-          `model         ${model.alias ?? model.path} (${described})`,
-          `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
-          `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
-          `chat format   ${report.chatFormat}`,
-          `budgets       maxIterations ${model.budgets.maxIterations}, maxRetries ${model.budgets.maxRetries}`,
-          `grammar       ${options.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
-          `tokens        ${tokens ? `system prompt ${tokens.systemPrompt}, first-step prompt ${tokens.renderedPrompt} (this model's tokenizer)` : (report.tokensNote ?? "")}`,
-          "",
-          "skills:",
-          ...report.skills.map((s) => `  ${s.name}: ${s.description}\n    arguments: ${JSON.stringify(s.arguments)}`),
-          "",
-          "rendered prompt of the first step ({question} stands for the question):",
-          rendered,
-        ];
-        io.stdout.write(`${out.join("\n")}\n`);
-      },
-    );
+    .action(async (options: InspectOptions) => {
+      const report = await inspectReport(io, options);
+      io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : inspectText(report));
+    });
 
 export default inspectCommand;
