@@ -118,6 +118,94 @@ function exitCodeFor(state: AgentState): number {
   return EXIT.noAnswer;
 }
 
+/** The trace writer of `--trace`, when there is one. */
+type Trace = ReturnType<typeof openTrace>;
+
+/** The model `--model` names, found (or offered for download) and loaded; a failure closes the trace first. */
+async function loadAskModel(io: CliIO, options: AskOptions, progress: Progress, trace: Trace) {
+  try {
+    const resolved = await resolveModelForCli(io, options.model, progress);
+    const model = await loadModelForCli(resolved, modelFlags(options), progress);
+    return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
+  } catch (error) {
+    trace?.close();
+    throw error;
+  }
+}
+
+/** Run the agent, each event to the trace and the progress line as it comes; the final state. */
+async function runWithProgress(
+  agent: Agent,
+  question: string,
+  runOptions: Parameters<Agent["runStream"]>[1],
+  view: { model: CliModel; progress: Progress; trace: Trace },
+): Promise<AgentState> {
+  const { model, progress, trace } = view;
+  progress.start("thinking");
+  const run = agent.runStream(question, runOptions);
+  let next = await run.next();
+  while (!next.done) {
+    const event = next.value;
+    trace?.write(event);
+    const line = renderEvent(event);
+    if (line) progress.note(line);
+    const s = model.stats;
+    progress.update(`thinking (step ${event.step}${s ? `, ${s.tokensPerSecond.toFixed(1)} tokens/s` : ""})`);
+    next = await run.next();
+  }
+  return next.value;
+}
+
+/** The `ask` action: read the question, load the model, run, print the answer (or the --json document). */
+async function ask(
+  io: CliIO,
+  argument: string | undefined,
+  options: AskOptions,
+  setExitCode: (code: number) => void,
+): Promise<void> {
+  const question = await readQuestion(io, argument);
+  if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
+  if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+  const registry = selectSkills(options);
+  const trace = openTrace(options.trace, options.overwriteTrace);
+  const progress = new Progress(io, { quiet: options.quiet });
+  const { model, budgets } = await loadAskModel(io, options, progress, trace);
+  try {
+    const agent = new Agent({
+      ...loopSettings(options),
+      model,
+      registry,
+      grammar: options.grammar,
+      ...withoutUndefined({
+        maxTokens: options.maxTokens,
+        temperature: options.temperature,
+        approve: options.approve ? terminalApprover(io, () => progress.stop()) : undefined,
+      }),
+    });
+    const started = performance.now();
+    const runOptions = {
+      maxIterations: options.maxIterations ?? budgets.maxIterations,
+      maxRetries: options.maxRetries ?? budgets.maxRetries,
+      signal: io.signal,
+    };
+    const state = await runWithProgress(agent, question, runOptions, { model, progress, trace });
+    if (state.stopReason === "answer")
+      progress.succeed(
+        `answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+    else progress.fail(`no answer: ${state.stopReason}`);
+    if (options.json)
+      io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
+    else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);
+    setExitCode(exitCodeFor(state));
+  } finally {
+    trace?.close();
+    progress.stop();
+    await model.dispose();
+  }
+}
+
+/** `gemma-agent ask QUESTION [--model M] [--skills ...] [--json] [--trace FILE]`: one run of the agent. */
 const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
   loopOptions(modelOptions(new Command("ask")))
     .description("Ask a question; the model answers, calling skills as it needs them.")
@@ -146,67 +234,6 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
       "after",
       `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`,
     )
-    .action(async (argument: string | undefined, options: AskOptions) => {
-      const question = await readQuestion(io, argument);
-      if (question.trim() === "") throw new CliUsageError("ask: the question is empty");
-      if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
-      const registry = selectSkills(options);
-      const trace = openTrace(options.trace, options.overwriteTrace);
-      const progress = new Progress(io, { quiet: options.quiet });
-      let resolved: Awaited<ReturnType<typeof resolveModelForCli>>;
-      let model: Awaited<ReturnType<typeof loadModelForCli>>;
-      try {
-        resolved = await resolveModelForCli(io, options.model, progress);
-        model = await loadModelForCli(resolved, modelFlags(options), progress);
-      } catch (error) {
-        trace?.close();
-        throw error;
-      }
-      try {
-        const budgets = budgetsForModel(resolved, model.info.architecture);
-        const agent = new Agent({
-          ...loopSettings(options),
-          model,
-          registry,
-          grammar: options.grammar,
-          ...withoutUndefined({
-            maxTokens: options.maxTokens,
-            temperature: options.temperature,
-            approve: options.approve ? terminalApprover(io, () => progress.stop()) : undefined,
-          }),
-        });
-        const started = performance.now();
-        progress.start("thinking");
-        const run = agent.runStream(question, {
-          maxIterations: options.maxIterations ?? budgets.maxIterations,
-          maxRetries: options.maxRetries ?? budgets.maxRetries,
-          signal: io.signal,
-        });
-        let next = await run.next();
-        while (!next.done) {
-          const event = next.value;
-          trace?.write(event);
-          const line = renderEvent(event);
-          if (line) progress.note(line);
-          const s = model.stats;
-          progress.update(`thinking (step ${event.step}${s ? `, ${s.tokensPerSecond.toFixed(1)} tokens/s` : ""})`);
-          next = await run.next();
-        }
-        const state = next.value;
-        if (state.stopReason === "answer")
-          progress.succeed(
-            `answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
-          );
-        else progress.fail(`no answer: ${state.stopReason}`);
-        if (options.json)
-          io.stdout.write(`${JSON.stringify(jsonReport(state, model, performance.now() - started), null, 2)}\n`);
-        else if (state.answer !== undefined) io.stdout.write(`${state.answer}\n`);
-        setExitCode(exitCodeFor(state));
-      } finally {
-        trace?.close();
-        progress.stop();
-        await model.dispose();
-      }
-    });
+    .action((argument: string | undefined, options: AskOptions) => ask(io, argument, options, setExitCode));
 
 export default askCommand;

@@ -85,6 +85,36 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
   }
 }
 
+/** The `eval` action: check the target, run, print the summary (or the report) and write the report files. */
+async function evalAction(io: CliIO, suite: string | undefined, options: EvalCommandOptions): Promise<void> {
+  checkTarget(suite, options);
+  const report = await runEvalCommand(io, suite, options);
+  const paths = options.out !== undefined ? writeReport(report, options.out) : undefined;
+  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    io.stdout.write(renderSummaryTable(report));
+    io.stdout.write(
+      paths
+        ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n`
+        : "\n(--out DIR writes report.json, report.md and convergence.svg)\n",
+    );
+  }
+}
+
+/** The examples under `eval --help`, written as the user started the tool. */
+function evalExamples(io: CliIO): string {
+  return [
+    "",
+    "Examples:",
+    `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
+    `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
+    `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
+    `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
+    `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
+    "",
+  ].join("\n");
+}
+
 /**
  * `gemma-agent eval SUITE --model M [--budgets 4,8,12,16] [--seeds N] [--out DIR]` and
  * `gemma-agent eval --bfcl DIR --category NAME --model M`: run the suite or BFCL category under each model × budget ×
@@ -136,32 +166,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
         parseNumberOption(0, 2),
       ),
     )
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Examples:",
-        `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
-        `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
-        `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
-        `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
-        `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
-        "",
-      ].join("\n"),
-    )
-    .action(async (suite: string | undefined, options: EvalCommandOptions) => {
-      checkTarget(suite, options);
-      const report = await runEvalCommand(io, suite, options);
-      const paths = options.out !== undefined ? writeReport(report, options.out) : undefined;
-      if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else {
-        io.stdout.write(renderSummaryTable(report));
-        io.stdout.write(
-          paths
-            ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n`
-            : "\n(--out DIR writes report.json, report.md and convergence.svg)\n",
-        );
-      }
-    });
+    .addHelpText("after", evalExamples(io))
+    .action((suite: string | undefined, options: EvalCommandOptions) => evalAction(io, suite, options));
 
 export default evalCommand;
