@@ -2,6 +2,7 @@ import {
   LlamaGrammarEvaluationState,
   TokenBias,
   type LlamaContext,
+  type LlamaGrammar,
   type LlamaContextSequence,
   type LlamaModel,
   type Token,
@@ -21,8 +22,7 @@ import type { GrammarCache } from "./grammar-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
-import { JsonStringState } from "./json-string-state.js";
-import { TextAssembler } from "./text-assembler.js";
+import { TokenRun } from "./token-run.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {
@@ -197,15 +197,43 @@ export class LlamaModelHandle implements ModelHandle {
     await this.#model.dispose();
   }
 
+  /** One call: plan and evaluate the prompt, sample the reply, record the stats. */
   async #generate(prompt: string, options: GenerateOptions): Promise<string> {
     if (this.#disposed) throw new Error("LlamaModelHandle: generate after dispose()");
-    const signal = options.signal;
     const started = performance.now();
+    const { tokens, maxTokens, grammar } = await this.#planPrompt(prompt, options);
+    const next = await this.#evaluatePrompt(prompt, tokens, options.signal);
+    const run = this.#startRun(tokens.length, maxTokens, grammar !== undefined, options);
+    const generationStarted = performance.now();
+    try {
+      await this.#sample(run, tokens.slice(next), {
+        temperature: options.temperature ?? this.#sampling.temperature,
+        grammar,
+        started,
+        signal: options.signal,
+      });
+    } finally {
+      run.finish();
+      const elapsed = performance.now() - generationStarted;
+      // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
+      this.#held = {
+        text: prompt + this.#model.detokenize(run.generated, false),
+        tokens: [...tokens, ...run.generated],
+      };
+      this.#recordGeneration(run.generated.length, elapsed);
+    }
+    if (run.aborted) throw abortError(options.signal?.reason);
+    return run.reply();
+  }
+
+  /** Check the call's options, compile its grammar, and tokenize the prompt (which must fit the context). */
+  async #planPrompt(
+    prompt: string,
+    options: GenerateOptions,
+  ): Promise<{ tokens: Token[]; maxTokens: number; grammar: LlamaGrammar | undefined }> {
     const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
     if (!(maxTokens >= 1)) throw new TypeError(`generate: maxTokens must be at least 1 (got ${maxTokens})`);
-    const temperature = options.temperature ?? this.#sampling.temperature;
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
-
     if (prompt === "") throw new TypeError("generate: the prompt is empty");
     const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true), this.#bos);
     if (tokens.length >= this.#sequence.contextSize) {
@@ -213,21 +241,18 @@ export class LlamaModelHandle implements ModelHandle {
         `generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`,
       );
     }
+    return { tokens, maxTokens, grammar };
+  }
+
+  /**
+   * Keep what the sequence holds of the prompt, then evaluate the rest in slices (an abort lands between two), all
+   * but its last token, which starts generation. Returns where the tokens left to feed the sampler begin.
+   */
+  async #evaluatePrompt(prompt: string, tokens: Token[], signal: AbortSignal | undefined): Promise<number> {
     const reused = await this.#alignSequence(tokens);
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
     this.#held = { text: "", tokens: tokens.slice(0, reused) };
-    const stats = this.#stats;
-    stats.promptTokens = tokens.length;
-    stats.reusedPromptTokens = reused;
-    stats.evaluatedPromptTokens = tokens.length - reused;
-    stats.generatedTokens = 0;
-    stats.timeToFirstTokenMs = 0;
-    stats.tokensPerSecond = 0;
-    stats.totals.calls++;
-    stats.totals.promptTokens += tokens.length;
-    stats.totals.evaluatedPromptTokens += tokens.length - reused;
-
-    // Evaluate the prompt in slices (an abort lands between two), all but its last token, which starts generation.
+    this.#recordPrompt(tokens.length, reused);
     let next = reused;
     while (tokens.length - 1 - next > 0) {
       if (signal?.aborted) throw abortError(signal.reason);
@@ -236,88 +261,92 @@ export class LlamaModelHandle implements ModelHandle {
       next = end;
     }
     this.#held = { text: prompt, tokens };
+    return next;
+  }
 
-    const generated: Token[] = [];
-    // Text is assembled token by token only when someone needs it as it comes (onToken, a text stop); otherwise the
-    // reply is detokenized once at the end, which keeps the per-token cost at raw-evaluate level.
-    const streamText = options.onToken !== undefined || this.#stopText !== undefined;
-    const assembler = new TextAssembler(this.#model, this.#stopText);
-    const jsonState = new JsonStringState();
-    const budget = Math.min(maxTokens, this.#sequence.contextSize - tokens.length);
-    const hardLimit = grammar
-      ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, this.#sequence.contextSize - tokens.length)
-      : budget;
-    let bias = this.#baseBias;
-    const generationStarted = performance.now();
-    let aborted = false;
-    // Free text samples without the ban list (node-llama-cpp rebuilds a token-bias list on every token, a cost a
-    // tiny model notices) until a banned token comes up; that position is then sampled again with the list. Under a
-    // grammar the list is always on (the grammar pass costs far more, and its state has moved with the token).
+  /** This call's token run: its budget (and a grammar's wrap-up) within what the context has left. */
+  #startRun(promptLength: number, maxTokens: number, constrained: boolean, options: GenerateOptions): TokenRun {
+    const room = this.#sequence.contextSize - promptLength;
+    const budget = Math.min(maxTokens, room);
+    return new TokenRun({
+      model: this.#model,
+      stopTokens: this.#stopTokens,
+      stopText: this.#stopText,
+      constrained,
+      budget,
+      hardLimit: constrained ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, room) : budget,
+      biases: {
+        base: this.#baseBias,
+        wrapUpInString: this.#wrapUpInString,
+        wrapUpBetweenValues: this.#wrapUpBetweenValues,
+      },
+      onToken: options.onToken,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * The sampling loop: evaluate `input` and take sampled tokens until the run stops. Free text samples without the
+   * ban list (node-llama-cpp rebuilds a token-bias list on every token, a cost a tiny model notices) until a banned
+   * token comes up; that position is then sampled again with the list. Under a grammar the list is always on (the
+   * grammar pass costs far more, and its state has moved with the token).
+   */
+  async #sample(
+    run: TokenRun,
+    input: Token[],
+    call: { temperature: number; grammar: LlamaGrammar | undefined; started: number; signal: AbortSignal | undefined },
+  ): Promise<void> {
+    const { grammar, signal } = call;
     let banLazily = !grammar;
-    let input = tokens.slice(next);
-    try {
-      if (signal?.aborted) throw abortError(signal.reason);
-      for (let resample = true; resample;) {
-        resample = false;
-        const iterator = this.#sequence.evaluate(input, {
-          temperature,
-          topK: DEFAULT_TOP_K,
-          topP: DEFAULT_TOP_P,
-          ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
-          ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
-          ...(!banLazily && { tokenBias: () => bias }),
-        });
-        for await (const token of iterator) {
-          if (banLazily && this.#banned.has(token)) {
-            banLazily = false;
-            resample = true;
-            break;
-          }
-          if (generated.length === 0) stats.timeToFirstTokenMs = performance.now() - started;
-          if (this.#stopTokens.has(token)) break;
-          generated.push(token);
-          if (streamText) {
-            const stop = assembler.push(token);
-            if (options.onToken) {
-              const piece = assembler.takeEmittable(stop);
-              if (piece !== "") options.onToken(piece);
-            }
-            if (stop) break;
-          }
-          if (signal?.aborted) {
-            aborted = true;
-            break;
-          }
-          if (generated.length >= hardLimit) break;
-          if (generated.length >= budget) {
-            if (!grammar) break;
-            const text = streamText ? assembler.text : this.#model.detokenize(generated, false);
-            bias = jsonState.update(text) ? this.#wrapUpInString : this.#wrapUpBetweenValues;
-          }
+    if (signal?.aborted) throw abortError(signal.reason);
+    for (let resample = true; resample;) {
+      resample = false;
+      const iterator = this.#sequence.evaluate(input, {
+        temperature: call.temperature,
+        topK: DEFAULT_TOP_K,
+        topP: DEFAULT_TOP_P,
+        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+        ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
+        ...(!banLazily && { tokenBias: () => run.bias }),
+      });
+      for await (const token of iterator) {
+        if (banLazily && this.#banned.has(token)) {
+          banLazily = false;
+          resample = true;
+          break;
         }
-        if (resample) {
-          // The banned token was sampled, not evaluated: step back one token and sample its successor again.
-          const held = this.#sequence.contextTokens;
-          input = held.slice(await this.#alignSequence(held));
-        }
+        if (run.generated.length === 0) this.#stats.timeToFirstTokenMs = performance.now() - call.started;
+        if (run.take(token)) break;
       }
-    } finally {
-      assembler.finish();
-      const elapsed = performance.now() - generationStarted;
-      // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
-      this.#held = { text: prompt + this.#model.detokenize(generated, false), tokens: [...tokens, ...generated] };
-      stats.generatedTokens = generated.length;
-      stats.tokensPerSecond = generated.length > 0 && elapsed > 0 ? (generated.length * 1000) / elapsed : 0;
-      stats.totals.generatedTokens += generated.length;
-      stats.totals.generationMs += elapsed;
+      if (resample) {
+        // The banned token was sampled, not evaluated: step back one token and sample its successor again.
+        const held = this.#sequence.contextTokens;
+        input = held.slice(await this.#alignSequence(held));
+      }
     }
-    if (aborted) throw abortError(signal?.reason);
-    if (!streamText) return this.#model.detokenize(generated, false);
-    if (options.onToken) {
-      const rest = assembler.takeEmittable(true);
-      if (rest !== "") options.onToken(rest);
-    }
-    return assembler.text;
+  }
+
+  /** The stats of a call whose prompt has `promptLength` tokens, `reused` of them already in the sequence. */
+  #recordPrompt(promptLength: number, reused: number): void {
+    const stats = this.#stats;
+    stats.promptTokens = promptLength;
+    stats.reusedPromptTokens = reused;
+    stats.evaluatedPromptTokens = promptLength - reused;
+    stats.generatedTokens = 0;
+    stats.timeToFirstTokenMs = 0;
+    stats.tokensPerSecond = 0;
+    stats.totals.calls++;
+    stats.totals.promptTokens += promptLength;
+    stats.totals.evaluatedPromptTokens += promptLength - reused;
+  }
+
+  /** The stats of a reply of `generated` tokens that took `elapsed` ms. */
+  #recordGeneration(generated: number, elapsed: number): void {
+    const stats = this.#stats;
+    stats.generatedTokens = generated;
+    stats.tokensPerSecond = generated > 0 && elapsed > 0 ? (generated * 1000) / elapsed : 0;
+    stats.totals.generatedTokens += generated;
+    stats.totals.generationMs += elapsed;
   }
 
   /**

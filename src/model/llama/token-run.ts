@@ -1,0 +1,96 @@
+import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import { JsonStringState } from "./json-string-state.js";
+import { TextAssembler } from "./text-assembler.js";
+
+/** What one reply's token run is built from: the handle's model, stops and biases, and this call's limits. */
+export interface TokenRunSetup {
+  model: LlamaModel;
+  /** Token ids that end the turn (not kept in the reply). */
+  stopTokens: ReadonlySet<Token>;
+  /** A text that ends the turn when the template's end marker is not one token. */
+  stopText: string | undefined;
+  /** Whether a grammar constrains the reply (past `budget`, the run then wraps up instead of stopping). */
+  constrained: boolean;
+  /** Tokens the reply may take (maxTokens, within the context). */
+  budget: number;
+  /** Tokens it may never pass (the budget plus the grammar's wrap-up, within the context). */
+  hardLimit: number;
+  /** Sampling biases: the usual one, and the wrap-up ones inside a JSON string and between values. */
+  biases: { base: TokenBias; wrapUpInString: TokenBias; wrapUpBetweenValues: TokenBias };
+  onToken?: (text: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * The reply of one `generate` call, token by token: which tokens it kept, when to stop, the bias to sample the next
+ * token with (the wrap-up past the budget), the text handed to `onToken`, and the reply's text at the end.
+ */
+export class TokenRun {
+  readonly generated: Token[] = [];
+  /** The bias for the next token. */
+  bias: TokenBias;
+  /** Set when the signal aborted between two tokens. */
+  aborted = false;
+  readonly #setup: TokenRunSetup;
+  /**
+   * Text is assembled token by token only when someone needs it as it comes (onToken, a text stop); otherwise the
+   * reply is detokenized once at the end, which keeps the per-token cost at raw-evaluate level.
+   */
+  readonly #streamText: boolean;
+  readonly #assembler: TextAssembler;
+  readonly #jsonState = new JsonStringState();
+
+  constructor(setup: TokenRunSetup) {
+    this.#setup = setup;
+    this.bias = setup.biases.base;
+    this.#streamText = setup.onToken !== undefined || setup.stopText !== undefined;
+    this.#assembler = new TextAssembler(setup.model, setup.stopText);
+  }
+
+  /** Take one sampled token; returns true when generation stops here (a stop, the limit, an abort). */
+  take(token: Token): boolean {
+    const { stopTokens, onToken, signal, budget, hardLimit } = this.#setup;
+    if (stopTokens.has(token)) return true;
+    this.generated.push(token);
+    if (this.#streamText) {
+      const stop = this.#assembler.push(token);
+      if (onToken) {
+        const piece = this.#assembler.takeEmittable(stop);
+        if (piece !== "") onToken(piece);
+      }
+      if (stop) return true;
+    }
+    if (signal?.aborted) {
+      this.aborted = true;
+      return true;
+    }
+    if (this.generated.length >= hardLimit) return true;
+    if (this.generated.length >= budget) {
+      if (!this.#setup.constrained) return true;
+      this.#wrapUp();
+    }
+    return false;
+  }
+
+  /** Past the budget under a grammar: favour closing the string the reply is in, or else closing its containers. */
+  #wrapUp(): void {
+    const text = this.#streamText ? this.#assembler.text : this.#setup.model.detokenize(this.generated, false);
+    const { wrapUpInString, wrapUpBetweenValues } = this.#setup.biases;
+    this.bias = this.#jsonState.update(text) ? wrapUpInString : wrapUpBetweenValues;
+  }
+
+  /** End of generation: flush a trailing partial character. */
+  finish(): void {
+    this.#assembler.finish();
+  }
+
+  /** The reply's text (stop text excluded); what `onToken` has not had yet is handed to it now. */
+  reply(): string {
+    if (!this.#streamText) return this.#setup.model.detokenize(this.generated, false);
+    if (this.#setup.onToken) {
+      const rest = this.#assembler.takeEmittable(true);
+      if (rest !== "") this.#setup.onToken(rest);
+    }
+    return this.#assembler.text;
+  }
+}
