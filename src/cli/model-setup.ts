@@ -3,7 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
 import { catalogMismatch } from "../model/catalog-mismatch.js";
-import { pullModel, type PullProgress } from "../model/download.js";
+import { pullModel, type PullProgress } from "../model/pull-model.js";
 import { ModelLoadError } from "../model/errors.js";
 import { readGgufHeader } from "../model/gguf-header.js";
 import type { ModelHandle, ModelInfo } from "../model/model-handle.js";

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { pullModel } from "../model/download.js";
+import { pullModel } from "../model/pull-model.js";
 import { modelsDir } from "../model/models-dir.js";
 import { hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";

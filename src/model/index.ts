@@ -22,5 +22,5 @@ export {
   type CatalogDownloadStatus,
 } from "./models-dir.js";
 export { resolveModelFile, isModelPath, type ResolvedModel, type ResolveModelOptions } from "./resolve-model.js";
-export { pullModel, type PullOptions, type PullProgress, type PullResult } from "./download.js";
+export { pullModel, type PullOptions, type PullProgress, type PullResult } from "./pull-model.js";
 export { readGgufHeader, GgufHeaderError, type GgufHeader } from "./gguf-header.js";

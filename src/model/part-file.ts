@@ -7,7 +7,7 @@ import { isGgufMagic } from "./gguf-header.js";
 /* File steps of a pull: writing, hashing and checking a `.part`; file-system failures become `disk` errors. */
 
 /** Writes all of `bytes` at the handle's position (a single `write` may write less). */
-export async function write(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
@@ -33,7 +33,7 @@ export async function hashFile(hash: Hash, path: string): Promise<void> {
 }
 
 /** Runs a file-system step, turning its failure (ENOSPC, EACCES, …) into `DownloadError("disk")`. */
-export async function disk<T>(what: string, step: () => Promise<T>): Promise<T> {
+export async function withDiskError<T>(what: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {

@@ -2,7 +2,7 @@ import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { stallTimeoutFromEnv } from "./download-settings.js";
 import { modelsDir } from "./models-dir.js";
-import { disk } from "./part-file.js";
+import { withDiskError } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import { resolvePullSource } from "./pull-source.js";
 import { throwIfAborted, Transfer } from "./transfer.js";
@@ -33,7 +33,7 @@ export async function pullModel(source: string, options: PullOptions = {}): Prom
   const stallTimeoutMs = options.stallTimeoutMs ?? stallTimeoutFromEnv(options.env ?? process.env);
   const dir = options.modelsDir ?? modelsDir(options.env);
   const path = join(dir, pull.fileName);
-  await disk(`create the models directory ${dir}`, () => mkdir(dir, { recursive: true }));
+  await withDiskError(`create the models directory ${dir}`, () => mkdir(dir, { recursive: true }));
 
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isFile() && !options.force) {

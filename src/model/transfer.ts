@@ -1,23 +1,25 @@
 import { createHash, type Hash } from "node:crypto";
-import { open, rename, rm, stat } from "node:fs/promises";
-import { CATALOG_SIZE_TOLERANCE, DOWNLOAD_WAIT_REPORT_MS, PART_SUFFIX } from "./constants.js";
+import { open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { CATALOG_SIZE_TOLERANCE, PART_SUFFIX } from "./constants.js";
 import { hfToken } from "./download-settings.js";
 import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
 import { GgufHeaderError, isGgufMagic, readGgufHeader } from "./gguf-header.js";
+import { announcedLength, discardBody, httpErrorHint, parseContentRange } from "./http-response.js";
 import { transferFailureText } from "./network-failure.js";
 import {
-  disk,
   hashFile,
   lockPart,
   readPartValidator,
   startsWithGguf,
-  write,
+  withDiskError,
+  writeFully,
   writePartValidator,
   type PartValidator,
 } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import type { PullSource } from "./pull-source.js";
+import { TransferWatch } from "./transfer-watch.js";
 
 /**
  * One pull of one file (for {@link pullModel}, which resolves the source and options first): the request, the `.part`
@@ -27,15 +29,12 @@ export class Transfer {
   private readonly partPath: string;
   private readonly fetchImpl: typeof fetch;
   private readonly expectedSha256: string | undefined;
-  private readonly stall = new AbortController();
   private readonly stallTimeoutMs: number;
+  private readonly watch: TransferWatch;
   private readonly host: string;
   private readonly token: string | undefined;
-  private stallTimer: NodeJS.Timeout | undefined;
-  private waitTicker: NodeJS.Timeout | undefined;
   private meter: ProgressMeter | undefined;
   private phase: PullPhase = "connecting";
-  private lastActivity = Date.now();
   private hash: Hash = createHash("sha256");
   private offset = 0;
   private received = 0;
@@ -53,6 +52,7 @@ export class Transfer {
     this.fetchImpl = options.fetchImpl ?? fetch;
     this.expectedSha256 = (options.sha256 ?? pull.file?.sha256)?.toLowerCase();
     this.stallTimeoutMs = options.stallTimeoutMs;
+    this.watch = new TransferWatch(options.stallTimeoutMs, () => this.meter?.waiting());
     this.host = new URL(pull.url).host;
     // a token goes to Hugging Face only (an alias or hf: source), never to a URL the user typed
     this.token = pull.huggingFace ? hfToken(options.env ?? process.env) : undefined;
@@ -65,7 +65,7 @@ export class Transfer {
       this.newMeter();
       return await this.transfer();
     } finally {
-      this.stopWaitTicker();
+      this.watch.stopWaitTicker();
       this.meter?.stop();
       await release();
     }
@@ -75,7 +75,7 @@ export class Transfer {
     this.meter?.stop();
     this.meter = new ProgressMeter(this.options.onProgress, this.received, () => ({
       phase: this.phase,
-      lastActivity: this.lastActivity,
+      lastActivity: this.watch.lastActivity,
       total: this.total,
       stallTimeoutMs: this.stallTimeoutMs,
       host: this.host,
@@ -91,7 +91,7 @@ export class Transfer {
       await this.receive(response);
     }
     await this.verify();
-    await disk(`rename ${this.partPath} to ${this.path}`, () => rename(this.partPath, this.path));
+    await withDiskError(`rename ${this.partPath} to ${this.path}`, () => rename(this.partPath, this.path));
     await writePartValidator(this.partPath, undefined);
     return {
       path: this.path,
@@ -132,7 +132,9 @@ export class Transfer {
     const etag = response.headers.get("etag") ?? undefined;
     const lastModified = response.headers.get("last-modified") ?? undefined;
     this.validator = { ...(etag && !etag.startsWith("W/") && { etag }), ...(lastModified && { lastModified }) };
-    await disk(`write the validator of ${this.partPath}`, () => writePartValidator(this.partPath, this.validator));
+    await withDiskError(`write the validator of ${this.partPath}`, () =>
+      writePartValidator(this.partPath, this.validator),
+    );
   }
 
   private async request(offset: number): Promise<Response> {
@@ -142,17 +144,18 @@ export class Transfer {
     const ifRange = this.validator?.etag ?? this.validator?.lastModified;
     if (offset > 0 && ifRange) headers["if-range"] = ifRange;
     if (this.token) headers.authorization = `Bearer ${this.token}`;
-    const signal = this.options.signal ? AbortSignal.any([this.options.signal, this.stall.signal]) : this.stall.signal;
+    const stall = this.watch.signal;
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stall]) : stall;
     this.phase = "connecting";
-    this.lastActivity = Date.now();
-    this.startWaitTicker();
-    this.armStallTimer();
+    this.watch.lastActivity = Date.now();
+    this.watch.startWaitTicker();
+    this.watch.armStallTimer();
     try {
       return await this.fetchImpl(this.pull.url, { headers, signal, redirect: "follow" });
     } catch (error) {
       throw this.failure(error, "connect");
     } finally {
-      this.clearStallTimer();
+      this.watch.clearStallTimer();
     }
   }
 
@@ -167,7 +170,7 @@ export class Transfer {
       }
     } else if (response.status === 416) {
       const range = parseContentRange(response.headers.get("content-range"));
-      await discard(response);
+      await discardBody(response);
       if (range?.total === this.offset) {
         this.total = range.total;
         this.resumed = true;
@@ -179,7 +182,7 @@ export class Transfer {
       this.restart();
       return response;
     }
-    await discard(response);
+    await discardBody(response);
     this.restart();
     return this.request(0);
   }
@@ -193,63 +196,38 @@ export class Transfer {
   /** Refuses an error status, or an announced size that cannot be the file. */
   private acceptResponse(response: Response): void {
     if (!response.ok) {
-      void discard(response);
-      const hint =
-        response.status === 404
-          ? " (no such file: check the alias, URI or URL)"
-          : (response.status === 401 || response.status === 403) && this.token
-            ? ": the Hugging Face token in HF_TOKEN was refused for this repository (check the token, and accept the model's licence on its page)"
-            : response.status === 401 || response.status === 403
-              ? ": the repository is gated or private (accept the model's licence on its Hugging Face page, then set HF_TOKEN to an access token)"
-              : "";
+      void discardBody(response);
+      const hint = httpErrorHint(response.status, this.token !== undefined);
       throw new DownloadError(
         "http_error",
         `HTTP ${response.status} ${response.statusText} from ${this.pull.url}${hint}`,
       );
     }
-    if (response.status === 200) {
-      const length = Number(response.headers.get("content-length") ?? NaN);
-      const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
-      this.total = Number.isSafeInteger(length) && !encoded ? length : undefined;
-    }
+    if (response.status === 200) this.total = announcedLength(response);
     const problem = this.total === undefined ? undefined : this.sizeProblem(this.total, "The server announces");
     if (problem !== undefined) {
-      void discard(response);
+      void discardBody(response);
       throw new DownloadError("size_mismatch", problem);
     }
   }
 
   /** Streams the body into the `.part`, hashing, checking the magic, reporting progress, watching for stalls. */
   private async receive(response: Response): Promise<void> {
-    const handle = await disk(`open ${this.partPath}`, () => open(this.partPath, this.offset > 0 ? "a" : "w"));
+    const handle = await withDiskError(`open ${this.partPath}`, () => open(this.partPath, this.offset > 0 ? "a" : "w"));
     const progress = this.meter!;
-    let head = Buffer.alloc(0);
+    const head = { bytes: Buffer.alloc(0) };
     this.phase = "receiving";
-    this.lastActivity = Date.now();
+    this.watch.lastActivity = Date.now();
     try {
-      this.armStallTimer();
+      this.watch.armStallTimer();
       for await (const chunk of response.body ?? []) {
-        this.lastActivity = Date.now();
-        this.armStallTimer();
-        const bytes = chunk as Uint8Array;
-        if (this.received < 4) {
-          head = Buffer.concat([head, bytes.subarray(0, 4 - this.received)]);
-          if (head.length >= 4 && !isGgufMagic(head)) throw this.notGguf(head);
-        }
-        await disk(`write ${this.partPath}`, () => write(handle, bytes));
-        this.hash.update(bytes);
-        this.received += bytes.length;
-        if (this.total !== undefined && this.received > this.total) {
-          throw new DownloadError(
-            "size_mismatch",
-            `${this.pull.url} sent more than the ${this.total} bytes it announced.`,
-          );
-        }
+        this.watch.touch();
+        await this.writeChunk(handle, chunk as Uint8Array, head);
         progress.report(this.received);
       }
-      await disk(`flush ${this.partPath}`, () => handle.datasync());
+      await withDiskError(`flush ${this.partPath}`, () => handle.datasync());
     } catch (error) {
-      await discard(response);
+      await discardBody(response);
       if (error instanceof DownloadError && (error.code === "bad_source" || error.code === "size_mismatch")) {
         await handle.close().catch(() => undefined);
         await this.removePart();
@@ -257,12 +235,29 @@ export class Transfer {
       }
       throw this.failure(error, "transfer");
     } finally {
-      this.clearStallTimer();
-      this.stopWaitTicker();
+      this.watch.clearStallTimer();
+      this.watch.stopWaitTicker();
       progress.stop();
       await handle.close().catch(() => undefined);
     }
     progress.report(this.received, true);
+  }
+
+  /**
+   * One chunk of the body into the `.part`: its first four bytes (gathered in `head`) must be the GGUF magic, and
+   * the file may not grow past the size the server announced.
+   */
+  private async writeChunk(handle: FileHandle, bytes: Uint8Array, head: { bytes: Buffer }): Promise<void> {
+    if (this.received < 4) {
+      head.bytes = Buffer.concat([head.bytes, bytes.subarray(0, 4 - this.received)]);
+      if (head.bytes.length >= 4 && !isGgufMagic(head.bytes)) throw this.notGguf(head.bytes);
+    }
+    await withDiskError(`write ${this.partPath}`, () => writeFully(handle, bytes));
+    this.hash.update(bytes);
+    this.received += bytes.length;
+    if (this.total !== undefined && this.received > this.total) {
+      throw new DownloadError("size_mismatch", `${this.pull.url} sent more than the ${this.total} bytes it announced.`);
+    }
   }
 
   /** The checks before the rename; a file that fails them is deleted (a short one is kept, to resume). */
@@ -353,49 +348,11 @@ export class Transfer {
       host: this.host,
       received: this.received,
       kept,
-      stalled: this.stall.signal.aborted,
+      stalled: this.watch.stalled,
       stallTimeoutMs: this.stallTimeoutMs,
     });
     return new DownloadError("network", message, { cause: error });
   }
-
-  private armStallTimer(): void {
-    this.clearStallTimer();
-    this.stallTimer = setTimeout(() => this.stall.abort(new Error("stalled")), this.stallTimeoutMs);
-  }
-
-  /** Every second of a wait (no answer yet, or no byte for a second), a progress report saying so. */
-  private startWaitTicker(): void {
-    this.stopWaitTicker();
-    this.waitTicker = setInterval(() => {
-      if (Date.now() - this.lastActivity >= DOWNLOAD_WAIT_REPORT_MS) this.meter?.waiting();
-    }, DOWNLOAD_WAIT_REPORT_MS);
-    this.waitTicker.unref();
-  }
-
-  private stopWaitTicker(): void {
-    if (this.waitTicker) clearInterval(this.waitTicker);
-    this.waitTicker = undefined;
-  }
-
-  private clearStallTimer(): void {
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
-  }
-}
-
-/** A Content-Range header (`bytes 100-199/1000`, or `bytes` star `/1000` in a 416 answer) → its start and total. */
-function parseContentRange(header: string | null): { start?: number; total?: number } | undefined {
-  const match = header?.trim().match(/^bytes\s+(?:(\d+)-(\d+)|\*)\/(\d+|\*)$/i);
-  if (!match) return undefined;
-  return {
-    start: match[1] === undefined ? undefined : Number(match[1]),
-    total: match[3] === "*" ? undefined : Number(match[3]),
-  };
-}
-
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => undefined);
 }
 
 /** Rejects a pull whose signal has already aborted, before anything starts. */

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog, type Catalog } from "../../src/model/catalog.js";
-import { pullModel, type PullProgress } from "../../src/model/download.js";
+import { pullModel, type PullProgress } from "../../src/model/pull-model.js";
 import { DownloadError } from "../../src/model/errors.js";
 import { hfUriToUrl, parseHfUri } from "../../src/model/hf-uri.js";
 import { startFileServer, type FileServer } from "./file-server.js";
