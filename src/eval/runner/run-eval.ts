@@ -1,3 +1,4 @@
+import { withoutUndefined } from "../../without-undefined.js";
 import { setMaxListeners } from "node:events";
 import { Agent, type LoopSettings } from "../../agent/agent.js";
 import { DEFAULT_FINAL_ROUND_WITHOUT_TOOLS } from "../../defaults.js";
@@ -244,6 +245,53 @@ function jobsOf(tasks: readonly EvalTask[], budgets: readonly number[], seeds: r
   return budgets.flatMap((budget) => seeds.flatMap((seed) => tasks.map((task) => ({ task, budget, seed }))));
 }
 
+/** One provider's part of an eval: what its runs share, and where they report progress. */
+interface ProviderRuns {
+  options: RunEvalOptions;
+  jobs: ReturnType<typeof jobsOf>;
+  setup: (seed: number) => Omit<RunSetup, "budget" | "wrap">;
+  progress: (count: number) => void;
+  signal: AbortSignal;
+}
+
+/**
+ * A deterministic provider's records: one real run per (seed, task) under the largest budget, the smaller budgets
+ * played back from it; returned in the job order (budget, seed, task).
+ */
+async function runByPrefixes(provider: ModelProvider, runs: ProviderRuns): Promise<RunRecord[]> {
+  const { options, jobs, setup, progress, signal } = runs;
+  const pairs = options.seeds.flatMap((seed) => options.tasks.map((task) => ({ task, seed })));
+  const results = await promisePool(
+    pairs,
+    provider.concurrency,
+    async ({ task, seed }) => {
+      const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
+      progress(byBudget.length);
+      return byBudget;
+    },
+    signal,
+  );
+  const found = new Map<string, RunRecord>();
+  results.forEach((byBudget) => byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)));
+  return jobs.flatMap((job) => found.get(`${job.budget}\u0000${job.seed}\u0000${job.task.id}`) ?? []);
+}
+
+/** A provider's records, one real run per job, in the job order. */
+async function runEachJob(provider: ModelProvider, runs: ProviderRuns): Promise<RunRecord[]> {
+  const { jobs, setup, progress, signal } = runs;
+  const results = await promisePool(
+    jobs,
+    provider.concurrency,
+    async ({ task, budget, seed }) => {
+      const { record } = await runTaskWithState(task, { ...setup(seed), budget });
+      progress(1);
+      return record;
+    },
+    signal,
+  );
+  return results.filter((record) => record !== undefined);
+}
+
 async function runAll(
   options: RunEvalOptions,
   jobs: ReturnType<typeof jobsOf>,
@@ -253,60 +301,26 @@ async function runAll(
   const total = jobs.length * providers.length;
   const records: RunRecord[] = [];
   let done = 0;
-  let interrupted = false;
   const grammar = options.grammar ?? true;
   for (const provider of providers) {
     if (signal.aborted) break;
     await provider.prepare?.();
     try {
-      const setup = (seed: number) => ({
-        provider,
-        seed,
-        grammar,
+      const runs: ProviderRuns = {
+        options,
+        jobs,
         signal,
-        ...(options.loop && { loop: options.loop }),
-      });
-      const progress = (count: number) => options.onProgress?.({ done: (done += count), total, model: provider.name });
-      if (provider.deterministic && options.budgets.length > 1) {
-        // One real run per (seed, task) under the largest budget; the smaller budgets are played back from it.
-        const pairs = options.seeds.flatMap((seed) => options.tasks.map((task) => ({ task, seed })));
-        const results = await promisePool(
-          pairs,
-          provider.concurrency,
-          async ({ task, seed }) => {
-            const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
-            progress(byBudget.length);
-            return byBudget;
-          },
-          signal,
-        );
-        // Back into the job order (budget, seed, task).
-        const found = new Map<string, RunRecord>();
-        results.forEach((byBudget) =>
-          byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)),
-        );
-        for (const job of jobs) {
-          const record = found.get(`${job.budget}\u0000${job.seed}\u0000${job.task.id}`);
-          if (record) records.push(record);
-        }
-      } else {
-        const results = await promisePool(
-          jobs,
-          provider.concurrency,
-          async ({ task, budget, seed }) => {
-            const { record } = await runTaskWithState(task, { ...setup(seed), budget });
-            progress(1);
-            return record;
-          },
-          signal,
-        );
-        for (const record of results) if (record) records.push(record);
-      }
+        setup: (seed) => ({ provider, seed, grammar, signal, ...withoutUndefined({ loop: options.loop }) }),
+        progress: (count) => options.onProgress?.({ done: (done += count), total, model: provider.name }),
+      };
+      const deterministic = provider.deterministic && options.budgets.length > 1;
+      for (const record of await (deterministic ? runByPrefixes(provider, runs) : runEachJob(provider, runs)))
+        records.push(record);
     } finally {
       await provider.dispose();
     }
   }
-  if (signal.aborted) interrupted = true;
+  const interrupted = signal.aborted;
   // Runs interrupted mid-way end as "aborted": they measure nothing and are dropped.
   return { records: interrupted ? records.filter((r) => r.stopReason !== "aborted") : records, interrupted };
 }
