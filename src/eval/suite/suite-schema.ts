@@ -110,9 +110,10 @@ export const taskSchema = z.strictObject({
 });
 export type SuiteTask = z.infer<typeof taskSchema>;
 
-function checkSuite(suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[] }, ctx: z.RefinementCtx): void {
+/** Data-defined skills may not take a built-in's name or be defined twice; returns every skill name tasks may use. */
+function checkSkillNames(skills: readonly DataSkillDefinition[], ctx: z.RefinementCtx): string[] {
   const defined = new Set<string>();
-  suite.skills.forEach((skill, i) => {
+  skills.forEach((skill, i) => {
     if ((SUITE_BUILTIN_SKILLS as readonly string[]).includes(skill.name)) {
       ctx.addIssue({
         code: "custom",
@@ -128,47 +129,56 @@ function checkSuite(suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[] }
     }
     defined.add(skill.name);
   });
-  const known = [...SUITE_BUILTIN_SKILLS, ...defined];
+  return [...SUITE_BUILTIN_SKILLS, ...defined];
+}
+
+/** Task `t` names known skills; its expected calls and trajectory use only its own; the trajectory ends in an answer. */
+function checkTask(task: SuiteTask, t: number, known: readonly string[], ctx: z.RefinementCtx): void {
+  task.skills.forEach((name, s) => {
+    if (!known.includes(name))
+      ctx.addIssue({
+        code: "custom",
+        path: ["tasks", t, "skills", s],
+        message: `unknown skill "${name}" (known: ${known.join(", ")})`,
+      });
+  });
+  task.expected.calls?.forEach((call, c) => {
+    if (!task.skills.includes(call.skill)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tasks", t, "expected", "calls", c, "skill"],
+        message: `"${call.skill}" is not among this task's skills`,
+      });
+    }
+  });
+  const steps = task.trajectory ?? [];
+  steps.forEach((step, s) => {
+    const last = s === steps.length - 1;
+    if ("call" in step && !task.skills.includes(step.call)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tasks", t, "trajectory", s, "call"],
+        message: `"${step.call}" is not among this task's skills`,
+      });
+    }
+    if ("answer" in step !== last) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tasks", t, "trajectory", s],
+        message: last ? "the trajectory must end with an answer step" : "only the last step may be an answer",
+      });
+    }
+  });
+}
+
+function checkSuite(suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[] }, ctx: z.RefinementCtx): void {
+  const known = checkSkillNames(suite.skills, ctx);
   const ids = new Set<string>();
   suite.tasks.forEach((task, t) => {
     if (ids.has(task.id))
       ctx.addIssue({ code: "custom", path: ["tasks", t, "id"], message: `duplicate task id "${task.id}"` });
     ids.add(task.id);
-    task.skills.forEach((name, s) => {
-      if (!known.includes(name))
-        ctx.addIssue({
-          code: "custom",
-          path: ["tasks", t, "skills", s],
-          message: `unknown skill "${name}" (known: ${known.join(", ")})`,
-        });
-    });
-    task.expected.calls?.forEach((call, c) => {
-      if (!task.skills.includes(call.skill)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tasks", t, "expected", "calls", c, "skill"],
-          message: `"${call.skill}" is not among this task's skills`,
-        });
-      }
-    });
-    const steps = task.trajectory ?? [];
-    steps.forEach((step, s) => {
-      const last = s === steps.length - 1;
-      if ("call" in step && !task.skills.includes(step.call)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tasks", t, "trajectory", s, "call"],
-          message: `"${step.call}" is not among this task's skills`,
-        });
-      }
-      if ("answer" in step !== last) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tasks", t, "trajectory", s],
-          message: last ? "the trajectory must end with an answer step" : "only the last step may be an answer",
-        });
-      }
-    });
+    checkTask(task, t, known, ctx);
   });
 }
 
