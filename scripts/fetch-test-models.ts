@@ -15,14 +15,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
-  closeSync,
   createReadStream,
   createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
-  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -30,6 +27,7 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startsWithGguf } from "../src/model/gguf-header.js";
 import { TEST_MODELS, testModelPath, testModelsDir, type TestModel } from "./lib/test-models.js";
 
 /** A failure with the one line the user sees. */
@@ -47,14 +45,7 @@ async function sha256Of(path: string): Promise<string> {
 async function mismatch(path: string, model: TestModel): Promise<string | undefined> {
   const size = statSync(path).size;
   if (size !== model.size) return `${size} bytes, expected ${model.size}`;
-  const head = Buffer.alloc(4);
-  const fd = openSync(path, "r");
-  try {
-    readSync(fd, head, 0, 4, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (head.toString("latin1") !== "GGUF") return "no GGUF magic";
+  if (!(await startsWithGguf(path))) return "no GGUF magic";
   const digest = await sha256Of(path);
   return digest === model.sha256 ? undefined : `sha256 ${digest}, expected ${model.sha256}`;
 }

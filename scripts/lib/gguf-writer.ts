@@ -5,6 +5,7 @@
  * Output is a pure function of the input: no timestamps, no map-order dependence, so two builds hash the same.
  */
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
+import { GGUF_MAGIC } from "../../src/model/gguf-header.js";
 
 /** GGUF metadata value types (the numbers are the file format's). */
 const GGUF_TYPE = {
@@ -45,7 +46,10 @@ export const gguf = {
 };
 
 /** ggml tensor types this writer can store (the numbers are ggml's). */
-export const GGML_TYPE = { F32: 0, F16: 1 } as const;
+export const GGML_TYPE = { F32: 0, F16: 1, I8: 24 } as const;
+
+/** Bytes per element of each storable tensor type. */
+const ELEMENT_BYTES: Record<GgufTensor["type"], number> = { [GGML_TYPE.F32]: 4, [GGML_TYPE.F16]: 2, [GGML_TYPE.I8]: 1 };
 
 /** One tensor: `dims` innermost first (ggml `ne[0]` is the row length), data already encoded in `type`. */
 export interface GgufTensor {
@@ -63,14 +67,25 @@ export interface GgufFile {
   alignment?: number;
   /** GGUF version to write (3 unless a test wants another). */
   version?: number;
+  /** Write every number big-endian (GGUF allows it; the reader must handle it). Default little-endian. */
+  bigEndian?: boolean;
+  /** The tensor count the header declares; default the real one. Lying here makes corrupt files for tests. */
+  tensorCount?: number | bigint;
+  /** The metadata count the header declares; default the real one. Lying here makes corrupt files for tests. */
+  metadataCount?: number | bigint;
 }
 
 /** Collects bytes in large chunks so a 262,144-entry vocabulary does not become 262,144 buffers. */
 class ByteSink {
   readonly #chunks: Buffer[] = [];
+  readonly #littleEndian: boolean;
   #current = Buffer.allocUnsafe(1 << 20);
   #used = 0;
   #total = 0;
+
+  constructor(littleEndian = true) {
+    this.#littleEndian = littleEndian;
+  }
 
   get length(): number {
     return this.#total;
@@ -83,65 +98,43 @@ class ByteSink {
     this.#used = 0;
   }
 
+  /** Write one number of `size` bytes in the file's byte order. */
+  #number(size: number, write: (view: DataView, littleEndian: boolean) => void): void {
+    this.#reserve(size);
+    write(new DataView(this.#current.buffer, this.#current.byteOffset + this.#used, size), this.#littleEndian);
+    this.#used += size;
+    this.#total += size;
+  }
+
   u8(v: number): void {
-    this.#reserve(1);
-    this.#current.writeUInt8(v, this.#used);
-    this.#used += 1;
-    this.#total += 1;
+    this.#number(1, (view) => view.setUint8(0, v));
   }
   i8(v: number): void {
-    this.#reserve(1);
-    this.#current.writeInt8(v, this.#used);
-    this.#used += 1;
-    this.#total += 1;
+    this.#number(1, (view) => view.setInt8(0, v));
   }
   u16(v: number): void {
-    this.#reserve(2);
-    this.#current.writeUInt16LE(v, this.#used);
-    this.#used += 2;
-    this.#total += 2;
+    this.#number(2, (view, le) => view.setUint16(0, v, le));
   }
   i16(v: number): void {
-    this.#reserve(2);
-    this.#current.writeInt16LE(v, this.#used);
-    this.#used += 2;
-    this.#total += 2;
+    this.#number(2, (view, le) => view.setInt16(0, v, le));
   }
   u32(v: number): void {
-    this.#reserve(4);
-    this.#current.writeUInt32LE(v >>> 0, this.#used);
-    this.#used += 4;
-    this.#total += 4;
+    this.#number(4, (view, le) => view.setUint32(0, v >>> 0, le));
   }
   i32(v: number): void {
-    this.#reserve(4);
-    this.#current.writeInt32LE(v, this.#used);
-    this.#used += 4;
-    this.#total += 4;
+    this.#number(4, (view, le) => view.setInt32(0, v, le));
   }
   f32(v: number): void {
-    this.#reserve(4);
-    this.#current.writeFloatLE(v, this.#used);
-    this.#used += 4;
-    this.#total += 4;
+    this.#number(4, (view, le) => view.setFloat32(0, v, le));
   }
   f64(v: number): void {
-    this.#reserve(8);
-    this.#current.writeDoubleLE(v, this.#used);
-    this.#used += 8;
-    this.#total += 8;
+    this.#number(8, (view, le) => view.setFloat64(0, v, le));
   }
   u64(v: number | bigint): void {
-    this.#reserve(8);
-    this.#current.writeBigUInt64LE(BigInt(v), this.#used);
-    this.#used += 8;
-    this.#total += 8;
+    this.#number(8, (view, le) => view.setBigUint64(0, BigInt(v), le));
   }
   i64(v: number | bigint): void {
-    this.#reserve(8);
-    this.#current.writeBigInt64LE(BigInt(v), this.#used);
-    this.#used += 8;
-    this.#total += 8;
+    this.#number(8, (view, le) => view.setBigInt64(0, BigInt(v), le));
   }
 
   bytes(data: Uint8Array): void {
@@ -198,17 +191,17 @@ function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | 
 
 function tensorByteSize(tensor: GgufTensor): number {
   const elements = tensor.dims.reduce((a, b) => a * b, 1);
-  return elements * (tensor.type === GGML_TYPE.F32 ? 4 : 2);
+  return elements * ELEMENT_BYTES[tensor.type];
 }
 
 /** Encode a GGUF file into buffers (header, metadata, tensor infos, aligned tensor data). */
 export function encodeGguf(file: GgufFile): Buffer[] {
   const alignment = file.alignment ?? 32;
-  const sink = new ByteSink();
-  sink.bytes(Buffer.from("GGUF", "latin1"));
+  const sink = new ByteSink(!file.bigEndian);
+  sink.bytes(GGUF_MAGIC);
   sink.u32(file.version ?? 3);
-  sink.u64(file.tensors.length);
-  sink.u64(file.metadata.length);
+  sink.u64(file.tensorCount ?? file.tensors.length);
+  sink.u64(file.metadataCount ?? file.metadata.length);
   for (const [key, value] of file.metadata) {
     sink.str(key);
     sink.u32(GGUF_TYPE[value.kind]);
@@ -238,6 +231,11 @@ export function encodeGguf(file: GgufFile): Buffer[] {
     sink.pad(alignment);
   }
   return sink.buffers();
+}
+
+/** The bytes of a GGUF file, as one buffer (for small files: tests that write or serve them). */
+export function ggufBytes(file: GgufFile): Buffer {
+  return Buffer.concat(encodeGguf(file));
 }
 
 /** Write a GGUF file atomically (a temporary name, then rename), so a crash never leaves a half file under `path`. */

@@ -18,6 +18,18 @@ export function isGgufMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && GGUF_MAGIC.equals(bytes.subarray(0, 4));
 }
 
+/** True when the file at `path` starts with the GGUF magic. */
+export async function startsWithGguf(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead === 4 && isGgufMagic(head);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Why a GGUF header could not be read. */
 export type GgufHeaderErrorCode = "not_a_file" | "not_gguf" | "truncated" | "unsupported_version" | "corrupt";
 

@@ -2,7 +2,6 @@ import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { DownloadError } from "./errors.js";
-import { isGgufMagic } from "./gguf-header.js";
 
 /* File steps of a pull: writing, hashing and checking a `.part`; file-system failures become `disk` errors. */
 
@@ -12,18 +11,6 @@ export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise
   while (written < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
     written += bytesWritten;
-  }
-}
-
-/** True when the file at `path` starts with the GGUF magic. */
-export async function startsWithGguf(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
-  try {
-    const head = Buffer.alloc(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    return bytesRead === 4 && isGgufMagic(head);
-  } finally {
-    await handle.close();
   }
 }
 

@@ -4,14 +4,13 @@ import { CATALOG_SIZE_TOLERANCE, PART_SUFFIX } from "./constants.js";
 import { hfToken } from "./download-settings.js";
 import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
-import { GgufHeaderError, isGgufMagic, readGgufHeader } from "./gguf-header.js";
+import { GgufHeaderError, isGgufMagic, readGgufHeader, startsWithGguf } from "./gguf-header.js";
 import { announcedLength, discardBody, httpErrorHint, parseContentRange } from "./http-response.js";
 import { transferFailureText } from "./network-failure.js";
 import {
   hashFile,
   lockPart,
   readPartValidator,
-  startsWithGguf,
   withDiskError,
   writeFully,
   writePartValidator,

@@ -11,7 +11,7 @@ import { formatBytes } from "../../src/cli/format.js";
 import { invocation, withInvocation } from "../../src/cli/invocation.js";
 import { describePull } from "../../src/cli/model-setup.js";
 import { catalogFileFor, findCatalogEntry } from "../../src/model/catalog.js";
-import { gemmaLikeGguf } from "../model-files/gguf-writer.js";
+import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/cli/main.js");

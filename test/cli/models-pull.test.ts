@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
-import { gemmaLikeGguf } from "../model-files/gguf-writer.js";
+import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 
 const CLI = resolve("dist/cli/main.js");
 let server: Server;

@@ -17,7 +17,7 @@ import { pullModel, type PullProgress } from "../../src/model/pull-model.js";
 import { DownloadError } from "../../src/model/errors.js";
 import { hfUriToUrl, parseHfUri } from "../../src/model/hf-uri.js";
 import { startFileServer, type FileServer } from "./file-server.js";
-import { gemmaLikeGguf } from "./gguf-writer.js";
+import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 
 const PAYLOAD = gemmaLikeGguf({ name: "Served Model", payloadBytes: 3 * 1024 * 1024 + 123 });
 const PAYLOAD_SHA = createHash("sha256").update(PAYLOAD).digest("hex");

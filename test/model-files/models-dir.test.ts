@@ -5,7 +5,8 @@ import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GgufHeaderError, readGgufHeader } from "../../src/model/gguf-header.js";
 import { catalogDownloadStatus, listLocalModels } from "../../src/model/models-dir.js";
-import { buildGguf, gemmaLikeGguf } from "./gguf-writer.js";
+import { ggufBytes } from "../../scripts/lib/gguf-writer.js";
+import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gemma-models-dir-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,12 +64,13 @@ describe("readGgufHeader", () => {
     const path = join(dir, "big-endian.gguf");
     writeFileSync(
       path,
-      buildGguf({
+      ggufBytes({
         bigEndian: true,
         metadata: [
-          ["general.architecture", { type: "string", value: "gemma3" }],
-          ["general.file_type", { type: "u32", value: 7 }],
+          ["general.architecture", { kind: "str", value: "gemma3" }],
+          ["general.file_type", { kind: "u32", value: 7 }],
         ],
+        tensors: [],
       }),
     );
     expect(await readGgufHeader(path)).toMatchObject({
@@ -86,8 +88,8 @@ describe("readGgufHeader", () => {
   });
 
   it("refuses version 1 and unknown versions", async () => {
-    writeFileSync(join(dir, "v1.gguf"), buildGguf({ version: 1, metadata: [] }));
-    writeFileSync(join(dir, "v9.gguf"), buildGguf({ version: 9, metadata: [] }));
+    writeFileSync(join(dir, "v1.gguf"), ggufBytes({ version: 1, metadata: [], tensors: [] }));
+    writeFileSync(join(dir, "v9.gguf"), ggufBytes({ version: 9, metadata: [], tensors: [] }));
     expect((await headerError(join(dir, "v1.gguf"))).code).toBe("unsupported_version");
     expect((await headerError(join(dir, "v9.gguf"))).message).toContain("version 9");
   });
@@ -101,22 +103,25 @@ describe("readGgufHeader", () => {
   });
 
   it("refuses absurd counts and lengths without allocating or looping on them", async () => {
-    const manyEntries = buildGguf({ metadataCount: 1n << 40n, metadata: [] });
+    const manyEntries = ggufBytes({ metadataCount: 1n << 40n, metadata: [], tensors: [] });
     writeFileSync(join(dir, "many.gguf"), manyEntries);
     expect((await headerError(join(dir, "many.gguf"))).code).toBe("corrupt");
 
-    const hugeString = Buffer.from(buildGguf({ metadata: [["k", { type: "string", value: "abc" }]] }));
+    const hugeString = Buffer.from(ggufBytes({ metadata: [["k", { kind: "str", value: "abc" }]], tensors: [] }));
     const lengthOffset = 4 + 4 + 8 + 8 + 8 + 1 + 4; // magic, version, tensors, entries, key length, "k", type
     hugeString.writeBigUInt64LE(1n << 62n, lengthOffset);
     writeFileSync(join(dir, "huge-string.gguf"), hugeString);
     expect((await headerError(join(dir, "huge-string.gguf"))).code).toBe("corrupt");
 
-    const hugeArray = buildGguf({ metadata: [["tokens", { type: "array", itemType: "string", items: ["a"] }]] });
+    const hugeArray = ggufBytes({
+      metadata: [["tokens", { kind: "arr", itemKind: "str", items: ["a"] }]],
+      tensors: [],
+    });
     hugeArray.writeBigUInt64LE(1n << 30n, 4 + 4 + 8 + 8 + 8 + 6 + 4 + 4); // array length
     writeFileSync(join(dir, "huge-array.gguf"), hugeArray);
     expect(["corrupt", "truncated"]).toContain((await headerError(join(dir, "huge-array.gguf"))).code);
 
-    const badType = buildGguf({ metadata: [["k", { type: "u32", value: 1 }]] });
+    const badType = ggufBytes({ metadata: [["k", { kind: "u32", value: 1 }]], tensors: [] });
     badType.writeUInt32LE(99, 4 + 4 + 8 + 8 + 8 + 1);
     writeFileSync(join(dir, "bad-type.gguf"), badType);
     expect((await headerError(join(dir, "bad-type.gguf"))).message).toContain("unknown value type 99");
