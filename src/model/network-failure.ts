@@ -10,6 +10,11 @@ export interface NetworkFailure {
 
 const TLS_CODES = /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_)/;
 
+/** What to do when the bytes so far are kept: the next pull resumes them. */
+const RESUME = "pull again: the download resumes where it stopped";
+const TIMED_OUT = { what: "the connection timed out", hint: "check your network, firewall or proxy, then pull again" };
+const CLOSED = { what: "the server closed the connection", hint: RESUME };
+
 /** The words for each code Node's fetch (undici) and the resolver give. */
 const FAILURES: Readonly<Record<string, Omit<NetworkFailure, "code">>> = {
   ECONNREFUSED: {
@@ -24,25 +29,16 @@ const FAILURES: Readonly<Record<string, Omit<NetworkFailure, "code">>> = {
     what: "the host name could not be looked up (DNS did not answer)",
     hint: "check that you are online, then pull again",
   },
-  ETIMEDOUT: { what: "the connection timed out", hint: "check your network, firewall or proxy, then pull again" },
-  UND_ERR_CONNECT_TIMEOUT: {
-    what: "the connection timed out",
-    hint: "check your network, firewall or proxy, then pull again",
-  },
+  ETIMEDOUT: TIMED_OUT,
+  UND_ERR_CONNECT_TIMEOUT: TIMED_OUT,
   ENETUNREACH: { what: "the network is unreachable", hint: "check that you are online" },
   EHOSTUNREACH: { what: "the host is unreachable", hint: "check that you are online, and your firewall or proxy" },
-  ECONNRESET: { what: "the server closed the connection", hint: "pull again: the download resumes where it stopped" },
-  EPIPE: { what: "the server closed the connection", hint: "pull again: the download resumes where it stopped" },
-  UND_ERR_SOCKET: {
-    what: "the server closed the connection",
-    hint: "pull again: the download resumes where it stopped",
-  },
-  UND_ERR_CLOSED: { what: "the connection was closed", hint: "pull again: the download resumes where it stopped" },
+  ECONNRESET: CLOSED,
+  EPIPE: CLOSED,
+  UND_ERR_SOCKET: CLOSED,
+  UND_ERR_CLOSED: { what: "the connection was closed", hint: RESUME },
   UND_ERR_HEADERS_TIMEOUT: { what: "the server stopped answering", hint: "pull again later" },
-  UND_ERR_BODY_TIMEOUT: {
-    what: "the server stopped sending data",
-    hint: "pull again: the download resumes where it stopped",
-  },
+  UND_ERR_BODY_TIMEOUT: { what: "the server stopped sending data", hint: RESUME },
 };
 
 /** The error code of a failed fetch: on the error, its cause, or the first of an AggregateError's errors. */
