@@ -10,7 +10,10 @@
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Validation errors tolerated per run (over the whole run). 3: a model that failed 4 times rarely recovers. */
 export const DEFAULT_MAX_RETRIES = 3;
-/** Tokens one step may generate. An action JSON with a short thought fits in ~200; 512 leaves room for long answers. */
+/**
+ * Tokens one step may generate. An action JSON with a short thought fits in ~200; 512 leaves room for long answers.
+ * Also the node-llama-cpp loader's default for a `generate` call without `maxTokens` (the ModelHandle contract's 512).
+ */
 export const DEFAULT_MAX_TOKENS_PER_STEP = 512;
 /**
  * A step whose prompt leaves fewer tokens than this for the reply (after dropping every earlier step but the newest)

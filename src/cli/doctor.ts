@@ -25,7 +25,8 @@ function nodeCheck(): Check {
 
 async function backendChecks(): Promise<Check[]> {
   try {
-    const { getLlamaRuntime, defaultThreadCount } = await import("../model/llama/index.js");
+    const { getLlamaRuntime } = await import("../model/llama/llama-runtime.js");
+    const { defaultThreadCount } = await import("../model/llama/threads.js");
     const { llama } = await getLlamaRuntime("auto");
     const threads = defaultThreadCount(llama.cpuMathCores);
     const backend = llama.gpu === false ? "cpu" : llama.gpu;

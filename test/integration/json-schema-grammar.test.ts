@@ -3,12 +3,9 @@ import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
-import {
-  canonicalSchemaKey,
-  getLlamaRuntime,
-  jsonSchemaToGbnf,
-  JsonSchemaGrammarError,
-} from "../../src/model/llama/index.js";
+import { canonicalSchemaKey } from "../../src/model/llama/canonical-json.js";
+import { jsonSchemaToGbnf, JsonSchemaGrammarError } from "../../src/model/llama/json-schema-to-gbnf.js";
+import { getLlamaRuntime } from "../../src/model/llama/llama-runtime.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
 import { grammarTestRegistries } from "./grammar-registries.js";
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureGgufFile } from "../../scripts/lib/fixture-model.js";
 import { writeGgufFile } from "../../scripts/lib/gguf-writer.js";
 import { ModelLoadError } from "../../src/model/errors.js";
-import { getLlamaRuntime, loadModel } from "../../src/model/llama/index.js";
+import { loadModel } from "../../src/model/llama/index.js";
+import { getLlamaRuntime } from "../../src/model/llama/llama-runtime.js";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
 
 const dir = mkdtempSync(join(tmpdir(), "load-errors-"));

@@ -10,9 +10,6 @@
  */
 export const DEFAULT_CONTEXT_SIZE = 8192;
 
-/** Tokens a generate call may produce when `maxTokens` is not given (the ModelHandle contract says 512). */
-export const DEFAULT_MAX_TOKENS = 512;
-
 /**
  * Sampling temperature when neither the handle nor the call sets one: 0 (greedy). A small model's tool calls are most
  * reliable at its most likely tokens, and greedy runs are reproducible.

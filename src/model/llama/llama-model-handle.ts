@@ -10,8 +10,8 @@ import {
 import { abortError, raceAbort } from "../../abort.js";
 import type { ChatFormat } from "../../prompt/chat-format.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
+import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
-  DEFAULT_MAX_TOKENS,
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
@@ -231,7 +231,7 @@ export class LlamaModelHandle implements ModelHandle {
     prompt: string,
     options: GenerateOptions,
   ): Promise<{ tokens: Token[]; maxTokens: number; grammar: LlamaGrammar | undefined }> {
-    const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
     if (!(maxTokens >= 1)) throw new TypeError(`generate: maxTokens must be at least 1 (got ${maxTokens})`);
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
     if (prompt === "") throw new TypeError("generate: the prompt is empty");
