@@ -65,16 +65,8 @@ async function readHead(path: string, size: number): Promise<Buffer> {
   return head;
 }
 
-/**
- * Check a model file before llama.cpp sees it, so that every problem becomes a {@link ModelLoadError} with advice
- * instead of an opaque native error or a crash: it exists and is a regular file (`not_found`; a FIFO or device is
- * `not_gguf`), starts with the GGUF magic (`not_gguf`), and passes the project's own bounded header reader
- * ({@link readGgufHeader}: every length, count, type, dimension and tensor extent, `corrupt` naming the field and its
- * byte offset) before node-llama-cpp's reader, which trusts the header's lengths, opens it.
- * {@link checkGgufRunnable} goes on with what needs llama.cpp.
- */
-export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
-  let size: number;
+/** The size of the model file at `path`: it must exist and be a regular file (`not_found`, `not_gguf`). */
+async function modelFileSize(path: string): Promise<number> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) {
@@ -90,7 +82,7 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
         `${path} is not a regular file (a FIFO, socket or device): pass the path of a .gguf file.`,
         path,
       );
-    size = info.size;
+    return info.size;
   } catch (error) {
     if (error instanceof ModelLoadError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -109,7 +101,10 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
       { cause: error },
     );
   }
+}
 
+/** The file must start with the GGUF magic (`not_gguf`, saying what it looks like instead). */
+async function requireGgufMagic(path: string, size: number): Promise<void> {
   const head = await readHead(path, size);
   if (!isGgufMagic(head)) {
     throw new ModelLoadError(
@@ -118,6 +113,10 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
       path,
     );
   }
+}
+
+/** The header through the project's bounded reader, with tensors and an architecture (`corrupt` otherwise). */
+async function readCheckedHeader(path: string): Promise<GgufHeader & { architecture: string }> {
   let header: GgufHeader;
   try {
     header = await readGgufHeader(path);
@@ -134,10 +133,13 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   }
   if (header.tensorCount === 0) throw corrupt(path, "the file holds no tensors");
   if (!header.architecture) throw corrupt(path, "the header names no general.architecture");
+  return header as GgufHeader & { architecture: string };
+}
 
-  let fileInfo: GgufFileInfo;
+/** node-llama-cpp's parse of the header (vocabulary arrays skipped), once the bounded reader has passed it. */
+async function readFileInfo(path: string): Promise<GgufFileInfo> {
   try {
-    fileInfo = await readGgufFileInfo(path, {
+    return await readGgufFileInfo(path, {
       sourceType: "filesystem",
       readTensorInfo: true,
       ignoreKeys: SKIPPED_KEYS,
@@ -146,6 +148,21 @@ export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
   } catch (error) {
     throw corrupt(path, `its header cannot be read: ${(error as Error)?.message ?? String(error)}`, error);
   }
+}
+
+/**
+ * Check a model file before llama.cpp sees it, so that every problem becomes a {@link ModelLoadError} with advice
+ * instead of an opaque native error or a crash: it exists and is a regular file (`not_found`; a FIFO or device is
+ * `not_gguf`), starts with the GGUF magic (`not_gguf`), and passes the project's own bounded header reader
+ * ({@link readGgufHeader}: every length, count, type, dimension and tensor extent, `corrupt` naming the field and its
+ * byte offset) before node-llama-cpp's reader, which trusts the header's lengths, opens it.
+ * {@link checkGgufRunnable} goes on with what needs llama.cpp.
+ */
+export async function checkGgufFile(path: string): Promise<GgufCheckResult> {
+  const size = await modelFileSize(path);
+  await requireGgufMagic(path, size);
+  const header = await readCheckedHeader(path);
+  const fileInfo = await readFileInfo(path);
   return { path, sizeBytes: size, version: header.version, architecture: header.architecture, fileInfo };
 }
 

@@ -215,31 +215,7 @@ class HeaderReader {
     let dataEnd = 0;
     let last = "";
     for (let index = 0; index < count; index++) {
-      const name = await this.string(`name of tensor ${index}`, GGML_MAX_NAME_BYTES);
-      if (name === "" || names.has(name))
-        throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
-      names.add(name);
-      const dims = await this.u32();
-      if (dims < 1 || dims > GGML_MAX_DIMS)
-        throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
-      const extents: number[] = [];
-      let elements = 1;
-      for (let d = 0; d < dims; d++) {
-        const extent = await this.u64();
-        if (extent === undefined || !Number.isSafeInteger(elements * extent))
-          throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
-        elements *= extent;
-        extents.push(extent);
-      }
-      const type = await this.u32();
-      const traits = ggmlTypeTraits(type);
-      if (!traits) throw this.corrupt(`tensor ${name} has type ${type}, not a ggml type llama.cpp reads`);
-      if (extents[0] % traits.blockSize !== 0)
-        throw this.corrupt(
-          `tensor ${name} rows of ${extents[0]} are not whole ${traits.name} blocks of ${traits.blockSize}`,
-        );
-      const bytes = (elements / traits.blockSize) * traits.typeSize;
-      const offset = await this.u64();
+      const { name, bytes, offset, typeName } = await this.tensorInfo(index, names);
       if (offset !== expectedOffset)
         throw this.corrupt(
           `tensor ${name} data offset is ${offset ?? "above 2^53"}, expected ${expectedOffset} (right after the previous tensor)`,
@@ -249,11 +225,60 @@ class HeaderReader {
       if (!Number.isSafeInteger(expectedOffset) || dataEnd > this.fileSize) {
         throw new GgufHeaderError(
           "truncated",
-          `tensor ${name} (${bytes} bytes of ${traits.name}) does not fit in the ${this.fileSize}-byte file: a truncated download?`,
+          `tensor ${name} (${bytes} bytes of ${typeName}) does not fit in the ${this.fileSize}-byte file: a truncated download?`,
         );
       }
       last = name;
     }
+    return this.tensorData(count, alignment, dataEnd, last);
+  }
+
+  /** One tensor info: a new name, its shape and ggml type (its data size in bytes), and its data offset. */
+  private async tensorInfo(
+    index: number,
+    names: Set<string>,
+  ): Promise<{ name: string; bytes: number; offset: number | undefined; typeName: string }> {
+    const name = await this.string(`name of tensor ${index}`, GGML_MAX_NAME_BYTES);
+    if (name === "" || names.has(name))
+      throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
+    names.add(name);
+    const { elements, rowLength } = await this.tensorShape(name);
+    const type = await this.u32();
+    const traits = ggmlTypeTraits(type);
+    if (!traits) throw this.corrupt(`tensor ${name} has type ${type}, not a ggml type llama.cpp reads`);
+    if (rowLength % traits.blockSize !== 0)
+      throw this.corrupt(
+        `tensor ${name} rows of ${rowLength} are not whole ${traits.name} blocks of ${traits.blockSize}`,
+      );
+    const bytes = (elements / traits.blockSize) * traits.typeSize;
+    const offset = await this.u64();
+    return { name, bytes, offset, typeName: traits.name };
+  }
+
+  /** A tensor's dimensions (1 to 4): its element count (exact below 2^53) and its row length (the first extent). */
+  private async tensorShape(name: string): Promise<{ elements: number; rowLength: number }> {
+    const dims = await this.u32();
+    if (dims < 1 || dims > GGML_MAX_DIMS)
+      throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
+    const extents: number[] = [];
+    let elements = 1;
+    for (let d = 0; d < dims; d++) {
+      const extent = await this.u64();
+      if (extent === undefined || !Number.isSafeInteger(elements * extent))
+        throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
+      elements *= extent;
+      extents.push(extent);
+    }
+    return { elements, rowLength: extents[0] };
+  }
+
+  /** Where the tensor data starts (aligned after the infos); it must hold `dataEnd` bytes inside the file. */
+  private tensorData(
+    count: number,
+    alignment: number,
+    dataEnd: number,
+    last: string,
+  ): { tensorDataOffset: number; tensorDataBytes: number } {
     const tensorDataOffset = Math.ceil(this.pos / alignment) * alignment;
     if (count > 0 && tensorDataOffset + dataEnd > this.fileSize) {
       throw new GgufHeaderError(
