@@ -167,6 +167,32 @@ export function catalogFileFor(entry: CatalogEntry, quantization?: string): Cata
   return entry.files.find((file) => file.quantization === wanted);
 }
 
+/** A model spec looked up in the catalog: its entry and file, or what is missing (with the choices there are). */
+export type CatalogLookup =
+  | { entry: CatalogEntry; file: CatalogFile }
+  | { missing: "alias"; quantization: string | undefined; knownAliases: string }
+  | { missing: "quantization"; message: string };
+
+/**
+ * Look up `alias` or `alias:QUANT` in the catalog: the entry and its file (the default quantization when none is
+ * named); when the alias is unknown, the known aliases; when the entry has no such file, a message naming those it has.
+ */
+export function lookupCatalogSpec(spec: string, catalog: Catalog): CatalogLookup {
+  const [alias, quantization] = splitModelSpec(spec);
+  const entry = findCatalogEntry(alias, catalog);
+  if (!entry)
+    return { missing: "alias", quantization, knownAliases: catalog.models.map((model) => model.alias).join(", ") };
+  const file = catalogFileFor(entry, quantization);
+  if (!file) {
+    const known = entry.files.map((candidate) => candidate.quantization).join(", ");
+    return {
+      missing: "quantization",
+      message: `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`,
+    };
+  }
+  return { entry, file };
+}
+
 /**
  * The catalog entry and file a model spec (`alias` or `alias:QUANT`) names, or undefined when it names none: what a
  * missing model would be once pulled.

@@ -1,12 +1,4 @@
-import {
-  catalogFileFor,
-  findCatalogEntry,
-  loadCatalog,
-  splitModelSpec,
-  type Catalog,
-  type CatalogEntry,
-  type CatalogFile,
-} from "./catalog.js";
+import { loadCatalog, lookupCatalogSpec, type Catalog, type CatalogEntry, type CatalogFile } from "./catalog.js";
 import { DownloadError } from "./errors.js";
 import { hfEndpoint, hfUriToUrl, parseHfUri } from "./hf-uri.js";
 
@@ -75,23 +67,16 @@ function fromHfUri(source: string, catalog: Catalog, fileName: string | undefine
 }
 
 function fromAlias(source: string, catalog: Catalog, fileName: string | undefined, env: NodeJS.ProcessEnv): PullSource {
-  const [alias, quantization] = splitModelSpec(source);
-  const entry = findCatalogEntry(alias, catalog);
-  if (!entry) {
-    const known = catalog.models.map((candidate) => candidate.alias).join(", ");
+  const found = lookupCatalogSpec(source, catalog);
+  if ("missing" in found) {
     throw new DownloadError(
       "bad_source",
-      `Cannot pull "${source}": not a catalog alias (known: ${known}), an hf:<owner>/<repo>/<file>.gguf URI, or an http(s) URL.`,
+      found.missing === "alias"
+        ? `Cannot pull "${source}": not a catalog alias (known: ${found.knownAliases}), an hf:<owner>/<repo>/<file>.gguf URI, or an http(s) URL.`
+        : found.message,
     );
   }
-  const file = catalogFileFor(entry, quantization);
-  if (!file) {
-    const known = entry.files.map((candidate) => candidate.quantization).join(", ");
-    throw new DownloadError(
-      "bad_source",
-      `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`,
-    );
-  }
+  const { entry, file } = found;
   const uri = parseHfUri(file.uri)!;
   return {
     url: hfUriToUrl(uri, { endpoint: endpoint(env), revision: file.revision }),

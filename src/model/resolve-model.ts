@@ -1,11 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import {
-  catalogFileFor,
-  findCatalogEntry,
   findCatalogFile,
   loadCatalog,
-  splitModelSpec,
+  lookupCatalogSpec,
   type Catalog,
   type CatalogEntry,
   type CatalogFile,
@@ -90,25 +88,17 @@ export function resolveModelFile(spec: string, options: ResolveModelOptions = {}
     return withCatalogFile(local ?? trimmed, catalog);
   }
 
-  const [alias, quantization] = splitModelSpec(trimmed);
-  const entry = findCatalogEntry(alias, catalog);
-  if (!entry) {
-    const local = quantization === undefined ? findLocalFile(trimmed, dirs) : undefined;
+  const found = lookupCatalogSpec(trimmed, catalog);
+  if ("missing" in found && found.missing === "quantization") throw new ModelLoadError("not_found", found.message);
+  if ("missing" in found) {
+    const local = found.quantization === undefined ? findLocalFile(trimmed, dirs) : undefined;
     if (local) return withCatalogFile(local, catalog);
-    const known = catalog.models.map((candidate) => candidate.alias).join(", ");
     throw new ModelLoadError(
       "not_found",
-      `Unknown model "${trimmed}": it is neither a catalog alias (known: ${known}) nor a .gguf file in the models folders (${dirs.join(", ")}); see gemma-agent models.`,
+      `Unknown model "${trimmed}": it is neither a catalog alias (known: ${found.knownAliases}) nor a .gguf file in the models folders (${dirs.join(", ")}); see gemma-agent models.`,
     );
   }
-  const file = catalogFileFor(entry, quantization);
-  if (!file) {
-    const known = entry.files.map((candidate) => candidate.quantization).join(", ");
-    throw new ModelLoadError(
-      "not_found",
-      `Model ${entry.alias} has no ${quantization} file in the catalog (available: ${known}).`,
-    );
-  }
+  const { entry, file } = found;
   const path = findCatalogFileOnDisk(file.fileName, dirs);
   if (path) return { path, alias: entry.alias, entry, file, quantization: file.quantization };
   const target = join(dirs[0], file.fileName);
