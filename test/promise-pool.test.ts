@@ -31,6 +31,18 @@ describe("createLimiter", () => {
     await expect(limit(() => Promise.resolve("next"))).resolves.toBe("next");
   });
 
+  it("keeps the order over a queue that empties and fills again, and over 200,000 waiting tasks", async () => {
+    const limit = createLimiter(1);
+    const started: number[] = [];
+    const wave = (from: number, count: number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => limit(async () => void started.push(from + i))));
+    await wave(0, 3);
+    await wave(3, 3); // the queue was empty in between
+    await wave(6, 200_000);
+    expect(started.length).toBe(200_006);
+    expect(started.every((n, i) => n === i)).toBe(true);
+  });
+
   it("treats a limit below 1, or NaN, as 1", async () => {
     for (const concurrency of [0, -3, Number.NaN]) {
       const limit = createLimiter(concurrency);

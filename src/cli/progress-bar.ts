@@ -1,4 +1,4 @@
-import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH } from "../eval/constants.js";
+import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH, PROGRESS_REDRAW_EVERY_MS } from "../eval/constants.js";
 import type { EvalProgress } from "../eval/runner/run-eval.js";
 
 /**
@@ -6,14 +6,18 @@ import type { EvalProgress } from "../eval/runner/run-eval.js";
  * stream is not a TTY (a pipe, a file, CI) it writes a plain `progress: 40/100 model` line at most every
  * `plainEveryMs` (default PLAIN_PROGRESS_EVERY_MS): a real-model eval runs for an hour, and a log with no sign of life
  * for that long looks hung; a scripted one finishes before the first line. `done()` clears the terminal line.
+ *
+ * On a terminal the bar is redrawn at most every `redrawEveryMs` (default PROGRESS_REDRAW_EVERY_MS), the first and
+ * the last state always: a scripted eval finishes thousands of runs a second, and a redraw per run wrote megabytes to
+ * the terminal; a slow terminal then blocked the process in its (synchronous) TTY writes, so Ctrl-C waited seconds.
  */
 export function progressBar(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
-  options: { plainEveryMs?: number; now?: () => number } = {},
+  options: { plainEveryMs?: number; redrawEveryMs?: number; now?: () => number } = {},
 ): { update(progress: EvalProgress): void; done(): void } {
+  const now = options.now ?? (() => performance.now());
   if (!stream.isTTY) {
     const every = options.plainEveryMs ?? PLAIN_PROGRESS_EVERY_MS;
-    const now = options.now ?? (() => performance.now());
     let last = now();
     return {
       update({ done, total, model }) {
@@ -24,13 +28,17 @@ export function progressBar(
       done() {},
     };
   }
+  const every = options.redrawEveryMs ?? PROGRESS_REDRAW_EVERY_MS;
   let last = "";
+  let drawnAt = -Infinity;
   return {
     update({ done, total, model }) {
+      if (done < total && now() - drawnAt < every) return;
       const filled = total ? Math.round((done / total) * PROGRESS_BAR_WIDTH) : 0;
       const line = `[${"#".repeat(filled)}${"-".repeat(PROGRESS_BAR_WIDTH - filled)}] ${done}/${total} ${model}`;
       if (line === last) return;
       last = line;
+      drawnAt = now();
       stream.write(`\r\x1b[2K${line}`);
     },
     done() {

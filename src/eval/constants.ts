@@ -31,3 +31,8 @@ export const WORKER_EXIT_GRACE_MS = 5_000;
 export const PLAIN_PROGRESS_EVERY_MS = 30_000;
 /** Width of the stderr progress bar, in characters. */
 export const PROGRESS_BAR_WIDTH = 28;
+/**
+ * The terminal progress bar is redrawn at most this often (ms): ten frames a second reads as live, and a scripted
+ * eval's thousands of runs a second no longer flood the terminal (and block the process on a slow one).
+ */
+export const PROGRESS_REDRAW_EVERY_MS = 100;

@@ -159,4 +159,20 @@ describe("reports", () => {
     expect(written[1]).toContain("[############################] 4/4 oracle");
     expect(written.at(-1)).toBe("\r\x1b[2K");
   });
+
+  it("redraws the terminal bar at most every 100 ms, the last state always", () => {
+    const written: string[] = [];
+    const tty = Object.assign({ write: (s: string) => (written.push(s), true) }, { isTTY: true });
+    let clock = 0;
+    const bar = progressBar(tty as unknown as NodeJS.WritableStream, { now: () => clock });
+    for (let done = 1; done < 1000; done++) {
+      clock = done / 10; // 1,000 runs in 100 ms
+      bar.update({ done, total: 1000, model: "m" });
+    }
+    bar.update({ done: 1000, total: 1000, model: "m" });
+    expect(written.map((line) => line.match(/\d+\/1000/)?.[0])).toEqual(["1/1000", "1000/1000"]);
+    clock = 250;
+    bar.update({ done: 1000, total: 2000, model: "m" });
+    expect(written).toHaveLength(3);
+  });
 });
