@@ -26,7 +26,10 @@ export function createLimiter(concurrency: number): Limiter {
     const next = waiting[head];
     if (next === undefined) return;
     waiting[head++] = undefined as never;
-    if (head === waiting.length) ((waiting = []), (head = 0));
+    if (head === waiting.length) {
+      waiting = [];
+      head = 0;
+    }
     next();
   };
   return async (task) => {
