@@ -1,14 +1,37 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Tests that run llama.cpp (the fixture model, the real test models) or time a CLI process on a terminal: one file at
+ * a time, after the standalone tests, so that native inference never competes with itself or with a timed prompt on
+ * this 2-core machine. Everything else is standalone: pure logic, run in parallel (node-llama-cpp keeps its
+ * `test/standalone/` and `test/modelDependent/` apart the same way).
+ */
+const LLAMA = [
+  "test/integration/**/*.test.ts",
+  "test/model/**/*.test.ts",
+  "test/cli/**/*.test.ts",
+  "test/scripts/**/*.test.ts",
+  "test/eval/child-process.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // one temporary folder per run, removed at its end: tests and the processes they spawn leave nothing in /tmp
     globalSetup: ["test/helpers/temp-root.ts"],
-    // Integration tests share one llama.cpp model per file and this machine has 2 cores:
-    // run files one after another so native inference never competes with itself.
-    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // this machine has 2 cores, and vitest leaves one idle by default: the standalone files spend much of their time
+    // waiting on child processes and I/O, so two workers share the cores well
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: "standalone", include: ["test/**/*.test.ts"], exclude: LLAMA, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: "llama", include: LLAMA, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
