@@ -8,6 +8,12 @@ export interface EventBase {
   at: number;
   /** Nesting depth: 0 for the run's own agent, 1+ for events forwarded from an agent used as a skill. */
   depth?: number;
+  /**
+   * `workflow` on the events a workflow's own code made (see `Agent.run(workflow, query)`): its `ctx.call`s and
+   * `ctx.agent`s (`call-skill`), the answer it returned (`final-answer`) and the validation errors of its `ctx.ask`s.
+   * They carry no model reply of their own (a workflow's model calls are `model-call` events). Absent: the loop's.
+   */
+  origin?: "workflow";
 }
 
 export type CallSkillEvent = EventBase &
@@ -98,6 +104,66 @@ export interface AbortedEvent extends EventBase {
   reason: string;
 }
 
+/** The token counts of one model call, from the model handle's stats (absent when the model reports none). */
+export interface ModelCallTokens {
+  /** Tokens in the prompt. */
+  prompt: number;
+  /** Tokens of the prompt that were evaluated (the rest came from the KV cache). */
+  evaluatedPrompt: number;
+  /** Tokens generated. */
+  generated: number;
+}
+
+/**
+ * One model call a workflow made (`ctx.ask`): what was asked, the reply verbatim, and its cost. Every attempt is one
+ * event; an attempt whose reply failed its schema is followed by a `validation-error` (origin `workflow`) and, within
+ * the run's retry budget, by the next attempt.
+ */
+export interface ModelCallEvent extends EventBase {
+  type: "model-call";
+  /** The text asked (ctx.ask's prompt), before chat markup. */
+  prompt: string;
+  /** The system text of the call, when it had one. */
+  system?: string;
+  /** The label the workflow gave the call (ctx.ask's `name`, e.g. a pattern's `classify`). */
+  name?: string;
+  /** The model's reply, verbatim. */
+  raw: string;
+  /** The call had a schema: its reply was constrained by it (when the grammar is on) and validated against it. */
+  structured?: true;
+  /** What the reply parsed to, when it had a schema and passed it. */
+  value?: unknown;
+  /** 1 for the first try of an ask, 2 and on for the retries after a validation error. */
+  attempt: number;
+  /** This call's tokens, when the model reports them. */
+  tokens?: ModelCallTokens;
+  /** Wall time of the call, ms. */
+  ms: number;
+}
+
+/** A workflow threw: the run ends with `stopReason: "workflow_error"` (its skill and model failures are events too). */
+export interface WorkflowErrorEvent extends EventBase {
+  type: "workflow-error";
+  /** The workflow's name. */
+  workflow: string;
+  /** What it threw, as text. */
+  message: string;
+}
+
+/**
+ * A milestone a workflow recorded (`ctx.note`): the route a router took, a gate that stopped a chain, the counts of a
+ * vote, an evaluator's verdict. Informational: nothing reads it back.
+ */
+export interface WorkflowNoteEvent extends EventBase {
+  type: "workflow-note";
+  /** What kind of milestone: `route`, `gate`, `votes`, `critique`, ... */
+  label: string;
+  /** One line for people. */
+  message: string;
+  /** The milestone as plain JSON data. */
+  data?: unknown;
+}
+
 /** Every event a run emits. */
 export type AgentEvent =
   | CallSkillEvent
@@ -110,13 +176,17 @@ export type AgentEvent =
   | ModelErrorEvent
   | AbortedEvent
   | FinalRoundEvent
-  | ContextTrimmedEvent;
+  | ContextTrimmedEvent
+  | ModelCallEvent
+  | WorkflowErrorEvent
+  | WorkflowNoteEvent;
 
 /** The `type` names of events. */
 export type AgentEventType = AgentEvent["type"];
 
-/** Why a run stopped. */
-export type StopReason = "answer" | "max_iterations" | "retries_exhausted" | "model_error" | "aborted";
+/** Why a run stopped. `workflow_error`: a workflow (not the loop) threw. */
+export type StopReason =
+  "answer" | "max_iterations" | "retries_exhausted" | "model_error" | "aborted" | "workflow_error";
 
 /** Counters of one run. */
 export interface RunStats {
@@ -161,20 +231,24 @@ export type EventInput = AgentEvent extends infer E
   : never;
 
 /** An event that carries one model reply (one step): see {@link modelReplyOf}. */
-export type ModelReplyEvent = CallSkillEvent | CallSkillsEvent | FinalAnswerEvent | ValidationErrorEvent;
+export type ModelReplyEvent =
+  CallSkillEvent | CallSkillsEvent | FinalAnswerEvent | ValidationErrorEvent | ModelCallEvent;
 
 /**
  * The event as a model reply, or undefined when it is none. A reply is carried by a `call-skills`, `final-answer` or
  * `validation-error` event, or a `call-skill` that is not one call of a parallel `call-skills` reply (those carry a
- * `callIndex` and repeat a reply already carried). Each reply's `raw` is the text the model wrote.
+ * `callIndex` and repeat a reply already carried), or a workflow's `model-call`. Events a workflow's code made
+ * (`origin: "workflow"`) carry none. Each reply's `raw` is the text the model wrote.
  */
 export function modelReplyOf(event: AgentEvent): ModelReplyEvent | undefined {
+  if (event.origin === "workflow") return undefined;
   switch (event.type) {
     case "call-skill":
       return event.callIndex === undefined ? event : undefined;
     case "call-skills":
     case "final-answer":
     case "validation-error":
+    case "model-call":
       return event;
     default:
       return undefined;

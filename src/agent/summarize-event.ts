@@ -27,5 +27,11 @@ export function summarizeEvent(event: AgentEvent): string {
       return `final-round (${event.reason}): only a final answer allowed`;
     case "context-trimmed":
       return `context-trimmed: ${event.droppedSteps} oldest step(s) left out, prompt ${event.promptTokensBefore} -> ${event.promptTokensAfter} of ${event.contextSize} tokens`;
+    case "model-call":
+      return `model-call${event.name ? ` ${event.name}` : ""}: ${oneLine(event.raw)}`;
+    case "workflow-error":
+      return `workflow-error in ${event.workflow}: ${oneLine(event.message)}`;
+    case "workflow-note":
+      return `workflow-note ${event.label}: ${oneLine(event.message)}`;
   }
 }

@@ -29,5 +29,11 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `${indent}[${event.step}] final round (${event.reason === "budget" ? "last step of the budget" : "after a repeated call"}): answer only`;
     case "context-trimmed":
       return `${indent}[${event.step}] context: ${event.droppedSteps} oldest step(s) left out (prompt ${event.promptTokensBefore} → ${event.promptTokensAfter} of ${event.contextSize} tokens)`;
+    case "model-call":
+      return `${step} ${event.name ?? "ask"}${event.attempt > 1 ? ` (try ${event.attempt})` : ""}: ${oneLine(event.raw)}`;
+    case "workflow-error":
+      return `${indent}workflow ${event.workflow} failed: ${oneLine(event.message)}`;
+    case "workflow-note":
+      return `${indent}[${event.step}] ${event.label}: ${oneLine(event.message)}`;
   }
 }

@@ -11,12 +11,14 @@ function modelArguments(event: CallSkillEvent): Record<string, unknown> {
  * agent, and each call of a `call-skills` (parallel) action as written in that action. A `call-skill` that carries a
  * `callIndex` is one call of a `call-skills` action already counted, so the list is the same whether or not the loop
  * emits per-call events. Calls refused at parse time (validation errors) are not calls; calls refused at dispatch
- * (tool errors) are. An exact repeat of a call that succeeded (`repeated`) did not run and is not a new call.
+ * (tool errors) are. An exact repeat of a call that succeeded (`repeated`) did not run and is not a new call. A
+ * workflow's own calls (`ctx.call`: a `call-skill` with `origin: "workflow"`) are calls of the run too.
  */
 export function collectCalls(events: Iterable<AgentEvent>): SkillCall[] {
   const calls: SkillCall[] = [];
   for (const event of events) {
-    const reply = isOwnEvent(event) ? modelReplyOf(event) : undefined;
+    if (!isOwnEvent(event)) continue;
+    const reply = event.type === "call-skill" && event.origin === "workflow" ? event : modelReplyOf(event);
     if (reply?.type === "call-skills")
       calls.push(...reply.calls.map((c) => ({ skillName: c.skillName, arguments: c.arguments })));
     else if (reply?.type === "call-skill" && !reply.repeated)
