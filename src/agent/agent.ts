@@ -25,7 +25,7 @@ import { AgentState } from "./agent-state.js";
 import { Conversation, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import { isOwnEvent, type AgentEvent } from "./events.js";
-import { fitContext, type ContextFit } from "./fit-context.js";
+import { fitContext, type ContextFit } from "../memory/fit-context.js";
 import { summarizeEvent } from "./summarize-event.js";
 import { runValidators, type Validator } from "./validator.js";
 

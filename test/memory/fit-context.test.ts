@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
-import { fitContext } from "../../src/agent/fit-context.js";
+import { fitContext } from "../../src/memory/fit-context.js";
 
 /** A scripted model that counts a token per 4 characters and has a small context. */
 function smallContextModel(
