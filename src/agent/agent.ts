@@ -1,7 +1,6 @@
 import type { ParsedReply } from "../actions/action.js";
 import { buildActionJsonSchema } from "../actions/action-json-schema.js";
 import { parseAction } from "../actions/parse-action.js";
-import { raceAbort } from "../abort.js";
 import {
   DEFAULT_FINAL_ROUND_WITHOUT_TOOLS,
   DEFAULT_FIT_CONTEXT,
@@ -26,6 +25,7 @@ import { Conversation, countSteps } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import { isOwnEvent, type AgentEvent } from "./events.js";
 import { fitContext, type ContextFit } from "../memory/fit-context.js";
+import { generateCounted } from "./generate-counted.js";
 import { summarizeEvent } from "./summarize-event.js";
 import { runValidators, type Validator } from "./validator.js";
 
@@ -275,24 +275,7 @@ export class Agent {
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
       ...(signal && { signal }),
     };
-    const started = performance.now();
-    state.stats.modelCalls++;
-    try {
-      const text = await raceAbort(
-        Promise.resolve().then(() => this.model.generate(prompt, options)),
-        signal,
-      );
-      if (typeof text !== "string") throw new TypeError(`model.generate returned ${typeof text}, not a string`);
-      return text;
-    } finally {
-      state.stats.modelMs += performance.now() - started;
-      const s = this.model.stats;
-      if (s) {
-        state.stats.promptTokens += s.promptTokens;
-        state.stats.evaluatedPromptTokens += s.evaluatedPromptTokens;
-        state.stats.generatedTokens += s.generatedTokens;
-      }
-    }
+    return (await generateCounted(this.model, prompt, options, state.stats)).text;
   }
 
   async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {
