@@ -38,9 +38,12 @@ export interface CallSkillsAction {
   repaired?: boolean;
 }
 
-/** Why a reply was refused: one of the parse cases, or a validator's name. */
+/**
+ * Why a reply was refused: one of the parse cases, or a validator's name. `schema_mismatch`: a structured reply (a
+ * workflow's `ctx.ask` with a schema) that does not match its schema.
+ */
 export type ValidationErrorType =
-  "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference";
+  "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference" | "schema_mismatch";
 
 /**
  * A reply that was refused, by parsing or by a validator (the `validation-error` event carries it); `feedback` is
