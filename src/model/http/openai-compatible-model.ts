@@ -1,0 +1,336 @@
+import { abortError, raceAbort } from "../../abort.js";
+import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
+import { createLimiter, type Limiter } from "../../promise-pool.js";
+import { gemma3ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
+import { connectServer, type ServerConnection } from "./connect-server.js";
+import { DEFAULT_HTTP_MAX_CONCURRENCY, DEFAULT_HTTP_RETRIES, DEFAULT_HTTP_TIMEOUT_MS } from "./defaults.js";
+import { DIALECTS, type DialectOption, type ServerDialect } from "./dialects.js";
+import { HttpModelError } from "./http-model-error.js";
+import { decodeMessages, messagesChatFormat } from "./messages-format.js";
+import { openAIPiece, ollamaPiece, readReply, type StreamedReply } from "./reply-stream.js";
+import { wireRequest, type ReplyRequest } from "./request-body.js";
+import { withRetries } from "./retry.js";
+import { openRequest, requestJson } from "./server-request.js";
+import { ServerStats } from "./server-stats.js";
+import { normalizeBaseURL, serverRoot } from "./server-url.js";
+import { sseData, streamLines } from "./stream-lines.js";
+import { WireConstraints } from "./wire-constraints.js";
+
+/**
+ * How prompts reach the server. `chat` (default): the agent's turns as chat messages, the server applies the model's
+ * chat template. `completion` (llama-server): our own rendered Gemma prompt on `/v1/completions` with `cache_prompt`,
+ * so that each step of a run evaluates only its new tokens, and decoding sees exactly the prompt the local loader would.
+ */
+export type PromptMode = "chat" | "completion";
+
+/**
+ * How a `jsonSchema` constrains replies. `auto` / `json-schema`: the schema in the dialect's own field
+ * (`response_format`, Ollama's `format`); `gbnf`: our compiled GBNF as `grammar` (llama-server), the grammar the local
+ * loader uses; `none`: unconstrained (the parser alone checks replies).
+ */
+export type StructuredOutput = "auto" | "json-schema" | "gbnf" | "none";
+
+/** Options of {@link openAICompatibleModel}. */
+export interface OpenAICompatibleModelOptions {
+  /** e.g. `http://127.0.0.1:8080/v1` (a URL without a path gets `/v1`). */
+  baseURL: string;
+  /** The model name requests carry; `""`: the server's only model. */
+  model: string;
+  /** Sent as `Authorization: Bearer ...` (hosted servers; local ones need none). */
+  apiKey?: string;
+  /** Default `auto`: detected once, from what the server answers (see `info.dialect` and `info.detectedBy`). */
+  dialect?: DialectOption;
+  /** A request that receives nothing for this long is given up. Default DEFAULT_HTTP_TIMEOUT_MS (2 min). */
+  timeoutMs?: number;
+  /** Retries after a connection error, 429 or 503, with backoff and jitter. Default DEFAULT_HTTP_RETRIES (3). */
+  retries?: number;
+  /** Requests in flight at once from this handle; more wait. Default DEFAULT_HTTP_MAX_CONCURRENCY (4). */
+  maxConcurrency?: number;
+  /** Default `chat`. `completion` needs llama-server. */
+  promptMode?: PromptMode;
+  /** Default `auto` (the JSON Schema in the dialect's field). `gbnf` needs llama-server. */
+  structuredOutput?: StructuredOutput;
+  /** `completion` mode: the turn markup to render. Default: the Gemma format of the server's chat template, else Gemma 3. */
+  chatFormat?: ChatFormat;
+  /** Sampling temperature when a call gives none. Default 0 (greedy), as the local loader. */
+  temperature?: number;
+  /** Sampling seed sent with every request (servers that take one). */
+  seed?: number;
+  /** Told before each retry: what failed, which retry (1-based), and the wait in ms. */
+  onRetry?: (error: HttpModelError, retry: number, delayMs: number) => void;
+  /** Random numbers in [0, 1) for the retry jitter. Default Math.random. */
+  random?: () => number;
+}
+
+/** {@link ModelInfo} of a model on a server, plus which server it is and how it is spoken to. */
+export interface HttpModelInfo extends ModelInfo {
+  /** The dialect in use (`auto` until the first request or `connect()` found it). */
+  dialect: ServerDialect | "auto";
+  /** What decided the dialect: the server's answer that said so, or `given`. */
+  detectedBy: string;
+  baseURL: string;
+  promptMode: PromptMode;
+  /** The field constraining replies: `json-schema` (in the dialect's field), `gbnf` or `none`. */
+  structuredOutput: "json-schema" | "gbnf" | "none";
+  /** The models the server lists. */
+  models?: readonly string[];
+  /** llama-server: requests it decodes at once. */
+  slots?: number;
+}
+
+/**
+ * A model served over HTTP by an OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM Studio, OpenAI)
+ * behind the {@link ModelHandle} interface: the same loop, grammar guarantee (the action schema goes to the server's
+ * constrained decoding), events and reports as a local model. Every request streams (`onToken`), is cancelled by the
+ * call's `signal`, gives up after `timeoutMs` of silence, and is retried with backoff on connection errors, 429 and
+ * 503. Failures are {@link HttpModelError}s with a stable `code`.
+ */
+export class OpenAICompatibleModel implements ModelHandle {
+  readonly #options: OpenAICompatibleModelOptions & { baseURL: string };
+  readonly #limit: Limiter;
+  readonly #stats = new ServerStats();
+  readonly #constraints = new WireConstraints();
+  #connecting: Promise<ServerConnection> | undefined;
+  #connection: ServerConnection | undefined;
+  #retries = 0;
+
+  constructor(options: OpenAICompatibleModelOptions) {
+    this.#options = { ...options, baseURL: normalizeBaseURL(options.baseURL) };
+    this.#limit = createLimiter(options.maxConcurrency ?? DEFAULT_HTTP_MAX_CONCURRENCY);
+  }
+
+  /**
+   * Ask the server, once, what it is (dialect, models, llama-server's context and template) and check the options
+   * against it; `generate` does it on first use. Call it before building an Agent in `completion` mode, so that the
+   * agent renders with the server's Gemma format. Throws an {@link HttpModelError}; a later call asks again.
+   */
+  async connect(signal?: AbortSignal): Promise<HttpModelInfo> {
+    this.#connecting ??= this.#open().catch((error: unknown) => {
+      this.#connecting = undefined;
+      throw error;
+    });
+    await raceAbort(this.#connecting, signal);
+    return this.info;
+  }
+
+  get info(): HttpModelInfo {
+    const c = this.#connection;
+    const o = this.#options;
+    const format = this.chatFormat;
+    return {
+      architecture: format === messagesChatFormat ? "unknown" : format.name,
+      name: c?.model ?? o.model,
+      contextLength: c?.contextSize ?? 0,
+      vocabularySize: 0,
+      quantization: "unknown",
+      dialect: c?.dialect ?? o.dialect ?? "auto",
+      detectedBy: c?.detectedBy ?? "not connected yet",
+      baseURL: o.baseURL,
+      promptMode: o.promptMode ?? "chat",
+      structuredOutput:
+        o.structuredOutput === "gbnf" || o.structuredOutput === "none" ? o.structuredOutput : "json-schema",
+      ...(c?.models && { models: c.models }),
+      ...(c?.slots !== undefined && { slots: c.slots }),
+    };
+  }
+
+  /** `chat` mode: messages (the server's template renders them); `completion`: a Gemma format. */
+  get chatFormat(): ChatFormat {
+    if ((this.#options.promptMode ?? "chat") === "chat") return messagesChatFormat;
+    return this.#options.chatFormat ?? this.#connection?.templateFormat ?? gemma3ChatFormat;
+  }
+
+  get stats(): GenerationStats {
+    return this.#stats.snapshot;
+  }
+
+  /** Retries made so far (connection errors, 429, 503), over every request. */
+  get retriesMade(): number {
+    return this.#retries;
+  }
+
+  /** llama-server: the context of one slot (the agent fits prompts into it); otherwise unknown. */
+  get contextSize(): number | undefined {
+    return this.#connection?.contextSize;
+  }
+
+  /**
+   * llama-server: the tokens this prompt takes on the server (`/tokenize`; in `chat` mode after `/apply-template`),
+   * so that the agent can keep prompt + reply inside the server's context. Other servers cannot count.
+   */
+  async countTokens(prompt: string): Promise<number> {
+    const connection = await this.#connect(undefined);
+    if (!DIALECTS[connection.dialect].rawCompletion)
+      throw new HttpModelError("unsupported", `${connection.dialect} servers cannot count tokens`);
+    const root = serverRoot(this.#options.baseURL);
+    let content = this.#rawPrompt(prompt, connection);
+    if (this.chatFormat === messagesChatFormat) {
+      const applied = await this.#json(`${root}/apply-template`, { messages: decodeMessages(prompt) });
+      content = String((applied as { prompt?: unknown }).prompt ?? "");
+    }
+    const tokens = await this.#json(`${root}/tokenize`, { content, add_special: true, parse_special: true });
+    const list = (tokens as { tokens?: unknown }).tokens;
+    if (!Array.isArray(list)) throw new HttpModelError("bad_response", `${root}/tokenize answered no tokens`);
+    return list.length;
+  }
+
+  async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
+    const { signal } = options;
+    if (signal?.aborted) throw abortError(signal.reason);
+    const connection = await this.#connect(signal);
+    return raceAbort(
+      this.#limit(() => {
+        if (signal?.aborted) throw abortError(signal.reason);
+        return this.#generateOn(connection, prompt, options);
+      }),
+      signal,
+    );
+  }
+
+  /** Nothing to release (no connection is held between requests); here so the CLI treats every model alike. */
+  dispose(): void {}
+
+  async #connect(signal: AbortSignal | undefined): Promise<ServerConnection> {
+    await this.connect(signal);
+    return this.#connection!;
+  }
+
+  async #open(): Promise<ServerConnection> {
+    const o = this.#options;
+    const target = { baseURL: o.baseURL, ...(o.apiKey !== undefined && { apiKey: o.apiKey }) };
+    const connection = await withRetries(
+      () => connectServer(target, { dialect: o.dialect ?? "auto", model: o.model }),
+      this.#retryPolicy(undefined),
+    );
+    const traits = DIALECTS[connection.dialect];
+    if (o.promptMode === "completion" && !traits.rawCompletion)
+      throw new HttpModelError(
+        "unsupported",
+        `${o.baseURL} is a ${connection.dialect} server: completion mode (our own prompt, cache_prompt) needs llama-server; use chat mode`,
+      );
+    if (o.structuredOutput === "gbnf" && !traits.gbnf)
+      throw new HttpModelError(
+        "unsupported",
+        `${o.baseURL} is a ${connection.dialect} server: a GBNF grammar needs llama-server; use structuredOutput json-schema`,
+      );
+    this.#connection = connection;
+    return connection;
+  }
+
+  #retryPolicy(signal: AbortSignal | undefined) {
+    const o = this.#options;
+    return {
+      retries: o.retries ?? DEFAULT_HTTP_RETRIES,
+      ...(signal && { signal }),
+      ...(o.random && { random: o.random }),
+      onRetry: (error: HttpModelError, retry: number, delayMs: number) => {
+        this.#retries++;
+        o.onRetry?.(error, retry, delayMs);
+      },
+    };
+  }
+
+  /** Our rendered prompt as llama-server takes it: without the BOS text it adds itself. */
+  #rawPrompt(prompt: string, connection: ServerConnection): string {
+    const bos = connection.bosText;
+    return bos !== undefined && prompt.startsWith(bos) ? prompt.slice(bos.length) : prompt;
+  }
+
+  #replyRequest(connection: ServerConnection, prompt: string, options: GenerateOptions): ReplyRequest {
+    const o = this.#options;
+    const chat = this.chatFormat === messagesChatFormat;
+    const constraint = this.#constraints.for(options.jsonSchema, o.structuredOutput ?? "auto");
+    const seed = o.seed;
+    return {
+      dialect: connection.dialect,
+      model: connection.model,
+      input: chat ? { messages: decodeMessages(prompt) } : { prompt: this.#rawPrompt(prompt, connection) },
+      maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
+      temperature: options.temperature ?? o.temperature ?? 0,
+      ...(constraint && { constraint }),
+      ...(seed !== undefined && { seed }),
+      ...(!chat && this.chatFormat.endOfTurn !== "" && { stop: [this.chatFormat.endOfTurn] }),
+    };
+  }
+
+  async #generateOn(connection: ServerConnection, prompt: string, options: GenerateOptions): Promise<string> {
+    const wire = wireRequest(this.#replyRequest(connection, prompt, options));
+    const url = `${serverRoot(this.#options.baseURL)}${wire.path}`;
+    let delivered = false;
+    const startedMs = performance.now();
+    let firstTextMs: number | undefined;
+    const onText = (text: string) => {
+      firstTextMs ??= performance.now();
+      delivered = true;
+      options.onToken?.(text);
+    };
+    const reply = await withRetries(
+      () => this.#streamOnce(url, wire, options.signal, onText, () => delivered && !!options.onToken),
+      this.#retryPolicy(options.signal),
+    );
+    this.#stats.record(reply.usage, {
+      startedMs,
+      endedMs: performance.now(),
+      ...(firstTextMs !== undefined && { firstTextMs }),
+    });
+    return reply.text;
+  }
+
+  /** One streamed request; a connection lost after text reached `onToken` is not retried (the text was shown). */
+  async #streamOnce(
+    url: string,
+    wire: ReturnType<typeof wireRequest>,
+    signal: AbortSignal | undefined,
+    onText: (text: string) => void,
+    shown: () => boolean,
+  ): Promise<StreamedReply> {
+    const o = this.#options;
+    const { response, watch } = await openRequest({
+      url,
+      body: wire.body,
+      timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
+      ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+      ...(signal && { signal }),
+    });
+    try {
+      const lines = streamLines(response, watch);
+      return wire.stream === "ndjson"
+        ? await readReply(lines, ollamaPiece, url, onText)
+        : await readReply(sseData(lines), openAIPiece, url, onText);
+    } catch (error) {
+      const failure = watch.failure(error, url);
+      if (failure instanceof HttpModelError && failure.retryable && shown())
+        throw new HttpModelError(failure.code, `${failure.message} (after part of the reply was streamed)`, {
+          url,
+          retryable: false,
+        });
+      throw failure;
+    } finally {
+      watch.stop();
+    }
+  }
+
+  #json(url: string, body: unknown): Promise<unknown> {
+    const o = this.#options;
+    return withRetries(
+      () =>
+        requestJson({
+          url,
+          body,
+          timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
+          ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+        }),
+      this.#retryPolicy(undefined),
+    );
+  }
+}
+
+/**
+ * A {@link ModelHandle} for a model on an OpenAI-compatible server:
+ * `openAICompatibleModel({ baseURL: "http://127.0.0.1:8080/v1", model: "gemma-3-270m" })`. Nothing is sent until
+ * `connect()` or the first `generate`.
+ */
+export function openAICompatibleModel(options: OpenAICompatibleModelOptions): OpenAICompatibleModel {
+  return new OpenAICompatibleModel(options);
+}

@@ -1,0 +1,203 @@
+/**
+ * Test helper: a small model server on 127.0.0.1 (real node:http, real sockets) that speaks one dialect's probes and
+ * streaming protocol, records every request it gets, and injects faults on demand. Used only for what a real server
+ * cannot be made to do on cue: dropped connections, 503 / 429 with Retry-After, a slow drip, a hang, a server that
+ * ignores the schema. The replies themselves are scripted: `reply(body)` says what the "model" writes.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export type FakeDialect = "llama-server" | "vllm" | "ollama" | "lmstudio" | "openai";
+
+/** A fault for the next generate request (they are used up in order; none left: a normal answer). */
+export type Fault =
+  | { kind: "status"; status: number; retryAfter?: string; body?: string }
+  /** The socket is destroyed before any answer. */
+  | { kind: "drop" }
+  /** The answer starts streaming, then the socket is destroyed after `pieces` pieces. */
+  | { kind: "drop-mid"; pieces: number }
+  /** Headers, then nothing (until the client gives up). */
+  | { kind: "hang" }
+  /** Each piece `everyMs` apart. */
+  | { kind: "drip"; everyMs: number };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  authorization?: string;
+}
+
+export interface FakeServerOptions {
+  dialect: FakeDialect;
+  /** Names `/v1/models` lists. Default ["fake-model"]. */
+  models?: string[];
+  /** What the model writes for a generate request. Default: a final answer. */
+  reply?: (body: Record<string, unknown>) => string;
+  /** Split each reply into pieces of this many characters. Default 4. */
+  pieceChars?: number;
+  /** Wait before answering each generate request (ms): a busy model. */
+  latencyMs?: number;
+}
+
+export interface FakeServer {
+  /** `http://127.0.0.1:<port>/v1` */
+  baseURL: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Generate requests only (chat / completions). */
+  generateRequests(): RecordedRequest[];
+  faults: Fault[];
+  /** Generate requests being answered right now, and the most at once so far. */
+  inFlight: number;
+  maxInFlight: number;
+  /** Connections the server saw closed by the client before the answer ended. */
+  clientClosed: number;
+  close(): Promise<void>;
+}
+
+const GENERATE_PATHS = new Set(["/v1/chat/completions", "/v1/completions", "/api/chat"]);
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+/** The probe answers of each dialect; undefined: 404. */
+function probeAnswer(dialect: FakeDialect, path: string, models: string[]): unknown {
+  const list = { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: ownerOf(dialect) })) };
+  if (path === "/v1/models") return list;
+  if (dialect === "llama-server" && path === "/props")
+    return {
+      default_generation_settings: { n_ctx: 4096 },
+      total_slots: 2,
+      bos_token: "<bos>",
+      chat_template: "{{ bos_token }}<start_of_turn>user ...",
+      build_info: "b0-fake",
+    };
+  if (dialect === "llama-server" && path === "/tokenize") return { tokens: [1, 2, 3] };
+  if (dialect === "llama-server" && path === "/apply-template") return { prompt: "<bos><start_of_turn>user\nhi" };
+  if (dialect === "ollama" && path === "/api/version") return { version: "0.9.0" };
+  if (dialect === "ollama" && path === "/api/tags") return { models: models.map((name) => ({ name })) };
+  if (dialect === "lmstudio" && path === "/api/v0/models") return list;
+  return undefined;
+}
+
+function ownerOf(dialect: FakeDialect): string {
+  return dialect === "vllm" ? "vllm" : dialect === "llama-server" ? "llamacpp" : "organization_owner";
+}
+
+/** The streamed messages of one reply in the dialect's protocol. */
+function replyMessages(dialect: FakeDialect, path: string, text: string, pieceChars: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += pieceChars) pieces.push(text.slice(i, i + pieceChars));
+  if (dialect === "ollama") {
+    return [
+      ...pieces.map((p) => `${JSON.stringify({ message: { role: "assistant", content: p }, done: false })}\n`),
+      `${JSON.stringify({ message: { role: "assistant", content: "" }, done: true, done_reason: "stop", prompt_eval_count: 20, eval_count: pieces.length, eval_duration: 1e8 })}\n`,
+    ];
+  }
+  const chunk = (p: string) =>
+    path === "/v1/completions"
+      ? { choices: [{ index: 0, text: p }] }
+      : { choices: [{ index: 0, delta: { content: p } }] };
+  const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  return [
+    ...pieces.map((p) => sse(chunk(p))),
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+    sse({
+      choices: [],
+      usage: { prompt_tokens: 30, completion_tokens: pieces.length, prompt_tokens_details: { cached_tokens: 10 } },
+    }),
+    "data: [DONE]\n\n",
+  ];
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  let text = "";
+  for await (const chunk of req) text += String(chunk);
+  return text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Start a fake server of `options.dialect` on 127.0.0.1 (a free port). */
+export async function startFakeServer(options: FakeServerOptions): Promise<FakeServer> {
+  const models = options.models ?? ["fake-model"];
+  const reply = options.reply ?? (() => JSON.stringify({ final_answer: "done" }));
+  const sockets = new Set<Socket>();
+  const state = {
+    requests: [] as RecordedRequest[],
+    faults: [] as Fault[],
+    inFlight: 0,
+    maxInFlight: 0,
+    clientClosed: 0,
+  };
+
+  async function answerGenerate(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
+    const fault = state.faults.shift();
+    if (fault?.kind === "drop") return void req.socket.destroy();
+    if (fault?.kind === "status") {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
+      res.writeHead(fault.status, headers);
+      return void res.end(fault.body ?? JSON.stringify({ error: { code: fault.status, message: "fake failure" } }));
+    }
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    let finished = false;
+    res.on("close", () => {
+      state.inFlight--;
+      if (!finished) state.clientClosed++;
+    });
+    if (options.latencyMs) await sleep(options.latencyMs);
+    const ndjson = options.dialect === "ollama";
+    res.writeHead(200, { "content-type": ndjson ? "application/x-ndjson" : "text/event-stream" });
+    if (fault?.kind === "hang") return void res.flushHeaders();
+    const messages = replyMessages(options.dialect, req.url ?? "", reply(body), options.pieceChars ?? 4);
+    for (const [index, message] of messages.entries()) {
+      if (res.destroyed) return;
+      if (fault?.kind === "drop-mid" && index >= fault.pieces) {
+        await sleep(50); // the pieces written reach the client before the connection goes
+        return void req.socket.destroy();
+      }
+      if (fault?.kind === "drip") await sleep(fault.everyMs);
+      res.write(message);
+    }
+    finished = true;
+    res.end();
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      const body = await readBody(req);
+      state.requests.push({
+        method: req.method ?? "GET",
+        path,
+        ...(body && { body }),
+        ...(req.headers.authorization && { authorization: req.headers.authorization }),
+      });
+      if (GENERATE_PATHS.has(path) && req.method === "POST") return answerGenerate(req, res, body ?? {});
+      const answer = probeAnswer(options.dialect, path, models);
+      if (answer === undefined) return json(res, 404, { error: { code: 404, message: `no route ${path}` } });
+      json(res, 200, answer);
+    })();
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(state, {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    port,
+    generateRequests: () => state.requests.filter((r) => GENERATE_PATHS.has(r.path)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  });
+}
