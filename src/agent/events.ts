@@ -80,6 +80,15 @@ export interface ContextTrimmedEvent extends EventBase {
   contextSize: number;
   /** Tokens left for the reply (less than the step's maxTokens only when nothing more could be dropped). */
   replyTokens: number;
+  /**
+   * With a conversation (`Agent.invoke`): how far its earlier turns are trimmed, as a level of memory/history.ts (old
+   * skill results taken out first, then whole old turns left out); `droppedSteps` then counts this turn's steps only.
+   */
+  historyLevel?: number;
+  /** The memory's token budget the prompt was fitted to, when the agent has one. */
+  tokenBudget?: number;
+  /** The counts are estimates: the model has no tokenizer (see memory/token-counter.ts). */
+  estimated?: true;
 }
 
 /** The iteration budget ran out without an answer. */
@@ -164,6 +173,52 @@ export interface WorkflowNoteEvent extends EventBase {
   data?: unknown;
 }
 
+/** Which of an agent's constraints (a definition's `constraints`) a run exceeded. */
+export type ConstraintName = "max_latency_ms" | "max_total_tokens" | "forbidden_pattern";
+
+/**
+ * A run exceeded one of its agent's constraints (latency, total tokens, an answer matching a forbidden pattern): it
+ * ends with `stopReason: "constraint_violated"`. Local models cost no money: their budget is tokens and time.
+ */
+export interface ConstraintViolatedEvent extends EventBase {
+  type: "constraint-violated";
+  constraint: ConstraintName;
+  /** The limit: milliseconds, tokens, or the pattern as written. */
+  limit: number | string;
+  /** What the run reached: milliseconds or tokens (absent for a pattern). */
+  actual?: number;
+  /** The answer that matched the forbidden pattern (it is not the run's answer). */
+  answer?: string;
+  /** One line saying which constraint and by how much. */
+  message: string;
+}
+
+/**
+ * Something that did not stop the run but that its caller should know: `answer_at_max_iterations` (the budget ran
+ * out and, as the agent's `onMaxIterations: "warn_and_return"` asks, the last answer candidate is returned),
+ * `summary_failed` (the model could not summarize old turns: they were left out instead).
+ */
+export interface WarningEvent extends EventBase {
+  type: "warning";
+  code: "answer_at_max_iterations" | "summary_failed";
+  message: string;
+}
+
+/**
+ * The oldest turns of a conversation left its prompt and a summary the model wrote stands for them (`trim_policy:
+ * summarize_oldest`); the summary's tokens count in the budget like any other text.
+ */
+export interface MemorySummarizedEvent extends EventBase {
+  type: "memory-summarized";
+  /** Turns the summary now stands for, counted from the conversation's start (an earlier summary's included). */
+  summarizedTurns: number;
+  /** `index` of the newest turn it stands for. */
+  covers: number;
+  summaryTokens: number;
+  /** The counts are estimates (the model has no tokenizer). */
+  estimated?: true;
+}
+
 /** Every event a run emits. */
 export type AgentEvent =
   | CallSkillEvent
@@ -179,14 +234,26 @@ export type AgentEvent =
   | ContextTrimmedEvent
   | ModelCallEvent
   | WorkflowErrorEvent
-  | WorkflowNoteEvent;
+  | WorkflowNoteEvent
+  | ConstraintViolatedEvent
+  | WarningEvent
+  | MemorySummarizedEvent;
 
 /** The `type` names of events. */
 export type AgentEventType = AgentEvent["type"];
 
-/** Why a run stopped. `workflow_error`: a workflow (not the loop) threw. */
+/**
+ * Why a run stopped. `workflow_error`: a workflow (not the loop) threw; `constraint_violated`: the run exceeded one of
+ * its agent's constraints (a `constraint-violated` event says which).
+ */
 export type StopReason =
-  "answer" | "max_iterations" | "retries_exhausted" | "model_error" | "aborted" | "workflow_error";
+  | "answer"
+  | "max_iterations"
+  | "retries_exhausted"
+  | "model_error"
+  | "aborted"
+  | "workflow_error"
+  | "constraint_violated";
 
 /** Counters of one run. */
 export interface RunStats {

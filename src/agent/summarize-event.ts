@@ -33,5 +33,11 @@ export function summarizeEvent(event: AgentEvent): string {
       return `workflow-error in ${event.workflow}: ${oneLine(event.message)}`;
     case "workflow-note":
       return `workflow-note ${event.label}: ${oneLine(event.message)}`;
+    case "constraint-violated":
+      return `constraint-violated (${event.constraint}): ${oneLine(event.message)}`;
+    case "warning":
+      return `warning (${event.code}): ${oneLine(event.message)}`;
+    case "memory-summarized":
+      return `memory-summarized: turns 1-${event.covers} now a summary of ${event.summaryTokens} tokens`;
   }
 }

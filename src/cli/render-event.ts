@@ -35,5 +35,11 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `${indent}workflow ${event.workflow} failed: ${oneLine(event.message)}`;
     case "workflow-note":
       return `${indent}[${event.step}] ${event.label}: ${oneLine(event.message)}`;
+    case "constraint-violated":
+      return `${indent}stopped: ${oneLine(event.message)}`;
+    case "warning":
+      return `${indent}warning: ${oneLine(event.message)}`;
+    case "memory-summarized":
+      return `${indent}memory: turns up to ${event.covers} summarized (${event.summaryTokens} tokens)`;
   }
 }
