@@ -26,7 +26,7 @@ import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import { isOwnEvent, type AgentEvent } from "./events.js";
 import { fitContext, type ContextFit } from "../memory/fit-context.js";
 import { generateCounted } from "./generate-counted.js";
-import { summarizeEvent } from "./summarize-event.js";
+import { countValidationError, stopAtMaxIterations } from "./stop-run.js";
 import { runValidators, type Validator } from "./validator.js";
 
 /** How an Agent is built. */
@@ -286,7 +286,7 @@ export class Agent {
     };
     for (;;) {
       if (signal?.aborted) return aborted();
-      if (state.iterations >= options.maxIterations) return this.#maxIterations(state);
+      if (state.iterations >= options.maxIterations) return stopAtMaxIterations(state);
       this.#startFinalRound(state, options.maxIterations);
       let reply: ParsedReply;
       try {
@@ -299,7 +299,7 @@ export class Agent {
       }
       if (signal?.aborted) return aborted();
       if (reply.type === "validation-error") {
-        this.#countValidationError(state, reply);
+        countValidationError(state, reply);
         state.emit(reply);
         if (state.retries > options.maxRetries) return state.finish("retries_exhausted");
         continue;
@@ -391,28 +391,5 @@ export class Agent {
       step: state.iterations + 1,
     });
     return fit;
-  }
-
-  #countValidationError(state: AgentState, reply: Extract<ParsedReply, { type: "validation-error" }>): void {
-    state.retries++;
-    state.stats.validationErrors++;
-    const key = reply.errorType ?? reply.validatorName;
-    state.stats.validationErrorsByType[key] = (state.stats.validationErrorsByType[key] ?? 0) + 1;
-    if (reply.validatorName === "non_empty_final_answer") state.stats.emptyAnswers++;
-  }
-
-  #maxIterations(state: AgentState): void {
-    const last = state.stream
-      .toArray()
-      .filter((e) => isOwnEvent(e, state.depth))
-      .at(-1);
-    state.finish("max_iterations");
-    const partialState = state.snapshot();
-    state.emit({
-      type: "max-iterations",
-      iterations: state.iterations,
-      lastActionSummary: last ? summarizeEvent(last) : "no action",
-      partialState,
-    });
   }
 }

@@ -346,3 +346,29 @@ export async function dispatchAction(
   for (const event of record.events) state.emit(event);
   return "done";
 }
+
+/** What one call made by code (a workflow's `ctx.call`) came to: the skill's value and its text, a failure, or an abort. */
+export type CallResult =
+  | { status: "ok"; value: unknown; result: string }
+  | { status: "failed"; message: string; guard?: string }
+  | { status: "aborted" };
+
+/**
+ * One call that code makes, not the model (a workflow's `ctx.call`): the same repetition control, guards, approval,
+ * timeout and result cap as the loop's calls, the same `call-skill` (marked `origin: "workflow"`, with no reply of
+ * its own) and `observation` / `tool-error` events. Returns the skill's value (a repeat answered from an earlier
+ * identical call returns that call's value), the failure as the model would have seen it, or "aborted".
+ */
+export async function dispatchCall(call: SkillCall, state: AgentState, ctx: DispatchContext): Promise<CallResult> {
+  const action: CallSkillAction = { type: "call-skill", ...call, raw: "" };
+  const announce = (announcement: Announcement) => state.emit({ ...action, ...announcement, origin: "workflow" });
+  const record = await runOneCall({ call, state, ctx, announce });
+  if (record.aborted) return { status: "aborted" };
+  for (const event of record.events) state.emit(event);
+  const outcome = record.events[0];
+  if (outcome?.type === "observation" && !record.failed)
+    return { status: "ok", value: record.value, result: outcome.result };
+  if (outcome?.type === "tool-error")
+    return { status: "failed", message: outcome.message, ...(outcome.guard !== undefined && { guard: outcome.guard }) };
+  return { status: "failed", message: "the call produced no result" };
+}
