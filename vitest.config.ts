@@ -12,6 +12,9 @@ const LLAMA = [
   "test/cli/**/*.test.ts",
   "test/scripts/**/*.test.ts",
   "test/eval/child-process.test.ts",
+  // the built CLI against model servers, and the real llama-server (issue 16)
+  "test/http/cli-*.test.ts",
+  "test/http/real-*.test.ts",
 ];
 
 export default defineConfig({

@@ -15,8 +15,9 @@ import { terminalApprover } from "./approve-prompt.js";
 import { isInteractive } from "./terminal-question.js";
 import { gpuOption, modelFlags, modelOptions, type ModelCommandOptions } from "./model-options.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
+import { modelSpecWithServer, serverOptions, type ServerCommandOptions } from "./server-model.js";
 
-interface AskOptions extends ModelCommandOptions, LoopCommandOptions {
+interface AskOptions extends ModelCommandOptions, LoopCommandOptions, ServerCommandOptions {
   model?: string;
   maxIterations?: number;
   maxRetries?: number;
@@ -124,8 +125,9 @@ type Trace = ReturnType<typeof openTrace>;
 /** The model `--model` names, found (or offered for download) and loaded; a failure closes the trace first. */
 async function loadAskModel(io: CliIO, options: AskOptions, progress: Progress, trace: Trace) {
   try {
-    const resolved = await resolveModelForCli(io, options.model, progress);
-    const model = await loadModelForCli(resolved, modelFlags(options), progress);
+    const spec = modelSpecWithServer(options.model, options);
+    const resolved = await resolveModelForCli(io, spec, progress);
+    const model = await loadModelForCli(resolved, modelFlags(options), progress, { io, options });
     return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
   } catch (error) {
     trace?.close();
@@ -207,7 +209,7 @@ async function ask(
 
 /** `gemma-agent ask QUESTION [--model M] [--skills ...] [--json] [--trace FILE]`: one run of the agent. */
 const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
-  loopOptions(modelOptions(new Command("ask")))
+  serverOptions(loopOptions(modelOptions(new Command("ask"))))
     .description("Ask a question; the model answers, calling skills as it needs them.")
     .argument("[question]", "the question, in quotes; - (or nothing, when piped) reads it from stdin")
     .option(
@@ -232,7 +234,7 @@ const askCommand: CommandFactory = (io: CliIO, setExitCode) =>
     .addOption(gpuOption())
     .addHelpText(
       "after",
-      `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`,
+      `\nExamples:\n  ${hint(io, 'ask "What is 17% of 2,340?" --skills calculator')}\n  ${hint(io, 'ask "What is 17% of 2,340?" --model http://127.0.0.1:8080/v1#gemma-3-270m')}   (a model on a llama-server, vLLM, Ollama or LM Studio server)\n  ${hint(io, 'ask "What is 17% of 2,340?" --model script:examples/replies/percent.json')}   (scripted replies: no model needed)\n  echo "How many km is 26.2 miles?" | ${hint(io, "ask --json")}\n`,
     )
     .action((argument: string | undefined, options: AskOptions) => ask(io, argument, options, setExitCode));
 

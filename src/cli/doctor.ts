@@ -6,6 +6,8 @@ import { catalogDownloadStatus, modelsDir, modelsDirs } from "../model/models-di
 import { EXIT, hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
 import type { CommandFactory } from "./command.js";
+import { serverDoctorChecks } from "./doctor-server.js";
+import { modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
 
 /** One line of the doctor's report. */
 interface Check {
@@ -117,12 +119,21 @@ function modelsChecks(io: CliIO): Check[] {
 const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
   new Command("doctor")
     .description(
-      "Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory.",
+      "Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory; or, with --server, a model server.",
     )
     .option("--json", "print one JSON document")
-    .addHelpText("after", `\nExample:\n  ${hint(io, "doctor")}\n`)
-    .action(async (options: { json?: boolean }) => {
-      const checks = [nodeCheck(), ...(await backendChecks()), ...modelsChecks(io)];
+    .option("--server <url>", "check a model server instead: reachable, dialect, models, structured output")
+    .option("--server-model <name>", "the model on --server to check (default: the server's only model)")
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${hint(io, "doctor")}\n  ${hint(io, "doctor --server http://127.0.0.1:8080/v1")}\n`,
+    )
+    .action(async (options: { json?: boolean } & ServerCommandOptions) => {
+      const spec = modelSpecWithServer(undefined, options);
+      const checks: Check[] =
+        spec !== undefined
+          ? await serverDoctorChecks(io, spec, options)
+          : [nodeCheck(), ...(await backendChecks()), ...modelsChecks(io)];
       if (options.json) io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
       else {
         const mark = { ok: "✓", warn: "!", fail: "✗" } as const;

@@ -13,6 +13,8 @@ import { chatFormatForArchitecture, gemma3ChatFormat } from "../prompt/chat-form
 import { hint, type CliIO } from "./cli-io.js";
 import { countTokens } from "./inspect-tokens.js";
 import { budgetsForModel, scriptedReplies, SCRIPT_PREFIX } from "./model-setup.js";
+import { DIALECTS, isServerUrl, openAICompatibleModel, type OpenAICompatibleModel } from "../model/http/index.js";
+import { modelSpecWithServer, serverModelOptions, serverOptions, type ServerCommandOptions } from "./server-model.js";
 import { parseListOption } from "./parse-options.js";
 import type { CommandFactory } from "./command.js";
 import { selectSkills } from "./skill-selection.js";
@@ -31,7 +33,9 @@ interface ModelView {
   trainedContextLength: number | null;
   budgets: ModelBudgets;
   /** Where the description comes from. */
-  source: "gguf" | "catalog" | "script";
+  source: "gguf" | "catalog" | "script" | "server";
+  /** A model on a server: the connected handle (it counts tokens on llama-server, and renders the prompt). */
+  server?: OpenAICompatibleModel;
   /** Why there are no token counts, when there are none. */
   noTokens?: string;
 }
@@ -40,8 +44,9 @@ interface ModelView {
  * The model as far as it can be known without a download: a GGUF's header when the file is there; a catalog alias
  * that is not downloaded is described from the catalog; `script:` replies have no model at all.
  */
-async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView> {
+async function viewModel(io: CliIO, spec: string | undefined, options: InspectOptions): Promise<ModelView> {
   const wanted = spec ?? defaultModelAlias();
+  if (isServerUrl(wanted)) return viewServerModel(io, wanted, options);
   if (wanted.startsWith(SCRIPT_PREFIX)) {
     const path = resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length));
     scriptedReplies(path); // a bad file is reported here, as `ask` would
@@ -91,8 +96,27 @@ async function viewModel(io: CliIO, spec: string | undefined): Promise<ModelView
   }
 }
 
+/** A model on a server, as the server describes it (connected to: dialect, models, llama-server's context). */
+async function viewServerModel(io: CliIO, spec: string, options: InspectOptions): Promise<ModelView> {
+  const server = openAICompatibleModel(serverModelOptions(spec, options, io.env));
+  const info = await server.connect(io.signal);
+  const counts = DIALECTS[info.dialect === "auto" ? "openai" : info.dialect].rawCompletion;
+  return {
+    path: spec,
+    alias: null,
+    name: info.name,
+    architecture: info.architecture,
+    quantization: null,
+    trainedContextLength: info.contextLength || null,
+    budgets: budgetsFor(info.architecture),
+    source: "server",
+    server,
+    ...(!counts && { noTokens: `a ${info.dialect} server cannot count tokens (llama-server can)` }),
+  };
+}
+
 /** The flags of `inspect`. */
-type InspectOptions = {
+type InspectOptions = ServerCommandOptions & {
   model?: string;
   skills?: string[];
   allowDir?: string;
@@ -105,9 +129,13 @@ async function tokenCounts(
   model: ModelView,
   prompts: [systemPrompt: string, renderedPrompt: string],
 ): Promise<{ tokens: { systemPrompt: number; renderedPrompt: number } | null; note?: string }> {
-  if (model.source !== "gguf" || !model.path) return { tokens: null, ...withoutUndefined({ note: model.noTokens }) };
+  const server = model.server;
+  if ((model.source !== "gguf" && !server) || !model.path || model.noTokens)
+    return { tokens: null, ...withoutUndefined({ note: model.noTokens }) };
   try {
-    const [systemPrompt, renderedPrompt] = await countTokens(model.path, prompts);
+    const [systemPrompt, renderedPrompt] = server
+      ? await Promise.all(prompts.map((p) => server.countTokens(p)))
+      : await countTokens(model.path, prompts);
     return { tokens: { systemPrompt, renderedPrompt } };
   } catch (error) {
     return { tokens: null, note: `the tokenizer could not be loaded (${(error as Error).message})` };
@@ -117,8 +145,8 @@ async function tokenCounts(
 /** What inspect shows, as its `--json` document. */
 async function inspectReport(io: CliIO, options: InspectOptions) {
   const registry = selectSkills(options);
-  const model = await viewModel(io, options.model);
-  const chatFormat = chatFormatForArchitecture(model.architecture);
+  const model = await viewModel(io, modelSpecWithServer(options.model, options), options);
+  const chatFormat = model.server?.chatFormat ?? chatFormatForArchitecture(model.architecture);
   const agent = new Agent({
     ...loopSettings(options),
     model: notRun,
@@ -141,8 +169,13 @@ async function inspectReport(io: CliIO, options: InspectOptions) {
       trainedContextLength: model.trainedContextLength,
       source: model.source,
     },
-    contextSize: Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
+    contextSize:
+      model.source === "server"
+        ? model.trainedContextLength
+        : Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
+    ...(model.server && { server: model.server.info }),
     chatFormat:
+      (model.server?.chatFormat.name === "messages" ? "messages (the server applies its chat template)" : undefined) ??
       chatFormat?.name ??
       (model.source === "script"
         ? "gemma3 (the agent's default for a model without its own)"
@@ -166,8 +199,10 @@ function inspectText(report: Awaited<ReturnType<typeof inspectReport>>): string 
   const described = [model.architecture, model.quantization, model.name].filter((x) => x).join(", ");
   const out: string[] = [
     `model         ${model.alias ?? model.path} (${described})`,
-    `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
-    `context       ${report.contextSize} tokens${model.source === "script" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
+    report.server
+      ? `server        ${report.server.dialect} at ${report.server.baseURL} (${report.server.detectedBy})`
+      : `file          ${model.path ?? "(not downloaded: described from the catalog)"}`,
+    `context       ${report.contextSize ?? "?"} tokens${model.source === "script" || model.source === "server" ? "" : ` (trained for ${model.trainedContextLength ?? "?"})`}`,
     `chat format   ${report.chatFormat}`,
     `budgets       maxIterations ${report.budgets.maxIterations}, maxRetries ${report.budgets.maxRetries}`,
     `grammar       ${report.grammar ? "on (actions constrained to the action JSON schema)" : "off"}`,
@@ -187,11 +222,14 @@ function inspectText(report: Awaited<ReturnType<typeof inspectReport>>): string 
  * without running the model.
  */
 const inspectCommand: CommandFactory = (io: CliIO) =>
-  loopOptions(new Command("inspect"))
+  serverOptions(loopOptions(new Command("inspect")))
     .description(
       "Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.",
     )
-    .option("--model <alias|path>", "a catalog alias, a GGUF file, or script:FILE.json (default: the catalog default)")
+    .option(
+      "--model <alias|path>",
+      "a catalog alias, a GGUF file, script:FILE.json, or a server http(s)://host:port/v1#model (default: the catalog default)",
+    )
     .option("--skills <names>", "only these skills, comma-separated", parseListOption)
     .option("--allow-dir <dir>", "include list_files and read_file, confined to this folder")
     .option("--no-grammar", "show the setup without the action grammar")

@@ -29,7 +29,7 @@ export function modelOptions(command: Command): Command {
   return command
     .option(
       "--model <alias|path>",
-      "a catalog alias (see `gemma-agent models`) or a GGUF file (default: the catalog default)",
+      "a catalog alias (see `gemma-agent models`), a GGUF file, or a model server http(s)://host:port/v1#model-name (default: the catalog default)",
     )
     .option("--threads <n>", "CPU threads (default: the cores available to this process)", parseIntegerOption(1))
     .option(

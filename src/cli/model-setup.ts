@@ -10,6 +10,8 @@ import type { ModelHandle, ModelInfo } from "../model/model-handle.js";
 import { modelsDir, modelsDirs } from "../model/models-dir.js";
 import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
+import { isServerUrl } from "../model/http/server-url.js";
+import { loadServerModel, type ServerCommandOptions } from "./server-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
 import type { ModelFlags } from "./model-options.js";
@@ -72,6 +74,8 @@ export async function resolveModelForCli(
   const dirs = modelsDirs(io.env);
   const dir = modelsDir(io.env);
   const wanted = spec ?? defaultModelAlias();
+  // a model on a server (http://host:port/v1#name) is connected to when it is loaded
+  if (isServerUrl(wanted)) return { path: wanted.trim() };
   if (wanted.startsWith(SCRIPT_PREFIX))
     return { path: `${SCRIPT_PREFIX}${resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length))}` };
   let resolved: ResolvedModel;
@@ -157,13 +161,24 @@ export function describePull(
   return `${name} ${formatBytes(p.receivedBytes)}${total} ${formatBytes(p.bytesPerSecond)}/s${eta}`;
 }
 
-/** Load the resolved model, with a percentage on the progress line. */
+/**
+ * Load the resolved model, with a percentage on the progress line. A server URL is connected to instead (dialect,
+ * models), with `server`'s flags and environment (the API key) and its signal.
+ */
 export async function loadModelForCli(
   resolved: ResolvedModel,
   flags: ModelFlags,
   progress: Progress,
+  server?: { io: Pick<CliIO, "env"> & { signal?: AbortSignal }; options: ServerCommandOptions },
 ): Promise<CliModel> {
   if (resolved.path.startsWith(SCRIPT_PREFIX)) return loadScriptedModel(resolved.path.slice(SCRIPT_PREFIX.length));
+  if (isServerUrl(resolved.path))
+    return loadServerModel(
+      server?.io ?? { env: process.env },
+      resolved.path,
+      { ...server?.options, ...flags },
+      progress,
+    );
   const label = resolved.alias ?? resolved.path;
   progress.start(`loading ${label}`);
   try {

@@ -153,7 +153,10 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
     if (options.latencyMs) await sleep(options.latencyMs);
     const ndjson = options.dialect === "ollama";
     res.writeHead(200, { "content-type": ndjson ? "application/x-ndjson" : "text/event-stream" });
-    if (fault?.kind === "hang") return void res.flushHeaders();
+    if (fault?.kind === "hang") {
+      res.flushHeaders();
+      return;
+    }
     const messages = replyMessages(options.dialect, req.url ?? "", reply(body), options.pieceChars ?? 4);
     for (const [index, message] of messages.entries()) {
       if (res.destroyed) return;

@@ -1,0 +1,97 @@
+import { buildActionJsonSchema } from "../actions/action-json-schema.js";
+import { parseAction } from "../actions/parse-action.js";
+import { HttpModelError, openAICompatibleModel, type OpenAICompatibleModel } from "../model/http/index.js";
+import { Registry } from "../skills/registry.js";
+import { oneLine } from "../one-line.js";
+import type { CliIO } from "./cli-io.js";
+import { serverModelOptions, type ServerCommandOptions } from "./server-model.js";
+
+/** One line of the doctor's report (the shape doctor.ts prints). */
+export interface ServerDoctorCheck {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix?: string;
+}
+
+/** Tokens the structured-output probe may write: a short final answer fits in far fewer. */
+const PROBE_TOKENS = 48;
+
+/** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
+async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck[] | undefined> {
+  try {
+    const info = await handle.connect(io.signal);
+    return [
+      { name: "server", status: "ok", detail: `reachable at ${info.baseURL}` },
+      { name: "dialect", status: "ok", detail: `${info.dialect} (${info.detectedBy})` },
+      {
+        name: "models",
+        status: "ok",
+        detail: `${info.models?.join(", ") || "(the server lists none)"}; using ${info.name}${info.slots ? `; ${info.slots} slot(s), ${info.contextLength} tokens each` : ""}`,
+      },
+    ];
+  } catch (error) {
+    if (!(error instanceof HttpModelError)) throw error;
+    const name = error.code === "unknown_model" ? "models" : "server";
+    return [{ name, status: "fail", detail: oneLine(error.message, 400), fix: fixFor(error) }];
+  }
+}
+
+function fixFor(error: HttpModelError): string {
+  if (error.code === "unknown_model") return `name one of the listed models after # (or with --server-model)`;
+  if (error.code === "unreachable" || error.code === "timeout")
+    return "start the server (e.g. llama-server -m MODEL.gguf --host 127.0.0.1 --port 8080), or check the URL and port";
+  return "check that the URL is an OpenAI-compatible server's /v1";
+}
+
+/**
+ * Ask for a final answer under the action schema with a prompt that does not ask for JSON: a server that honours
+ * the schema answers action JSON that parses as it is; one that ignores it writes prose (the parse path would refuse
+ * every reply, so this is a warning: runs over it work only as well as the model writes JSON on its own).
+ */
+async function structuredOutputCheck(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck> {
+  const registry = new Registry();
+  const schema = buildActionJsonSchema(registry, { answerOnly: true });
+  const prompt = handle.chatFormat.render([{ role: "user", content: "Say hello to the user." }]);
+  let reply: string;
+  try {
+    reply = await handle.generate(prompt, { jsonSchema: schema, maxTokens: PROBE_TOKENS, signal: io.signal });
+  } catch (error) {
+    if (!(error instanceof HttpModelError)) throw error;
+    return {
+      name: "structured out",
+      status: "fail",
+      detail: `a constrained request failed: ${oneLine(error.message, 300)}`,
+      fix: "the server must accept a JSON Schema (response_format json_schema, or Ollama's format)",
+    };
+  }
+  const parsed = parseAction(reply, registry);
+  const held = parsed.type === "final-answer" && !parsed.repaired;
+  return held
+    ? {
+        name: "structured out",
+        status: "ok",
+        detail: `the reply followed the action schema (${handle.info.structuredOutput})`,
+      }
+    : {
+        name: "structured out",
+        status: "warn",
+        detail: `the server ignored the action schema: it wrote ${JSON.stringify(oneLine(reply, 80))}`,
+        fix: "update the server (llama-server, vLLM, Ollama >= 0.5 and LM Studio take a JSON Schema), or try --structured-output gbnf on llama-server",
+      };
+}
+
+/** `doctor --server URL`: reachability, dialect, models, and whether the server honours the action schema. */
+export async function serverDoctorChecks(
+  io: CliIO,
+  spec: string,
+  options: ServerCommandOptions,
+): Promise<ServerDoctorCheck[]> {
+  const handle = openAICompatibleModel({
+    ...serverModelOptions(spec, options, io.env),
+    retries: options.httpRetries ?? 1,
+  });
+  const connected = await connectChecks(io, handle);
+  if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
+  return [...connected, await structuredOutputCheck(io, handle)];
+}

@@ -1,0 +1,119 @@
+import { Command, Option } from "commander";
+import {
+  isServerUrl,
+  openAICompatibleModel,
+  parseServerModelUrl,
+  type OpenAICompatibleModelOptions,
+  type PromptMode,
+  type StructuredOutput,
+} from "../model/http/index.js";
+import { withoutUndefined } from "../without-undefined.js";
+import { CliUsageError, type CliIO } from "./cli-io.js";
+import type { CliModel } from "./model-setup.js";
+import { parseIntegerOption, parseNumberOption } from "./parse-options.js";
+import type { Progress } from "./progress.js";
+
+/** Environment variable holding the API key sent to model servers (`Authorization: Bearer ...`); local ones need none. */
+export const SERVER_API_KEY_ENV = "GEMMA_AGENT_API_KEY";
+
+/** The flags of a model on a server, as commander parses them. */
+export interface ServerCommandOptions {
+  server?: string;
+  serverModel?: string;
+  promptMode?: PromptMode;
+  structuredOutput?: StructuredOutput;
+  httpTimeout?: number;
+  httpRetries?: number;
+}
+
+/** Add `--server URL --server-model NAME` and the flags that tune how a server is spoken to. */
+export function serverOptions(command: Command): Command {
+  return command
+    .option(
+      "--server <url>",
+      "an OpenAI-compatible model server, e.g. http://127.0.0.1:8080/v1 (same as --model URL#NAME)",
+    )
+    .option("--server-model <name>", "the model on --server (default: the server's only model)")
+    .addOption(
+      new Option(
+        "--prompt-mode <mode>",
+        "server models: chat (the server's chat template) or completion (our own Gemma prompt, cache_prompt; llama-server)",
+      ).choices(["chat", "completion"]),
+    )
+    .addOption(
+      new Option(
+        "--structured-output <how>",
+        "server models: auto (the schema in the server's own field), gbnf (our grammar; llama-server), none",
+      ).choices(["auto", "json-schema", "gbnf", "none"]),
+    )
+    .option(
+      "--http-timeout <seconds>",
+      "server models: give up on a request silent this long (default: 120)",
+      parseNumberOption(0.1, 86_400),
+    )
+    .option(
+      "--http-retries <n>",
+      "server models: retries after a connection error, 429 or 503 (default: 3)",
+      parseIntegerOption(0),
+    );
+}
+
+/**
+ * The model spec `--server`/`--server-model` stand for (`URL#NAME`), or `model` as given. Both `--model` and
+ * `--server` is a usage error, as is `--server-model` alone.
+ */
+export function modelSpecWithServer(model: string | undefined, options: ServerCommandOptions): string | undefined {
+  if (options.serverModel !== undefined && options.server === undefined)
+    throw new CliUsageError("--server-model goes with --server URL");
+  if (options.server === undefined) return model;
+  if (model !== undefined) throw new CliUsageError("give --model or --server, not both");
+  if (!isServerUrl(options.server))
+    throw new CliUsageError(`--server ${options.server}: expected http(s)://host:port/v1`);
+  if (options.server.includes("#")) return options.server;
+  return `${options.server}#${options.serverModel ?? ""}`;
+}
+
+/** The handle options a server spec and the flags give (the API key from {@link SERVER_API_KEY_ENV}). */
+export function serverModelOptions(
+  spec: string,
+  options: ServerCommandOptions & { temperature?: number; seed?: number },
+  env: NodeJS.ProcessEnv,
+): OpenAICompatibleModelOptions {
+  const { baseURL, model } = parseServerModelUrl(spec);
+  return {
+    baseURL,
+    model,
+    ...withoutUndefined({
+      apiKey: env[SERVER_API_KEY_ENV] || undefined,
+      promptMode: options.promptMode,
+      structuredOutput: options.structuredOutput,
+      timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
+      retries: options.httpRetries,
+      temperature: options.temperature,
+      seed: options.seed,
+    }),
+  };
+}
+
+/**
+ * Connect to the server `spec` names (dialect, models, what the options need) with a line on the progress, and
+ * return it as the CLI's model. A server that is not there or lacks the model is an HttpModelError: a setup error
+ * (one line, exit 2).
+ */
+export async function loadServerModel(
+  io: Pick<CliIO, "env"> & { signal?: AbortSignal },
+  spec: string,
+  options: ServerCommandOptions & { temperature?: number; seed?: number },
+  progress: Progress,
+): Promise<CliModel> {
+  const handle = openAICompatibleModel(serverModelOptions(spec, options, io.env));
+  progress.start(`connecting to ${handle.info.baseURL}`);
+  try {
+    const info = await handle.connect(io.signal);
+    progress.succeed(`connected to ${info.dialect} at ${info.baseURL} (model ${info.name}; ${info.detectedBy})`);
+  } catch (error) {
+    progress.fail(`could not use ${spec}`);
+    throw error;
+  }
+  return Object.assign(handle, { backend: `http (${handle.info.dialect})`, threads: 0 }) as CliModel;
+}

@@ -1,0 +1,142 @@
+/**
+ * The built CLI against model servers on 127.0.0.1 (a fake one that records requests and injects faults): `ask` with
+ * `--model URL#name` and with `--server --server-model`, the setup errors of a missing server or model, `inspect` and
+ * `doctor --server`. The same commands against the real llama-server: test/http/real-server.test.ts.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeServer, type FakeServer } from "./fake-server.js";
+import { runCli } from "./run-cli.js";
+
+let servers: FakeServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+async function fake(options: Partial<Parameters<typeof startFakeServer>[0]> = {}): Promise<FakeServer> {
+  const server = await startFakeServer({ dialect: "llama-server", models: ["gemma-test"], ...options });
+  servers.push(server);
+  return server;
+}
+
+/** Replies of a "model" that calls the calculator once, then answers with what the prompt's observation says. */
+function calculatorReplies(body: Record<string, unknown>): string {
+  const text = JSON.stringify(body.messages ?? body.prompt);
+  return text.includes("397.8")
+    ? JSON.stringify({ thought: "done", final_answer: "17% of 2,340 is 397.8." })
+    : JSON.stringify({ thought: "compute", skill_name: "calculator", arguments: { expression: "0.17 * 2340" } });
+}
+
+describe("ask over HTTP", () => {
+  it("--model http://127.0.0.1:PORT/v1#name runs the loop end to end: skills run, the answer on stdout, exit 0", async () => {
+    const server = await fake({ reply: calculatorReplies });
+    const result = await runCli(["ask", "What is 17% of 2,340?", "--model", `${server.baseURL}#gemma-test`, "--json"]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      answer: string;
+      iterations: number;
+      events: { type: string }[];
+      model: Record<string, unknown>;
+    };
+    expect(report.answer).toBe("17% of 2,340 is 397.8.");
+    expect(report.iterations).toBe(2);
+    expect(report.events.map((e) => e.type)).toContain("observation");
+    expect(report.model).toMatchObject({ dialect: "llama-server", name: "gemma-test", backend: "http (llama-server)" });
+    // the action schema went to the server with every step
+    for (const request of server.generateRequests()) expect(request.body!.response_format).toBeDefined();
+    expect(result.stderr).toContain("connected to llama-server");
+  });
+
+  it("--server URL --server-model NAME is the same as --model URL#NAME", async () => {
+    const server = await fake({ reply: calculatorReplies });
+    const result = await runCli([
+      "ask",
+      "What is 17% of 2,340?",
+      "--server",
+      server.baseURL,
+      "--server-model",
+      "gemma-test",
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("17% of 2,340 is 397.8.\n");
+    expect(server.generateRequests()[0].body!.model).toBe("gemma-test");
+  });
+
+  it("a server that is not there: one line naming the URL and what to start, exit 2", async () => {
+    const server = await fake();
+    const url = server.baseURL;
+    await server.close();
+    servers = [];
+    const result = await runCli(["ask", "hi", "--model", `${url}#gemma-test`, "--http-retries", "0"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /gemma-agent: cannot reach the model server at http:\/\/127\.0\.0\.1:\d+\/.*ECONNREFUSED.*llama-server -m/,
+    );
+  });
+
+  it("a model the server does not have: exit 2, listing the models it has", async () => {
+    const server = await fake({ dialect: "vllm", models: ["a-model", "b-model"] });
+    const result = await runCli(["ask", "hi", "--model", `${server.baseURL}#nope`]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('does not serve "nope"; it lists: a-model, b-model');
+  });
+
+  it("a server that ignores the schema: the parse path refuses the replies, the run ends without an answer", async () => {
+    await fake({ reply: () => "Sure! The answer is 4." }).then(async (server) => {
+      const result = await runCli([
+        "ask",
+        "What is 2+2?",
+        "--model",
+        `${server.baseURL}#gemma-test`,
+        "--json",
+        "--max-retries",
+        "1",
+      ]);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { stopReason: string; events: { type: string }[] };
+      expect(report.stopReason).toBe("retries_exhausted");
+      expect(report.events.filter((e) => e.type === "validation-error").length).toBeGreaterThanOrEqual(1);
+    });
+  });
+});
+
+describe("doctor --server", () => {
+  it("reachable, dialect, models and structured output, each with its line", async () => {
+    const server = await fake({ reply: () => JSON.stringify({ final_answer: "Hello!" }) });
+    const result = await runCli(["doctor", "--server", server.baseURL, "--json"]);
+    expect(result.code).toBe(0);
+    const { checks } = JSON.parse(result.stdout) as { checks: { name: string; status: string; detail: string }[] };
+    expect(checks.map((c) => [c.name, c.status])).toEqual([
+      ["server", "ok"],
+      ["dialect", "ok"],
+      ["models", "ok"],
+      ["structured out", "ok"],
+    ]);
+    expect(checks[1].detail).toContain("llama-server (GET /props");
+  });
+
+  it("warns when the server ignores the schema, fails when it is not there", async () => {
+    const server = await fake({ dialect: "lmstudio", reply: () => "Hello there! How can I help?" });
+    const ignored = await runCli(["doctor", "--server", `${server.baseURL}#gemma-test`]);
+    expect(ignored.code).toBe(0);
+    expect(ignored.stdout).toMatch(/! structured out +the server ignored the action schema/);
+    const url = server.baseURL;
+    await server.close();
+    servers = [];
+    const gone = await runCli(["doctor", "--server", url]);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout).toMatch(/✗ server +cannot reach/);
+  });
+});
+
+describe("inspect over HTTP", () => {
+  it("describes the server and counts the prompt's tokens on llama-server", async () => {
+    const server = await fake();
+    const result = await runCli(["inspect", "--model", `${server.baseURL}#gemma-test`, "--json"]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(report.server).toMatchObject({ dialect: "llama-server" });
+    expect(report.tokens).toEqual({ systemPrompt: 3, renderedPrompt: 3 }); // the fake /tokenize's answer
+    expect(report.contextSize).toBe(4096);
+  });
+});
