@@ -77,3 +77,29 @@ export const REPEAT_BLOCK_AT = 3;
  * models from 40-45% to 0% on BFCL simple_python (they call again instead of answering).
  */
 export const DEFAULT_FINAL_ROUND_WITHOUT_TOOLS = true;
+
+/**
+ * A model handle without a tokenizer (`countTokens`) gets its memory budget counted at 3 characters a token, and says
+ * so: Gemma's and Llama's tokenizers average about 4 characters a token on English, so the estimate over-counts and
+ * an estimated budget errs on the side of fitting.
+ */
+export const ESTIMATED_CHARS_PER_TOKEN = 3;
+/**
+ * When a conversation outgrows its token budget, its history is trimmed to 3/4 of the budget, not just under it:
+ * each trim makes the model evaluate the whole prompt again (the KV cache holds the old text), so trimming in large
+ * chunks leaves room for the next turns to be appended without another.
+ */
+export const MEMORY_TRIM_TARGET = 0.75;
+/** A summary of dropped turns (`trim_policy: summarize_oldest`) is at most 160 tokens: a few sentences of facts. */
+export const MEMORY_SUMMARY_MAX_TOKENS = 160;
+
+/**
+ * Workflows (issue 15). Sections of `parallel` and the workers of `orchestratorWorkers` run at most 4 at a time: a
+ * single local model serializes their model calls anyway (the value there is isolation, not speed), so more would
+ * only queue; a model server with several slots overlaps up to this many.
+ */
+export const DEFAULT_WORKFLOW_CONCURRENCY = 4;
+/** An orchestrator plans at most 4 subtasks: each costs a worker's calls, and a small model's longer plans repeat. */
+export const DEFAULT_MAX_WORKERS = 4;
+/** An evaluator-optimizer drafts and judges at most 3 rounds: drafts of a small model rarely improve after that. */
+export const DEFAULT_MAX_ROUNDS = 3;
