@@ -1,21 +1,21 @@
 import { withoutUndefined } from "../without-undefined.js";
-import { closeSync, constants, fstatSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { Command } from "commander";
 import { Agent } from "../agent/agent.js";
-import type { AgentEvent } from "../agent/events.js";
 import type { AgentState } from "../agent/agent-state.js";
-import { EXIT, CliUsageError, hint, type CliIO } from "./cli-io.js";
+import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import type { CommandFactory } from "./command.js";
-import { budgetsForModel, loadModelForCli, resolveModelForCli, type CliModel } from "./model-setup.js";
+import { loadCommandModel, type CliModel } from "./model-setup.js";
+import { exitCodeFor, jsonReport, readQuestion, steps } from "./run-report.js";
+import { openTrace, type Trace } from "./trace-file.js";
 import { parseIntegerOption, parseListOption } from "./parse-options.js";
 import { Progress } from "./progress.js";
 import { renderEvent } from "./render-event.js";
 import { selectSkills } from "./skill-selection.js";
 import { terminalApprover } from "./approve-prompt.js";
 import { isInteractive } from "./terminal-question.js";
-import { gpuOption, modelFlags, modelOptions, type ModelCommandOptions } from "./model-options.js";
+import { gpuOption, modelOptions, type ModelCommandOptions } from "./model-options.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
-import { modelSpecWithServer, serverOptions, type ServerCommandOptions } from "./server-model.js";
+import { serverOptions, type ServerCommandOptions } from "./server-model.js";
 
 interface AskOptions extends ModelCommandOptions, LoopCommandOptions, ServerCommandOptions {
   model?: string;
@@ -32,103 +32,10 @@ interface AskOptions extends ModelCommandOptions, LoopCommandOptions, ServerComm
   approve?: boolean;
 }
 
-/**
- * Open the trace file now (a bad path fails before the model loads) and return a writer that appends each event and
- * a close. Only a regular file: a FIFO with no reader would block the run, a device would swallow it. An existing
- * file is kept unless `overwrite` (a second run must not silently destroy the first one's trace).
- */
-function openTrace(
-  path: string | undefined,
-  overwrite = false,
-): { write: (event: AgentEvent) => void; close: () => void } | undefined {
-  if (!path) return undefined;
-  const notAFile = () =>
-    new CliUsageError(`--trace: ${path} is not a regular file (a FIFO, device or folder): give the path of a file`);
-  let fd: number;
-  try {
-    const existing = statSync(path, { throwIfNoEntry: false });
-    if (existing && !existing.isFile()) throw notAFile();
-    if (existing && !overwrite)
-      throw new CliUsageError(
-        `--trace: ${path} already exists; give a new path, or add --overwrite-trace to replace it`,
-      );
-    // O_EXCL: a file that appeared since the stat is not replaced; O_NONBLOCK: a FIFO put there cannot block the open
-    const flags =
-      constants.O_WRONLY |
-      constants.O_CREAT |
-      constants.O_NONBLOCK |
-      (overwrite ? constants.O_TRUNC : constants.O_EXCL);
-    fd = openSync(path, flags, 0o644);
-  } catch (error) {
-    if (error instanceof CliUsageError) throw error;
-    throw new CliUsageError(`--trace: cannot write ${path}: ${(error as Error).message}`);
-  }
-  if (!fstatSync(fd).isFile()) {
-    closeSync(fd);
-    throw notAFile();
-  }
-  let written = 0;
-  return {
-    // one synchronous write per event: the trace is complete up to the last event even when the run is interrupted
-    write: (event) => void (written += writeSync(fd, `${JSON.stringify(event)}\n`)),
-    // a run that never started (the model did not load) leaves no empty file to refuse the next --trace
-    close: () => {
-      closeSync(fd);
-      if (written === 0 && !overwrite) rmSync(path, { force: true });
-    },
-  };
-}
-
-/** The `--json` document. */
-function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
-  return {
-    answer: state.answer ?? null,
-    stopReason: state.stopReason,
-    iterations: state.iterations,
-    events: state.stream.toArray(),
-    stats: { ...state.stats, wallMs: Math.round(wallMs), ...(model.stats && { lastGeneration: model.stats }) },
-    model: { ...model.info, backend: model.backend, threads: model.threads },
-  };
-}
-
-/**
- * The question: the argument; with `-`, or with no argument when stdin is a pipe or a file, the whole of stdin
- * (`echo "What is 2+2?" | gemma-agent ask`). With no argument on a terminal it is a usage error, not a silent wait.
- */
-async function readQuestion(io: CliIO, argument: string | undefined): Promise<string> {
-  if (argument !== undefined && argument !== "-") return argument;
-  if (argument === undefined && io.stdin.isTTY) {
-    throw new CliUsageError(
-      `ask: give a question in quotes (${hint(io, 'ask "What is 17% of 2,340?"')}), or pipe it in`,
-    );
-  }
-  let text = "";
-  for await (const chunk of io.stdin) text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
-  if (text.trim() === "") throw new CliUsageError("ask: no question on stdin (it was empty)");
-  return text.trim();
-}
-
-/** `1 step`, `3 steps`. */
-function steps(count: number): string {
-  return `${count} step${count === 1 ? "" : "s"}`;
-}
-
-function exitCodeFor(state: AgentState): number {
-  if (state.stopReason === "answer") return EXIT.ok;
-  if (state.stopReason === "aborted") return EXIT.interrupted;
-  return EXIT.noAnswer;
-}
-
-/** The trace writer of `--trace`, when there is one. */
-type Trace = ReturnType<typeof openTrace>;
-
 /** The model `--model` names, found (or offered for download) and loaded; a failure closes the trace first. */
 async function loadAskModel(io: CliIO, options: AskOptions, progress: Progress, trace: Trace) {
   try {
-    const spec = modelSpecWithServer(options.model, options);
-    const resolved = await resolveModelForCli(io, spec, progress);
-    const model = await loadModelForCli(resolved, modelFlags(options), progress, { io, options });
-    return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
+    return await loadCommandModel(io, options.model, options, progress);
   } catch (error) {
     trace?.close();
     throw error;

@@ -11,10 +11,10 @@ import { modelsDir, modelsDirs } from "../model/models-dir.js";
 import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { isServerUrl } from "../model/http/server-url.js";
-import { loadServerModel, type ServerCommandOptions } from "./server-model.js";
+import { loadServerModel, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
-import type { ModelFlags } from "./model-options.js";
+import { modelFlags, type ModelCommandOptions, type ModelFlags } from "./model-options.js";
 import type { Progress } from "./progress.js";
 import { askQuestion, isInteractive } from "./terminal-question.js";
 
@@ -202,4 +202,20 @@ export async function loadModelForCli(
 /** The run budgets: flags first, then the catalog's for this model, then its architecture's. */
 export function budgetsForModel(resolved: ResolvedModel, architecture: string): ModelBudgets {
   return resolved.entry ? budgetsFor(resolved.entry) : budgetsFor(architecture);
+}
+
+/**
+ * The one way a command gets its model (ask, run, chat): `spec` (`--model`, else what the command defaults to, else
+ * the catalog default) with the server flags, found (or offered for download), loaded with the model flags; and the
+ * run budgets for it (the catalog's).
+ */
+export async function loadCommandModel(
+  io: CliIO,
+  spec: string | undefined,
+  options: ModelCommandOptions & ServerCommandOptions,
+  progress: Progress,
+): Promise<{ model: CliModel; budgets: ModelBudgets }> {
+  const resolved = await resolveModelForCli(io, modelSpecWithServer(spec, options), progress);
+  const model = await loadModelForCli(resolved, modelFlags(options), progress, { io, options });
+  return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
 }
