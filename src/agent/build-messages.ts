@@ -1,6 +1,7 @@
 import { MAX_REPLY_CHARS_IN_PROMPT } from "../defaults.js";
 import type { ChatFormat, ChatMessage } from "../prompt/chat-format.js";
 import { promptText, renderPrompt } from "../prompt-texts.js";
+import type { HistoryView } from "../memory/history.js";
 import { isOwnEvent, modelReplyOf, type AgentEvent, type ObservationEvent, type ToolErrorEvent } from "./events.js";
 
 /** A reply shown back to the model, capped so a runaway generation cannot fill the context. */
@@ -51,7 +52,7 @@ export function buildMessages(
   depth = 0,
   options: { droppedSteps?: number } = {},
 ): ChatMessage[] {
-  return new Conversation(system, query, depth).add(events).messages(options.droppedSteps);
+  return new RunTranscript(system, query, depth).add(events).messages(options.droppedSteps);
 }
 
 /** A message of the conversation, tagged with the step it belongs to (0: before the first reply, always shown). */
@@ -63,21 +64,25 @@ interface TaggedMessage {
 /**
  * {@link buildMessages}, kept up to date one event at a time: a run's agent adds each step's new events and renders
  * from what it already built, so a long run costs time and memory linear in its text, not in its steps squared
- * (issue 18: 2,000 scripted steps took 11 s, most of it rebuilding every message every step).
+ * (issue 18: 2,000 scripted steps took 11 s, most of it rebuilding every message every step). With a conversation's
+ * `history` (memory/history.ts), its messages go between the system prompt and the query, and a trim level counts the
+ * history's levels first, then the run's steps: level L shows the history at min(L, history.levels) and leaves out
+ * the L - history.levels oldest steps.
  */
-export class Conversation {
+export class RunTranscript {
   readonly #turns: TaggedMessage[] = [];
   #feedback: string[] = [];
   #steps = 0;
   #dropped = 0;
   #consumed = 0;
-  /** The rendered text of the system prompt, the question and the settled turns, for one dropped-steps count. */
+  /** The rendered text of the head (system, history, question) and the settled turns, for one trim level. */
   #rendered: { drop: number; text: string; turns: number } | undefined;
 
   constructor(
     private readonly system: string,
     private readonly query: string,
     private readonly depth = 0,
+    private readonly history?: HistoryView,
   ) {}
 
   /** Takes in the events of `events` past those already taken in: pass the run's whole list, in order, each time. */
@@ -86,10 +91,15 @@ export class Conversation {
     return this;
   }
 
+  /** Trim levels of the history (0 without one): the first levels a trim goes through. */
+  get historyLevels(): number {
+    return this.history?.levels ?? 0;
+  }
+
   /**
-   * The conversation rendered by `format`, leaving out the `droppedSteps` oldest steps (default: as the newest
-   * `context-trimmed` event says). With a format that renders continuations, the text of the settled turns is kept
-   * and only new turns are rendered each step; another format renders all messages.
+   * The conversation rendered by `format` at trim level `droppedSteps` (default: as the newest `context-trimmed`
+   * event says). With a format that renders continuations, the text of the settled turns is kept and only new turns
+   * are rendered each step; another format renders all messages.
    */
   render(format: ChatFormat, droppedSteps = this.#dropped): string {
     if (!format.renderContinuation) return format.render(this.messages(droppedSteps));
@@ -97,13 +107,14 @@ export class Conversation {
     if (!rendered) {
       rendered = {
         drop: droppedSteps,
-        text: format.render(this.messages(droppedSteps).slice(0, 2), { addGenerationPrompt: false }),
+        text: format.render(this.#head(droppedSteps), { addGenerationPrompt: false }),
         turns: 0,
       };
       // keep the run's own rendering; one with another count (fitting the context measures some) is made apart
       if (droppedSteps === this.#dropped) this.#rendered = rendered;
     }
-    const shown = (step: number) => step === 0 || step > droppedSteps;
+    const stepsDropped = this.#stepsDropped(droppedSteps);
+    const shown = (step: number) => step === 0 || step > stepsDropped;
     const fresh: ChatMessage[] = [];
     for (; rendered.turns < this.#turns.length; rendered.turns++) {
       const turn = this.#turns[rendered.turns];
@@ -115,20 +126,42 @@ export class Conversation {
     return rendered.text + format.renderContinuation(pending);
   }
 
+  /**
+   * The model's replies and what came back to it in this run, every step shown (no trim), as the prompt shows them:
+   * what a conversation keeps of the turn, so that the next turn's prompt begins with this run's last one.
+   */
+  stepMessages(): ChatMessage[] {
+    const steps = this.#turns.map((t) => t.message);
+    if (this.#feedback.length) steps.push({ role: "user", content: this.#feedback.join("\n\n") });
+    return steps;
+  }
+
+  #stepsDropped(drop: number): number {
+    return Math.max(0, drop - this.historyLevels);
+  }
+
+  /** System prompt, the history at the level's history trim, and the question (with a note when steps are dropped). */
+  #head(drop: number): ChatMessage[] {
+    const stepsDropped = this.#stepsDropped(drop);
+    const question =
+      stepsDropped > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: stepsDropped })}` : this.query;
+    return [
+      { role: "system", content: this.system },
+      ...(this.history?.messages(Math.min(drop, this.historyLevels)) ?? []),
+      { role: "user", content: question },
+    ];
+  }
+
   /** Events taken in so far. */
   get consumed(): number {
     return this.#consumed;
   }
 
-  /** The messages, leaving out the `droppedSteps` oldest steps (default: as the newest `context-trimmed` event says). */
+  /** The messages at trim level `droppedSteps` (default: as the newest `context-trimmed` event says). */
   messages(droppedSteps = this.#dropped): ChatMessage[] {
-    const question =
-      droppedSteps > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: droppedSteps })}` : this.query;
-    const shown = (step: number) => step === 0 || step > droppedSteps;
-    const messages: ChatMessage[] = [
-      { role: "system", content: this.system },
-      { role: "user", content: question },
-    ];
+    const stepsDropped = this.#stepsDropped(droppedSteps);
+    const shown = (step: number) => step === 0 || step > stepsDropped;
+    const messages = this.#head(droppedSteps);
     for (const turn of this.#turns) if (shown(turn.step)) messages.push(turn.message);
     if (this.#feedback.length && shown(this.#steps))
       messages.push({ role: "user", content: this.#feedback.join("\n\n") });
@@ -164,7 +197,7 @@ export class Conversation {
         this.#feedback.push(finalRoundText());
         break;
       case "context-trimmed":
-        this.#dropped = event.droppedSteps;
+        this.#dropped = (event.historyLevel ?? 0) + event.droppedSteps;
         break;
       default:
         break;
@@ -176,3 +209,6 @@ export class Conversation {
 export function countSteps(events: readonly AgentEvent[], depth = 0): number {
   return events.filter((e) => isOwnEvent(e, depth) && modelReplyOf(e) !== undefined).length;
 }
+
+/** @deprecated The old name of {@link RunTranscript} (a conversation across turns is memory/conversation.ts). */
+export { RunTranscript as Conversation };

@@ -1,12 +1,9 @@
 import type { z } from "zod";
+import { formatIssuePath } from "../issue-path.js";
 import { EvalSetupError, type EvalSetupErrorCode } from "./errors.js";
 
-/** `tasks[3].expected.matches` from a zod issue path. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) out += typeof key === "number" ? `[${key}]` : out === "" ? String(key) : `.${String(key)}`;
-  return out || "(root)";
-}
+/** `tasks[3].expected.matches` from a zod issue path (the root leaf src/issue-path.ts, shared with definitions). */
+export { formatIssuePath };
 
 /** One line per issue: `path: message`, at most `limit` of them. */
 export function formatIssues(error: z.ZodError, limit = 10): string {

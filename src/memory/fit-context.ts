@@ -1,8 +1,13 @@
 import { MIN_REPLY_TOKENS, MIN_WRAP_UP_TOKENS } from "../defaults.js";
 
-/** What a step needs to know to fit its prompt into the model's context. */
+/**
+ * What a step needs to know to fit its prompt into the model's context (and, with a memory, its token budget). The
+ * prompt can be rendered at increasing trim levels, each leaving out more of the oldest material: for a run, level k
+ * leaves out the k oldest steps; for a conversation, the first levels trim its history (old skill results, then old
+ * turns: see memory/history.ts) and the next ones the run's steps.
+ */
 export interface FitInput {
-  /** The prompt with the `drop` oldest steps left out. */
+  /** The prompt at trim level `drop`. */
   render(drop: number): string;
   /** Tokens of a whole prompt, as the model counts them. */
   countTokens(prompt: string): number | Promise<number>;
@@ -10,13 +15,21 @@ export interface FitInput {
   /** Tokens the step wants for its reply, and how far past them a constrained reply may run. */
   replyTokens: number;
   replyOverrun: number;
-  /** Steps already left out (the count only grows: what was dropped stays dropped, so the KV cache stays valid longer). */
+  /** The level already reached (it only grows: what was dropped stays dropped, so the KV cache stays valid longer). */
   dropped: number;
-  /** Steps so far; the newest is never dropped. */
+  /** Levels there are plus one (for a run: its steps so far); the last (the newest step) is never dropped. */
   steps: number;
+  /** Most tokens the prompt may have (a conversation's token budget). Default: no limit but the context. */
+  promptBudget?: number;
+  /**
+   * Trim in large chunks: once a trim is needed, go on through the first `levels` levels (a conversation's history)
+   * until the prompt has at most `tokens` tokens, so that the next turns fit without trimming (each trim costs the
+   * model one re-evaluation of the prompt).
+   */
+  trimTarget?: { tokens: number; levels: number };
 }
 
-/** How a step fits: steps to leave out, prompt tokens before and after, tokens left for the reply. */
+/** How a step fits: the trim level, prompt tokens before and after, tokens left for the reply. */
 export interface ContextFit {
   droppedSteps: number;
   promptTokensBefore: number;
@@ -30,19 +43,25 @@ export class ContextOverflowError extends Error {
 }
 
 /**
- * Keep prompt + reply (+ overrun) inside the context: leave out the fewest oldest steps that make the whole reply
- * budget fit; when the newest step alone is still too large, shrink the reply budget, down to MIN_REPLY_TOKENS, and
- * then the room kept for the overrun, down to MIN_WRAP_UP_TOKENS.
- * Returns undefined when the prompt fits as it is.
+ * Keep prompt + reply (+ overrun) inside the context, and the prompt inside `promptBudget`: go to the lowest trim
+ * level that makes the whole reply budget fit (further, to `trimTarget`, when one is given); when the last level is
+ * still too large, shrink the reply budget, down to MIN_REPLY_TOKENS, and then the room kept for the overrun, down to
+ * MIN_WRAP_UP_TOKENS. Returns undefined when the prompt fits as it is.
  */
 export async function fitContext(input: FitInput): Promise<ContextFit | undefined> {
   const room = (tokens: number) => input.contextSize - tokens - input.replyOverrun;
+  const budget = input.promptBudget ?? Infinity;
+  const fits = (tokens: number) => room(tokens) >= input.replyTokens && tokens <= budget;
   let drop = input.dropped;
   const before = await input.countTokens(input.render(drop));
   let tokens = before;
-  if (room(tokens) >= input.replyTokens) return undefined;
+  if (fits(tokens)) return undefined;
   const maxDrop = Math.max(input.dropped, input.steps - 1);
-  while (drop < maxDrop && room(tokens) < input.replyTokens) tokens = await input.countTokens(input.render(++drop));
+  while (drop < maxDrop && !fits(tokens)) tokens = await input.countTokens(input.render(++drop));
+  const target = input.trimTarget;
+  if (target)
+    while (drop < Math.min(maxDrop, target.levels) && tokens > target.tokens)
+      tokens = await input.countTokens(input.render(++drop));
   let replyTokens = Math.min(input.replyTokens, room(tokens));
   // Still short: keep only MIN_WRAP_UP_TOKENS of the overrun (closing a cut JSON value takes a few tokens).
   if (replyTokens < MIN_REPLY_TOKENS)
@@ -55,5 +74,9 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
       `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${MIN_REPLY_TOKENS} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,
     );
   }
+  if (tokens > budget)
+    throw new ContextOverflowError(
+      `the prompt needs ${tokens} tokens even with all the older material left out (${drop} trim step(s)), over the memory's token budget of ${budget}; raise memory.token_budget or shorten the system prompt, the message or the skills' results`,
+    );
   return { droppedSteps: drop, promptTokensBefore: before, promptTokensAfter: tokens, replyTokens };
 }

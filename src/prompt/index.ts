@@ -15,3 +15,14 @@ export {
 } from "./system-prompt.js";
 export { promptText, renderPrompt, PROMPTS_DIR } from "./prompt-texts.js";
 export { skillSignature, schemaTypeText } from "./skill-signature.js";
+export {
+  parseSoul,
+  renderSoul,
+  isSoul,
+  SoulError,
+  SOUL_SECTIONS,
+  type Soul,
+  type SoulSection,
+  type SoulSectionKey,
+  type SoulErrorCode,
+} from "./soul.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
-import { buildMessages, Conversation } from "../../src/agent/build-messages.js";
+import { buildMessages, RunTranscript } from "../../src/agent/build-messages.js";
 import { gemma3ChatFormat, gemma4ChatFormat } from "../../src/prompt/index.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 import { mathRegistry } from "../helpers/skills.js";
@@ -49,7 +49,7 @@ describe("the prompt", () => {
         step: 3,
         at: 0,
       });
-      const conversation = new Conversation("SYSTEM", "What is 1+2?");
+      const conversation = new RunTranscript("SYSTEM", "What is 1+2?");
       for (let n = 0; n <= events.length; n++) {
         const prefix = events.slice(0, n);
         conversation.add(prefix);

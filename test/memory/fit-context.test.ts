@@ -100,3 +100,40 @@ describe("context fitting", () => {
     expect(state.stopReason).toBe("answer");
   });
 });
+
+describe("fitContext with a token budget (a conversation's memory)", () => {
+  /** Level k renders 1000 - 100k characters; a token is a character. */
+  const input = (extra: Partial<Parameters<typeof fitContext>[0]> = {}) => ({
+    render: (drop: number) => "x".repeat(1000 - 100 * drop),
+    countTokens: (prompt: string) => prompt.length,
+    contextSize: 10_000,
+    replyTokens: 100,
+    replyOverrun: 0,
+    dropped: 0,
+    steps: 8,
+    ...extra,
+  });
+
+  it("goes to the lowest level under the budget, even when the context has room", async () => {
+    expect(await fitContext(input({ promptBudget: 1000 }))).toBeUndefined();
+    expect(await fitContext(input({ promptBudget: 750 }))).toEqual({
+      droppedSteps: 3,
+      promptTokensBefore: 1000,
+      promptTokensAfter: 700,
+      replyTokens: 100,
+    });
+  });
+
+  it("trims on to the target through the levels it names (large chunks), and no further", async () => {
+    const fit = await fitContext(input({ promptBudget: 950, trimTarget: { tokens: 600, levels: 3 } }));
+    expect(fit?.droppedSteps).toBe(3); // 700: the target is not reached within its 3 levels
+    const deeper = await fitContext(input({ promptBudget: 950, trimTarget: { tokens: 600, levels: 6 } }));
+    expect(deeper?.droppedSteps).toBe(4);
+  });
+
+  it("a prompt over the budget at the last level is an error saying so", async () => {
+    await expect(fitContext(input({ promptBudget: 100, steps: 3 }))).rejects.toThrowError(
+      /needs 800 tokens even with all the older material left out \(2 trim step\(s\)\), over the memory's token budget of 100/,
+    );
+  });
+});
