@@ -12,7 +12,8 @@ function turnLines(turns: readonly ConversationTurn[]): string {
   return turns
     .map((turn) => {
       const calls = turn.calls.map(
-        (c) => `${c.skill} ${oneLine(safeStringify(c.arguments))} -> ${oneLine(c.result ?? `failed: ${c.error ?? ""}`)}`,
+        (c) =>
+          `${c.skill} ${oneLine(safeStringify(c.arguments))} -> ${oneLine(c.result ?? `failed: ${c.error ?? ""}`)}`,
       );
       return [
         `User: ${turn.user}`,
@@ -42,7 +43,11 @@ export function summaryPrompt(
 
 /** The summary as kept: trimmed, on at most MAX_SUMMARY_CHARS characters; empty text throws (no summary written). */
 export function cleanSummary(text: string): string {
-  const summary = text.trim().replace(/^summary:\s*/i, "").slice(0, MAX_SUMMARY_CHARS).trim();
+  const summary = text
+    .trim()
+    .replace(/^summary:\s*/i, "")
+    .slice(0, MAX_SUMMARY_CHARS)
+    .trim();
   if (summary === "") throw new Error("the model wrote an empty summary");
   return summary;
 }

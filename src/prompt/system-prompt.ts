@@ -120,7 +120,9 @@ export function buildSystemPrompt(registry: Registry, options: SystemPromptOptio
     renderPrompt(styled("action-format", style), actionExamples(thought)) +
     (options.parallelCalls ? `\n${promptText("parallel-format")}` : "") +
     (options.exampleTrajectory ? `\n\n${exampleTrajectory(thought)}` : "") +
-    (options.outputSchema ? `\n${renderPrompt("output-schema", { schema: JSON.stringify(options.outputSchema) })}` : "");
+    (options.outputSchema
+      ? `\n${renderPrompt("output-schema", { schema: JSON.stringify(options.outputSchema) })}`
+      : "");
   return renderPrompt(styled("system", style), {
     soul: soulText(options.soul, style),
     skills,
