@@ -10,10 +10,12 @@ export interface ModelCommandOptions {
   contextSize?: number;
   seed?: number;
   temperature?: number;
+  /** `--no-jump-forward` sets it false. */
+  jumpForward?: boolean;
 }
 
 /** The same flags as the loader takes them: `ask` loads with them, `eval` passes them to its model process. */
-export type ModelFlags = Pick<LoadModelOptions, "threads" | "contextSize" | "seed" | "temperature"> & {
+export type ModelFlags = Pick<LoadModelOptions, "threads" | "contextSize" | "seed" | "temperature" | "jumpForward"> & {
   gpu: "auto" | false;
 };
 
@@ -38,7 +40,8 @@ export function modelOptions(command: Command): Command {
       parseIntegerOption(256),
     )
     .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2))
-    .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0));
+    .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0))
+    .option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces (slower)");
 }
 
 /** The loader's options from the parsed flags (flags not given stay absent). */
@@ -47,5 +50,6 @@ export function modelFlags(options: ModelCommandOptions): ModelFlags {
   return {
     gpu: options.gpu === "off" ? false : "auto",
     ...withoutUndefined({ threads, contextSize, seed, temperature }),
+    ...(options.jumpForward === false && { jumpForward: false }),
   };
 }

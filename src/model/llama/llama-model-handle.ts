@@ -2,7 +2,6 @@ import {
   LlamaGrammarEvaluationState,
   TokenBias,
   type LlamaContext,
-  type LlamaGrammar,
   type LlamaContextSequence,
   type LlamaModel,
   type Token,
@@ -12,13 +11,17 @@ import type { ChatFormat } from "../../prompt/chat-format.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
+  DEFAULT_JUMP_FORWARD,
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
   PROMPT_EVALUATION_SLICE,
   WRAP_UP_LOGIT_BIAS,
 } from "./defaults.js";
-import type { GrammarCache } from "./grammar-cache.js";
+import { GbnfMatcher } from "./gbnf-matcher.js";
+import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
+import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
+import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
@@ -47,6 +50,23 @@ export interface LlamaModelHandleParts {
   threads: number;
   backend: LlamaBackend;
   sampling: LlamaSamplingDefaults;
+  /** Jump-forward under a grammar (see {@link LlamaModelHandle.jumpForward}). Default true. */
+  jumpForward?: boolean;
+}
+
+/** A call's prompt and reply tokens, and where its tokens were sampled (see LlamaModelHandle.lastReply). */
+export interface LastReply {
+  promptTokens: Token[];
+  tokens: Token[];
+  samples: [position: number, token: Token][];
+}
+
+/** What one call samples with. */
+interface SamplingCall {
+  temperature: number;
+  grammar: CompiledGrammar | undefined;
+  started: number;
+  signal: AbortSignal | undefined;
 }
 
 function emptyStats(): GenerationStats {
@@ -55,9 +75,19 @@ function emptyStats(): GenerationStats {
     reusedPromptTokens: 0,
     evaluatedPromptTokens: 0,
     generatedTokens: 0,
+    sampledTokens: 0,
+    forcedTokens: 0,
     timeToFirstTokenMs: 0,
     tokensPerSecond: 0,
-    totals: { calls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, generationMs: 0 },
+    totals: {
+      calls: 0,
+      promptTokens: 0,
+      evaluatedPromptTokens: 0,
+      generatedTokens: 0,
+      generationMs: 0,
+      sampledTokens: 0,
+      forcedTokens: 0,
+    },
   };
 }
 
@@ -85,6 +115,12 @@ export class LlamaModelHandle implements ModelHandle {
   readonly threads: number;
   /** `cpu`, or the GPU API the model's layers run on. */
   readonly backend: LlamaBackend;
+  /**
+   * Under a grammar, evaluate the text it forces in one batch instead of sampling it token by token (jump-forward).
+   * The reply is the same text the grammar allows either way; on is faster. Settable between calls (the benchmark
+   * alternates it).
+   */
+  jumpForward: boolean;
 
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -100,7 +136,9 @@ export class LlamaModelHandle implements ModelHandle {
   /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
   readonly #stopTokens: ReadonlySet<Token>;
   readonly #stopText: string | undefined;
+  readonly #jumpTokenizer: JumpTokenizer;
   #held: HeldContent = { text: "", tokens: [] };
+  #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
   #stats: GenerationStats = emptyStats();
   #queue: Promise<unknown> = Promise.resolve();
   #disposed = false;
@@ -115,6 +153,12 @@ export class LlamaModelHandle implements ModelHandle {
     this.#sequence = parts.context.getSequence();
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
+    this.jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
+    const model = parts.model;
+    this.#jumpTokenizer = {
+      tokenize: (text) => model.tokenize(text, false),
+      detokenize: (tokens) => model.detokenize(tokens, false),
+    };
     const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
     const endIsOneToken = endTokens.length === 1;
     this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
@@ -139,6 +183,15 @@ export class LlamaModelHandle implements ModelHandle {
   /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
   get stats(): GenerationStats {
     return structuredClone(this.#stats);
+  }
+
+  /**
+   * The last call's prompt and reply as tokens, and each sampling (where its token went in the reply, and the token
+   * sampled; a forced run may have re-tokenized it). For benchmarks and diagnostics: the benchmark replays replies to
+   * count the tokens a grammar refused.
+   */
+  get lastReply(): LastReply {
+    return structuredClone(this.#lastReply);
   }
 
   /** The sequence's context window in tokens. */
@@ -220,7 +273,8 @@ export class LlamaModelHandle implements ModelHandle {
         text: prompt + this.#model.detokenize(run.generated, false),
         tokens: [...tokens, ...run.generated],
       };
-      this.#recordGeneration(run.generated.length, elapsed);
+      this.#recordGeneration(run, elapsed);
+      this.#lastReply = { promptTokens: tokens, tokens: [...run.generated], samples: run.samples };
     }
     if (run.aborted) throw abortError(options.signal?.reason);
     return run.reply();
@@ -230,7 +284,7 @@ export class LlamaModelHandle implements ModelHandle {
   async #planPrompt(
     prompt: string,
     options: GenerateOptions,
-  ): Promise<{ tokens: Token[]; maxTokens: number; grammar: LlamaGrammar | undefined }> {
+  ): Promise<{ tokens: Token[]; maxTokens: number; grammar: CompiledGrammar | undefined }> {
     const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
     if (!(maxTokens >= 1)) throw new TypeError(`generate: maxTokens must be at least 1 (got ${maxTokens})`);
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
@@ -291,22 +345,14 @@ export class LlamaModelHandle implements ModelHandle {
    * token comes up; that position is then sampled again with the list. Under a grammar the list is always on (the
    * grammar pass costs far more, and its state has moved with the token).
    */
-  async #sample(
-    run: TokenRun,
-    input: Token[],
-    call: { temperature: number; grammar: LlamaGrammar | undefined; started: number; signal: AbortSignal | undefined },
-  ): Promise<void> {
-    const { grammar, signal } = call;
-    let banLazily = !grammar;
-    if (signal?.aborted) throw abortError(signal.reason);
+  async #sample(run: TokenRun, input: Token[], call: SamplingCall): Promise<void> {
+    if (call.signal?.aborted) throw abortError(call.signal.reason);
+    if (call.grammar) return this.#sampleConstrained(run, input, call, call.grammar);
+    let banLazily = true;
     for (let resample = true; resample;) {
       resample = false;
       const iterator = this.#sequence.evaluate(input, {
-        temperature: call.temperature,
-        topK: DEFAULT_TOP_K,
-        topP: DEFAULT_TOP_P,
-        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
-        ...(grammar && { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.#model, grammar }) }),
+        ...this.#samplingOptions(call),
         ...(!banLazily && { tokenBias: () => run.bias }),
       });
       for await (const token of iterator) {
@@ -326,6 +372,69 @@ export class LlamaModelHandle implements ModelHandle {
     }
   }
 
+  /**
+   * Sampling under a grammar. With jump-forward, text the grammar forces (the action's opening, keys, separators,
+   * the rest of a unique skill name) is not sampled: its tokens are evaluated in one batch with the token before them
+   * (see JumpForward), and a reply the grammar closes ends without sampling its end.
+   */
+  async #sampleConstrained(
+    run: TokenRun,
+    input: Token[],
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+  ): Promise<void> {
+    let state = new LlamaGrammarEvaluationState({ model: this.#model, grammar: compiled.grammar });
+    const jump = this.#jumpForwardFor(compiled, state);
+    const opening = jump?.start();
+    if (opening && run.fits(opening.tokens.length, false)) {
+      jump!.commit(opening);
+      acceptTokens(state, opening.tokens);
+      if (run.takeForced(opening) || opening.finished) return;
+      input = [...input, ...opening.tokens];
+    }
+    const iterator = this.#sequence.evaluate(input, {
+      ...this.#samplingOptions(call),
+      grammarEvaluationState: () => state,
+      tokenBias: () => run.bias,
+    });
+    try {
+      let replacement: Token[] | undefined;
+      for (;;) {
+        // the state before the next token is sampled (and taken into it), for a forced run that re-tokenizes it
+        const before = jump?.active ? state.clone() : undefined;
+        const next = await iterator.next(replacement);
+        if (next.done) return;
+        if (run.generated.length === 0) this.#stats.timeToFirstTokenMs = performance.now() - call.started;
+        if (run.take(next.value)) return;
+        replacement = undefined;
+        const forced = jump?.afterSampled(next.value);
+        if (!forced || !before || !run.fits(forced.tokens.length, forced.replacesLast)) continue;
+        jump!.commit(forced);
+        if (forced.replacesLast) state = before;
+        acceptTokens(state, forced.replacesLast ? forced.tokens : forced.tokens.slice(1));
+        if (run.takeForced(forced) || forced.finished) return;
+        replacement = forced.tokens;
+      }
+    } finally {
+      await iterator.return();
+    }
+  }
+
+  /** Jump-forward for one reply under `compiled`, when it is on and both our GBNF reader and node-llama-cpp can. */
+  #jumpForwardFor(compiled: CompiledGrammar, state: LlamaGrammarEvaluationState): JumpForward | undefined {
+    if (!this.jumpForward || !compiled.gbnf || !canAcceptTokens(state)) return undefined;
+    return new JumpForward(new GbnfMatcher(compiled.gbnf), this.#jumpTokenizer);
+  }
+
+  #samplingOptions(call: SamplingCall) {
+    return {
+      temperature: call.temperature,
+      topK: DEFAULT_TOP_K,
+      topP: DEFAULT_TOP_P,
+      ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+    };
+  }
+
   /** The stats of a call whose prompt has `promptLength` tokens, `reused` of them already in the sequence. */
   #recordPrompt(promptLength: number, reused: number): void {
     const stats = this.#stats;
@@ -333,6 +442,8 @@ export class LlamaModelHandle implements ModelHandle {
     stats.reusedPromptTokens = reused;
     stats.evaluatedPromptTokens = promptLength - reused;
     stats.generatedTokens = 0;
+    stats.sampledTokens = 0;
+    stats.forcedTokens = 0;
     stats.timeToFirstTokenMs = 0;
     stats.tokensPerSecond = 0;
     stats.totals.calls++;
@@ -340,13 +451,18 @@ export class LlamaModelHandle implements ModelHandle {
     stats.totals.evaluatedPromptTokens += promptLength - reused;
   }
 
-  /** The stats of a reply of `generated` tokens that took `elapsed` ms. */
-  #recordGeneration(generated: number, elapsed: number): void {
+  /** The stats of a reply (`run`) that took `elapsed` ms. */
+  #recordGeneration(run: TokenRun, elapsed: number): void {
     const stats = this.#stats;
+    const generated = run.generated.length;
     stats.generatedTokens = generated;
+    stats.sampledTokens = run.sampled;
+    stats.forcedTokens = run.forced;
     stats.tokensPerSecond = generated > 0 && elapsed > 0 ? (generated * 1000) / elapsed : 0;
     stats.totals.generatedTokens += generated;
     stats.totals.generationMs += elapsed;
+    stats.totals.sampledTokens = (stats.totals.sampledTokens ?? 0) + run.sampled;
+    stats.totals.forcedTokens = (stats.totals.forcedTokens ?? 0) + run.forced;
   }
 
   /**

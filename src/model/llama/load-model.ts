@@ -33,6 +33,11 @@ export interface LoadModelOptions {
   seed?: number;
   /** Default sampling temperature of `generate`. Default: 0 (greedy). */
   temperature?: number;
+  /**
+   * Under a grammar, evaluate the text it forces in one batch instead of sampling it (jump-forward). Default true
+   * (DEFAULT_JUMP_FORWARD).
+   */
+  jumpForward?: boolean;
   /** Called with the load progress, 0 to 1. */
   onProgress?: (fraction: number) => void;
   /** Where catalog aliases are looked up. Default: the models directory (env `GEMMA_AGENT_MODELS`). */
@@ -116,6 +121,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
         temperature: options.temperature ?? DEFAULT_TEMPERATURE,
         ...(options.seed !== undefined && { seed: options.seed }),
       },
+      ...(options.jumpForward !== undefined && { jumpForward: options.jumpForward }),
     });
   } catch (error) {
     await context?.dispose().catch(() => undefined);

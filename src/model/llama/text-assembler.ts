@@ -25,6 +25,10 @@ export class TextAssembler {
     if (piece.endsWith("\uFFFD") && this.#pending.length < 4) return false;
     this.#pending = [];
     this.#text += piece;
+    return this.#cutAtStop();
+  }
+
+  #cutAtStop(): boolean {
     if (this.stopText) {
       const at = this.#text.indexOf(this.stopText);
       if (at >= 0) {
@@ -33,6 +37,12 @@ export class TextAssembler {
       }
     }
     return false;
+  }
+
+  /** Add text that came as whole characters (forced by a grammar); returns whether the stop text has appeared. */
+  pushText(text: string): boolean {
+    this.#text += text;
+    return this.#cutAtStop();
   }
 
   /** Text not yet handed to `onToken`, minus a tail that could still become the stop text. */

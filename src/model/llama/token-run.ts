@@ -27,6 +27,11 @@ export interface TokenRunSetup {
  */
 export class TokenRun {
   readonly generated: Token[] = [];
+  /** Tokens the model sampled, and tokens fed without sampling (jump-forward), in `generated` now. */
+  sampled = 0;
+  forced = 0;
+  /** Each sampling: where in `generated` its token went, and the token the model sampled there. */
+  readonly samples: [position: number, token: Token][] = [];
   /** The bias for the next token. */
   bias: TokenBias;
   /** Set when the signal aborted between two tokens. */
@@ -49,17 +54,38 @@ export class TokenRun {
 
   /** Take one sampled token; returns true when generation stops here (a stop, the limit, an abort). */
   take(token: Token): boolean {
-    const { stopTokens, onToken, signal, budget, hardLimit } = this.#setup;
-    if (stopTokens.has(token)) return true;
+    if (this.#setup.stopTokens.has(token)) return true;
+    this.samples.push([this.generated.length, token]);
     this.generated.push(token);
-    if (this.#streamText) {
-      const stop = this.#assembler.push(token);
-      if (onToken) {
-        const piece = this.#assembler.takeEmittable(stop);
-        if (piece !== "") onToken(piece);
-      }
-      if (stop) return true;
+    this.sampled++;
+    return this.#afterText(this.#streamText && this.#assembler.push(token));
+  }
+
+  /** Whether `count` more tokens (replacing the last one, with `replacesLast`) stay within the hard limit. */
+  fits(count: number, replacesLast: boolean): boolean {
+    return this.generated.length - (replacesLast ? 1 : 0) + count <= this.#setup.hardLimit;
+  }
+
+  /**
+   * Take tokens the grammar forces (jump-forward): `tokens` follow the last sampled token, or replace it
+   * (`replacesLast`: its text re-tokenized with theirs); `text` is what they add. Returns true when generation stops.
+   */
+  takeForced(run: { tokens: readonly Token[]; replacesLast: boolean; forced: number; text: string }): boolean {
+    if (run.replacesLast) this.generated.pop();
+    // after a sample that stays, `tokens` begin with it: it is in `generated` already
+    this.generated.push(...run.tokens.slice(run.tokens.length - run.forced - (run.replacesLast ? 1 : 0)));
+    this.forced += run.forced;
+    return this.#afterText(this.#streamText && this.#assembler.pushText(run.text));
+  }
+
+  /** After the reply grew: hand text to `onToken`, then check the stop text, the abort, the limits. */
+  #afterText(stop: boolean): boolean {
+    const { onToken, signal, budget, hardLimit } = this.#setup;
+    if (onToken) {
+      const piece = this.#assembler.takeEmittable(stop);
+      if (piece !== "") onToken(piece);
     }
+    if (stop) return true;
     if (signal?.aborted) {
       this.aborted = true;
       return true;

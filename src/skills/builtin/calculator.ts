@@ -13,7 +13,7 @@ export const calculatorSkill = defineSkill({
   description:
     "Evaluate an arithmetic expression and return the number. Supports + - * / % ^ ( ), " +
     "sqrt abs round floor ceil min max log ln exp sin cos tan (radians), pi, e. " +
-    'Example: {"expression": "(3+4)*2^3/sqrt(16)"}',
+    'Example: {"expression":"(3+4)*2^3/sqrt(16)"}',
   parameters: z.object({
     expression: z
       .string()

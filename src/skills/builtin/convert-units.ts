@@ -51,7 +51,7 @@ export const convertUnitsSkill = defineSkill({
   name: "convert_units",
   description:
     "Convert a value between units of length, mass, temperature or volume (metric, US, imperial). " +
-    'Example: {"value": 5, "from": "mi", "to": "km"}',
+    'Example: {"value":5,"from":"mi","to":"km"}',
   parameters: z.object({
     value: z.number().describe("The number to convert, e.g. 72"),
     from: z.string().describe('Unit of the value, e.g. "km", "lb", "F", "gal", "cup"'),

@@ -200,7 +200,7 @@ export function createFileSkills(options: FileSkillsOptions): { listFiles: Skill
   const listFiles = defineSkill({
     name: "list_files",
     description:
-      'List the files and folders in a folder of the allowed directory, with type and size. Example: {"path": "docs"}',
+      'List the files and folders in a folder of the allowed directory, with type and size. Example: {"path":"docs"}',
     parameters: z.object({
       path: z
         .string()
@@ -214,7 +214,7 @@ export function createFileSkills(options: FileSkillsOptions): { listFiles: Skill
 
   const readFile = defineSkill({
     name: "read_file",
-    description: `Read a text file in the allowed directory (first ${cap} bytes at most). Example: {"path": "notes/todo.txt"}`,
+    description: `Read a text file in the allowed directory (first ${cap} bytes at most). Example: {"path":"notes/todo.txt"}`,
     parameters: z.object({
       path: z.string().min(1).describe('File path relative to the allowed directory, e.g. "notes/todo.txt"'),
       maxBytes: z
