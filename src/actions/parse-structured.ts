@@ -44,7 +44,7 @@ function toJsonSchema(schema: z.ZodType): JsonSchema {
 
 function fromJsonSchema(schema: JsonSchema): z.ZodType {
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return z.fromJSONSchema(schema);
   } catch (error) {
     throw new TypeError(`output schema: not a usable JSON Schema: ${(error as Error).message}`);
   }
@@ -80,7 +80,10 @@ export function resolveOutputSchema(schema: OutputSchema): ResolvedOutputSchema 
 export type StructuredReply = { ok: true; value: unknown; repaired: boolean } | { ok: false; refused: RefusedReply };
 
 function refuse(raw: string, errorType: RefusedReply["errorType"], feedback: string): StructuredReply {
-  return { ok: false, refused: { type: "validation-error", validatorName: STRUCTURED_OUTPUT, errorType, feedback, raw } };
+  return {
+    ok: false,
+    refused: { type: "validation-error", validatorName: STRUCTURED_OUTPUT, errorType, feedback, raw },
+  };
 }
 
 /**
@@ -91,7 +94,8 @@ function refuse(raw: string, errorType: RefusedReply["errorType"], feedback: str
 export function parseStructured(raw: string, schema: ResolvedOutputSchema): StructuredReply {
   const text = typeof raw === "string" ? raw : String(raw);
   const extracted = extractJsonObject(text);
-  if (!extracted.ok) return refuse(text, "json_syntax", renderPrompt("feedback/json-syntax", { detail: extracted.detail }));
+  if (!extracted.ok)
+    return refuse(text, "json_syntax", renderPrompt("feedback/json-syntax", { detail: extracted.detail }));
   const checked = schema.validator.safeParse(extracted.value);
   if (!checked.success) {
     const feedback = renderPrompt("feedback/schema-mismatch", {

@@ -27,6 +27,8 @@ import { isOwnEvent, type AgentEvent } from "./events.js";
 import { fitContext, type ContextFit } from "../memory/fit-context.js";
 import { generateCounted } from "./generate-counted.js";
 import { countValidationError, stopAtMaxIterations } from "./stop-run.js";
+import { runWorkflow } from "./run-workflow.js";
+import { isWorkflow, type WorkflowLike } from "./workflow.js";
 import { runValidators, type Validator } from "./validator.js";
 
 /** How an Agent is built. */
@@ -118,6 +120,21 @@ function checkRunOptions(query: unknown, options: RunOptions): ResolvedRunOption
 }
 
 /**
+ * The arguments of `run` / `runStream`: `(query, options?)` or `(workflow, query, options?)`. Anything else is a caller
+ * bug (TypeError).
+ */
+function runArguments(
+  method: string,
+  first: unknown,
+  second: unknown,
+  third: RunOptions | undefined,
+): { query: string; options: RunOptions; workflow?: WorkflowLike } {
+  if (typeof first === "string") return { query: first, options: (second as RunOptions | undefined) ?? {} };
+  if (!isWorkflow(first)) throw new TypeError(`Agent.${method}: give a query string, or a workflow and a query string`);
+  return { query: second as string, options: third ?? {}, workflow: first };
+}
+
+/**
  * The agent loop: each step renders the conversation, asks the model for one action (JSON, grammar-constrained when
  * the model supports it), parses and validates it, runs the skill, and feeds the result back, until an answer, the
  * iteration budget, the retry budget, a model error or an abort. Every failure of the model or of a skill is an event;
@@ -206,11 +223,18 @@ export class Agent {
     return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
   }
 
-  /** Run the loop to its end and return the state: answer, stopReason, and every event on `stream`. */
-  async run(query: string, options: RunOptions = {}): Promise<AgentState> {
+  /**
+   * Run the loop to its end and return the state: answer, stopReason, and every event on `stream`. With a workflow
+   * first (`run(workflow, query, options)`), the workflow's code runs instead of the loop, on the same state, events,
+   * budgets and stop reasons (see runWorkflow); a workflow that throws ends with `stopReason: "workflow_error"`.
+   */
+  run(query: string, options?: RunOptions): Promise<AgentState>;
+  run(workflow: WorkflowLike, query: string, options?: RunOptions): Promise<AgentState>;
+  async run(first: string | WorkflowLike, second?: string | RunOptions, third?: RunOptions): Promise<AgentState> {
+    const { query, options, workflow } = runArguments("run", first, second, third);
     const resolved = checkRunOptions(query, options);
     const state = new AgentState(query);
-    await this.#loop(state, resolved);
+    await this.#execute(state, resolved, workflow);
     return state;
   }
 
@@ -233,7 +257,18 @@ export class Agent {
    * The same run, yielding each event as it happens; the generator's return value is the final state. Stopping the
    * iteration early (break) aborts the run.
    */
-  async *runStream(query: string, options: RunOptions = {}): AsyncGenerator<AgentEvent, AgentState, undefined> {
+  runStream(query: string, options?: RunOptions): AsyncGenerator<AgentEvent, AgentState, undefined>;
+  runStream(
+    workflow: WorkflowLike,
+    query: string,
+    options?: RunOptions,
+  ): AsyncGenerator<AgentEvent, AgentState, undefined>;
+  async *runStream(
+    first: string | WorkflowLike,
+    second?: string | RunOptions,
+    third?: RunOptions,
+  ): AsyncGenerator<AgentEvent, AgentState, undefined> {
+    const { query, options, workflow } = runArguments("runStream", first, second, third);
     const resolved = checkRunOptions(query, options);
     const controller = new AbortController();
     const signal = resolved.signal ? AbortSignal.any([resolved.signal, controller.signal]) : controller.signal;
@@ -245,7 +280,7 @@ export class Agent {
       queue.push(event);
       wake?.();
     });
-    const done = this.#loop(state, { ...resolved, signal }).finally(() => {
+    const done = this.#execute(state, { ...resolved, signal }, workflow).finally(() => {
       finished = true;
       wake?.();
     });
@@ -276,6 +311,21 @@ export class Agent {
       ...(signal && { signal }),
     };
     return (await generateCounted(this.model, prompt, options, state.stats)).text;
+  }
+
+  /** The loop, or the workflow in its place. */
+  #execute(state: AgentState, options: ResolvedRunOptions, workflow: WorkflowLike | undefined): Promise<void> {
+    if (!workflow) return this.#loop(state, options);
+    return runWorkflow(workflow, state, options, {
+      model: this.model,
+      registry: this.registry,
+      dispatch: this.options,
+      chatFormat: this.#chatFormat,
+      grammar: this.options.grammar ?? DEFAULT_USE_GRAMMAR,
+      maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
+      ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
+      makeAgent: (spec) => new Agent(spec as unknown as AgentOptions),
+    });
   }
 
   async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {

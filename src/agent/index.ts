@@ -18,6 +18,10 @@ export type {
   ToolErrorEvent,
   ValidationErrorEvent,
   ModelReplyEvent,
+  ModelCallEvent,
+  ModelCallTokens,
+  WorkflowErrorEvent,
+  WorkflowNoteEvent,
 } from "./events.js";
 export { isOwnEvent, modelReplyOf } from "./events.js";
 export { runValidators, type Validator, type ValidatorResult } from "./validator.js";
@@ -26,3 +30,20 @@ export { buildMessages, observationText } from "./build-messages.js";
 export type { DispatchOptions } from "./dispatch-action.js";
 export { agentAsSkill, type AgentAsSkillOptions } from "./agent-as-skill.js";
 export { canonicalJson, callFingerprint, RepetitionTracker } from "./repetition.js";
+export {
+  isWorkflow,
+  isWorkflowStop,
+  workflowName,
+  WorkflowCallError,
+  WorkflowStop,
+  type AgentCallOptions,
+  type AgentSpec,
+  type AgentTarget,
+  type AskOptions,
+  type NestedAgent,
+  type Workflow,
+  type WorkflowContext,
+  type WorkflowFunction,
+  type WorkflowLike,
+  type WorkflowStateView,
+} from "./workflow.js";

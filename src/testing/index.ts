@@ -1,3 +1,9 @@
-export { ScriptedModel, ScriptedModelError, type ScriptedReply, type ScriptedCall } from "./scripted-model.js";
+export {
+  ScriptedModel,
+  ScriptedModelError,
+  type ScriptedReply,
+  type ScriptedCall,
+  type ScriptedModelOptions,
+} from "./scripted-model.js";
 export { scriptedModelInfo } from "./scripted-model-info.js";
 export { answerReply, callReply, parallelReply, type ReplyCall } from "./reply-builders.js";

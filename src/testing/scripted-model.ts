@@ -1,5 +1,5 @@
 import { abortError } from "../abort.js";
-import type { GenerateOptions, ModelHandle, ModelInfo } from "../model/model-handle.js";
+import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { scriptedModelInfo } from "./scripted-model-info.js";
 
@@ -18,6 +18,19 @@ export class ScriptedModelError extends Error {
   override readonly name = "ScriptedModelError";
 }
 
+/** Options of a {@link ScriptedModel}. */
+export interface ScriptedModelOptions {
+  chatFormat?: ChatFormat;
+  name?: string;
+  /**
+   * Report `stats` as a real model does, each call's prompt and reply counted with this function (`true`: words,
+   * split on white space). Default: no stats, as a script has no tokens.
+   */
+  reportTokens?: true | ((text: string) => number);
+}
+
+const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
 /**
  * A ModelHandle that replies from a script, in order, and records every prompt and option. It fails loudly when
  * called more often than scripted; `assertConsumed()` fails when replies are left over. It honours `signal`.
@@ -27,11 +40,19 @@ export class ScriptedModel implements ModelHandle {
   readonly chatFormat?: ChatFormat;
   readonly info: ModelInfo;
   readonly #replies: ScriptedReply[];
+  readonly #count: ((text: string) => number) | undefined;
+  #stats: GenerationStats | undefined;
 
-  constructor(replies: readonly ScriptedReply[], options: { chatFormat?: ChatFormat; name?: string } = {}) {
+  constructor(replies: readonly ScriptedReply[], options: ScriptedModelOptions = {}) {
     this.#replies = [...replies];
     if (options.chatFormat) this.chatFormat = options.chatFormat;
     this.info = scriptedModelInfo(options.name ?? "scripted");
+    this.#count = options.reportTokens === true ? countWords : options.reportTokens;
+  }
+
+  /** The last call's token counts and the totals, with `reportTokens`; else undefined. */
+  get stats(): GenerationStats | undefined {
+    return this.#stats;
   }
 
   /** Replies not yet used. */
@@ -51,7 +72,33 @@ export class ScriptedModel implements ModelHandle {
     const reply = this.#replies[index];
     const text = typeof reply === "function" ? await reply(prompt, options, index) : reply;
     options.onToken?.(text);
+    if (this.#count) this.#record(this.#count(prompt), this.#count(text));
     return text;
+  }
+
+  #record(promptTokens: number, generatedTokens: number): void {
+    const totals = this.#stats?.totals ?? {
+      calls: 0,
+      promptTokens: 0,
+      evaluatedPromptTokens: 0,
+      generatedTokens: 0,
+      generationMs: 0,
+    };
+    this.#stats = {
+      promptTokens,
+      reusedPromptTokens: 0,
+      evaluatedPromptTokens: promptTokens,
+      generatedTokens,
+      timeToFirstTokenMs: 0,
+      tokensPerSecond: 0,
+      totals: {
+        calls: totals.calls + 1,
+        promptTokens: totals.promptTokens + promptTokens,
+        evaluatedPromptTokens: totals.evaluatedPromptTokens + promptTokens,
+        generatedTokens: totals.generatedTokens + generatedTokens,
+        generationMs: totals.generationMs,
+      },
+    };
   }
 
   /** Throw unless every scripted reply was used. */

@@ -28,13 +28,51 @@ export interface RecordedStep {
   error?: string;
   /** Texts the next prompt must contain, in order: rendered observations, tool errors and validation feedback. */
   feedback: string[];
+  /**
+   * A workflow's call: the texts this call's own prompt must contain, in order (the ask's system text and prompt,
+   * and for a retry the feedback of its earlier tries). Absent on a nested agent's step of a workflow run.
+   */
+  expects?: string[];
+}
+
+/** Whether a trace is a workflow run's (its model calls are `model-call` events, its own events carry `origin`). */
+export function isWorkflowTrace(events: Iterable<AgentEvent>): boolean {
+  for (const event of events) if (event.type === "model-call" || event.origin === "workflow") return true;
+  return false;
+}
+
+/**
+ * The model calls of a workflow run, in order: each `model-call` (what its prompt must contain: its system text, its
+ * prompt, and for a retry the feedback of the earlier tries of the same ask), each model error, and each reply of a
+ * nested agent (`ctx.agent`, played back in order without a prompt check: its conversation is its own).
+ */
+function workflowSteps(events: Iterable<AgentEvent>): RecordedStep[] {
+  const steps: RecordedStep[] = [];
+  let retryFeedback: string[] = [];
+  for (const event of events) {
+    if (!isOwnEvent(event)) {
+      const reply = modelReplyOf(event);
+      if (reply) steps.push({ step: reply.step, raw: reply.raw, feedback: [] });
+      else if (event.type === "model-error") steps.push({ step: event.step, error: event.message, feedback: [] });
+      continue;
+    }
+    if (event.type === "model-call") {
+      if (event.attempt === 1) retryFeedback = [];
+      const asked = [...(event.system ? [event.system] : []), event.prompt, ...retryFeedback];
+      steps.push({ step: event.step, raw: event.raw, feedback: [], expects: asked });
+    } else if (event.type === "validation-error" && event.origin === "workflow") retryFeedback.push(event.feedback);
+    else if (event.type === "model-error") steps.push({ step: event.step, error: event.message, feedback: [] });
+  }
+  return steps;
 }
 
 /**
  * The model calls of a trace, in order: each model reply (see {@link modelReplyOf}) or model error starts a step;
  * observations, tool errors and feedback that follow it belong to its step. Events of nested agents are skipped.
  */
-export function recordedSteps(events: Iterable<AgentEvent>): RecordedStep[] {
+export function recordedSteps(trace: Iterable<AgentEvent>): RecordedStep[] {
+  const events = [...trace];
+  if (isWorkflowTrace(events)) return workflowSteps(events);
   const steps: RecordedStep[] = [];
   for (const event of events) {
     if (!isOwnEvent(event)) continue;
@@ -104,15 +142,24 @@ function firstMissing(haystack: string, needles: readonly string[]): number {
  * replay throw {@link ReplayMismatchError} at that step (the run records a model error), instead of feeding the old
  * replies to a conversation they no longer fit. Calls beyond the recording throw too; `unusedSteps` tells when the
  * run ended before the recording did.
+ *
+ * A workflow run's trace (see {@link isWorkflowTrace}) is played back call by call: each call's prompt must contain
+ * what that call asked (its system text, its prompt, a retry's feedback); a call whose prompt is not the next
+ * recorded one takes the first later unused one it matches (calls of parallel branches may come in another order);
+ * a nested agent's replies are played in order.
  */
 export class ReplayModel implements ModelHandle {
   readonly info: ModelInfo;
   readonly #steps: RecordedStep[];
   readonly #query: string | undefined;
+  readonly #workflow: boolean;
+  readonly #used: boolean[];
   #calls = 0;
 
   constructor(events: readonly AgentEvent[], options: { name?: string } = {}) {
     this.#steps = recordedSteps(events);
+    this.#workflow = isWorkflowTrace(events);
+    this.#used = this.#steps.map(() => false);
     const withState = events.find(
       (e): e is Extract<AgentEvent, { type: "max-iterations" }> => e.type === "max-iterations",
     );
@@ -122,12 +169,14 @@ export class ReplayModel implements ModelHandle {
 
   /** Recorded replies the run did not ask for. */
   get unusedSteps(): number {
+    if (this.#workflow) return this.#used.filter((used) => !used).length;
     return Math.max(0, this.#steps.length - this.#calls);
   }
 
   async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     const index = this.#calls++;
+    if (this.#workflow) return this.#reply(this.#workflowStep(prompt, index), options);
     if (index >= this.#steps.length) {
       throw new ReplayMismatchError(
         index + 1,
@@ -145,9 +194,36 @@ export class ReplayModel implements ModelHandle {
         `replay diverged at step ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected[missing].slice(0, 160))}`,
       );
     }
-    const step = this.#steps[index];
+    return this.#reply(this.#steps[index], options);
+  }
+
+  #reply(step: RecordedStep, options: GenerateOptions): string {
     if (step.raw === undefined) throw new Error(`replay: recorded model error: ${step.error ?? "unknown"}`);
     options.onToken?.(step.raw);
     return step.raw;
+  }
+
+  /** The recorded call a workflow's call `index` replays: the next unused one if its prompt matches, else a later match. */
+  #workflowStep(prompt: string, index: number): RecordedStep {
+    const next = this.#used.indexOf(false);
+    if (next < 0) {
+      throw new ReplayMismatchError(
+        index + 1,
+        `replay: call ${index + 1} was asked for, but the trace records only ${this.#steps.length} model calls`,
+      );
+    }
+    const lacks = (step: RecordedStep) => firstMissing(prompt, (step.expects ?? []).map(neutralizeControlText));
+    let found = lacks(this.#steps[next]) < 0 ? next : -1;
+    for (let j = next + 1; found < 0 && j < this.#steps.length; j++)
+      if (!this.#used[j] && this.#steps[j].expects && lacks(this.#steps[j]) < 0) found = j;
+    if (found < 0) {
+      const expected = this.#steps[next].expects![lacks(this.#steps[next])];
+      throw new ReplayMismatchError(
+        index + 1,
+        `replay diverged at call ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected.slice(0, 160))}`,
+      );
+    }
+    this.#used[found] = true;
+    return this.#steps[found];
   }
 }
