@@ -12,8 +12,10 @@ import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-
 import type { CommandFactory } from "./command.js";
 import { withoutUndefined } from "../without-undefined.js";
 import type { EvalProgress } from "../eval/runner/run-eval.js";
+import { renderServersText } from "../eval/report/render-servers.js";
+import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalServerFlags } from "./eval-servers.js";
 
-interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions {
+interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, EvalServerFlags {
   model: string[];
   budgets?: number[];
   seeds?: number;
@@ -51,6 +53,7 @@ function checkTarget(suite: string | undefined, options: EvalCommandOptions): vo
     throw new CliUsageError("eval: --category goes with --bfcl DIR");
   if (options.bfcl === undefined && options.parallelCalls !== undefined)
     throw new CliUsageError("eval: --parallel-calls goes with --bfcl DIR");
+  options.model = [...(options.model ?? []), ...serverSpecs(options)];
   if (!options.model?.length)
     throw new CliUsageError(
       "eval: --model is needed (oracle, heuristic, profile:<name>, replay:<trace>, or a GGUF path or alias)",
@@ -65,7 +68,9 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
     grammar: options.grammar,
     loop: loopSettings(options),
     gguf: { loadOptions: modelFlags(options) },
+    server: evalServerOptions(options, io.env),
     ...withoutUndefined({
+      results: resultsOption(options),
       budgets: options.budgets,
       seeds: options.seeds,
       limit: options.limit,
@@ -90,9 +95,15 @@ async function evalAction(io: CliIO, suite: string | undefined, options: EvalCom
   checkTarget(suite, options);
   const report = await runEvalCommand(io, suite, options);
   const paths = options.out !== undefined ? writeReport(report, options.out) : undefined;
+  const results = resultsOption(options);
+  if (report.interrupted && results)
+    io.stderr.write(
+      `gemma-agent: the finished runs are in ${results.path}; add --resume to the same command to go on\n`,
+    );
   if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     io.stdout.write(renderSummaryTable(report));
+    io.stdout.write(renderServersText(report));
     io.stdout.write(
       paths
         ? `\nWrote ${paths.json}, ${paths.markdown}, ${paths.svg}\n`
@@ -110,6 +121,7 @@ function evalExamples(io: CliIO): string {
     `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
     `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
     `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
+    `  ${hint(io, "eval evals/basic.json --model http://10.0.0.5:8080/v1#gemma --model http://10.0.0.6:8080/v1#gemma --concurrency 2 --out out/fleet")}`,
     `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
     "",
   ].join("\n");
@@ -122,7 +134,7 @@ function evalExamples(io: CliIO): string {
  * convergence.svg there. Exit 0 when the eval ran (whatever the scores), 2 for bad input, 130 when interrupted.
  */
 const evalCommand: CommandFactory = (io: CliIO) =>
-  loopOptions(new Command("eval"))
+  sweepOptions(loopOptions(new Command("eval")))
     .description(
       "Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.",
     )

@@ -3,13 +3,13 @@ import {
   isServerUrl,
   openAICompatibleModel,
   parseServerModelUrl,
+  type OpenAICompatibleModel,
   type OpenAICompatibleModelOptions,
   type PromptMode,
   type StructuredOutput,
 } from "../model/http/index.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { CliUsageError, type CliIO } from "./cli-io.js";
-import type { CliModel } from "./model-setup.js";
 import { parseIntegerOption, parseNumberOption } from "./parse-options.js";
 import type { Progress } from "./progress.js";
 
@@ -105,7 +105,7 @@ export async function loadServerModel(
   spec: string,
   options: ServerCommandOptions & { temperature?: number; seed?: number },
   progress: Progress,
-): Promise<CliModel> {
+): Promise<OpenAICompatibleModel & { readonly backend: string; readonly threads: number }> {
   const handle = openAICompatibleModel(serverModelOptions(spec, options, io.env));
   progress.start(`connecting to ${handle.info.baseURL}`);
   try {
@@ -115,5 +115,5 @@ export async function loadServerModel(
     progress.fail(`could not use ${spec}`);
     throw error;
   }
-  return Object.assign(handle, { backend: `http (${handle.info.dialect})`, threads: 0 }) as CliModel;
+  return Object.assign(handle, { backend: `http (${handle.info.dialect})`, threads: 0 });
 }

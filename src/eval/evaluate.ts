@@ -5,12 +5,13 @@ import { bfclTasks } from "./bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "./bfcl/bfcl-files.js";
 import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, DEFAULT_EVAL_SEEDS, FIRST_SEED } from "./constants.js";
 import { EvalSetupError } from "./errors.js";
-import { parseModelSpec, type ModelSpec } from "./models/model-spec.js";
+import { mergeServerSpecs, parseModelSpec, type ModelSpec } from "./models/model-spec.js";
+import { openResultsFile, type ResultsFile } from "./runner/results-file.js";
 import { buildReport } from "./report/build-report.js";
 import type { EvalReport } from "./report/eval-report.js";
 import type { EvalTask } from "./runner/eval-task.js";
 import { createModelProvider, type ModelProvider, type ProviderOptions } from "./runner/model-providers.js";
-import { runEval, type EvalProgress } from "./runner/run-eval.js";
+import { runEval, type EvalProgress, type RunEvalOptions } from "./runner/run-eval.js";
 import { loadSuite } from "./suite/load-suite.js";
 import type { Suite } from "./suite/suite-schema.js";
 import { suiteTasks } from "./suite/suite-tasks.js";
@@ -39,6 +40,11 @@ export interface EvaluateOptions extends ProviderOptions {
   limit?: number;
   /** Run only the tasks with these ids (`--task`), in suite order; an unknown id is a setup error. */
   taskIds?: readonly string[];
+  /**
+   * Write each finished run to this JSON Lines file as it finishes; with `resume`, continue the interrupted sweep
+   * whose file it is (its finished runs are kept, not run again). See results-file.ts.
+   */
+  results?: { path: string; resume?: boolean };
 }
 
 function checkBudgets(budgets: readonly number[]): number[] {
@@ -59,8 +65,8 @@ function seedList(count: number | undefined): number[] {
 function providersFor(options: EvaluateOptions, bfcl: boolean, taskCount: number): ModelProvider[] {
   if (options.providers) return [...options.providers];
   if (options.models.length === 0) throw new EvalSetupError("model_spec", "no model given (--model)");
-  return options.models.map((m) => {
-    const spec = typeof m === "string" ? parseModelSpec(m) : m;
+  const specs = mergeServerSpecs(options.models.map((m) => (typeof m === "string" ? parseModelSpec(m) : m)));
+  return specs.map((spec) => {
     if (bfcl && spec.kind === "heuristic")
       throw new EvalSetupError(
         "unsupported",
@@ -111,7 +117,9 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
   const started = performance.now();
   const grammar = options.grammar ?? true;
   const loop = options.loop ?? {};
-  const { records, interrupted } = await runEval({
+  const header = { source, models: names, budgets, seeds, tasks: sample.length, grammar };
+  const results = options.results && openResultsFile(options.results.path, header, options.results.resume ?? false);
+  const { records, interrupted } = await runSweep(results, {
     tasks: sample,
     providers,
     budgets,
@@ -135,9 +143,21 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
     runs: records,
     interrupted,
     ...withoutUndefined({ bfcl: run.bfcl }),
+    servers: providers.flatMap((p) => p.serverReport?.() ?? []),
+    resumedRuns: results?.earlier.length ?? 0,
     startedAt,
     wallMs: performance.now() - started,
   });
+}
+
+/** runEval, each finished run appended to the results file (and its earlier runs not made again) when there is one. */
+async function runSweep(results: ResultsFile | undefined, options: RunEvalOptions) {
+  if (!results) return runEval(options);
+  try {
+    return await runEval({ ...options, done: results.earlier, onRecord: (record) => results.append(record) });
+  } finally {
+    results.close();
+  }
 }
 
 /** The tasks named by `ids`, in suite order (all when no ids); an unknown id is a setup error naming some known ones. */

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { isModelPath } from "../../model/resolve-model.js";
+import { isServerUrl, parseServerModelUrl, type ServerModelRef } from "../../model/http/server-url.js";
 import { EvalSetupError } from "../errors.js";
 import { failureProfile, failureProfileNames, type FailureRates } from "./failure-profiles.js";
 import { fitProfileFromReport, readProfileFile } from "./profile-file.js";
@@ -10,14 +11,17 @@ export type ModelSpec =
   | { kind: "heuristic"; name: string }
   | { kind: "profile"; name: string; profile: string; rates: FailureRates }
   | { kind: "replay"; name: string; path: string }
-  | { kind: "gguf"; name: string; model: string };
+  | { kind: "gguf"; name: string; model: string }
+  /** A model on one or more OpenAI-compatible servers; several URLs of one model name spread its runs. */
+  | { kind: "server"; name: string; servers: ServerModelRef[] };
 
 /**
  * Read a `--model` value: `oracle` (the correct trajectory, or BFCL's ground truth), `heuristic` (keyword planner),
  * `profile:<name>` (the correct trajectory with a named failure profile, its rates assumed),
  * `profile:fit:<report.json>[#model]` (rates measured from a report's runs, named `profile:fit:<model>`),
  * `profile:file:<profile.json>` (a profile file, named `profile:<its name>`), `replay:<trace.jsonl or dir>` (recorded
- * runs), or anything else: a GGUF path or catalog alias, run in a child process. Throws
+ * runs), `http(s)://host:port/v1#model` (a model on a server: see server-pool.ts), or anything else: a GGUF
+ * path or catalog alias, run in a child process. Throws
  * `EvalSetupError("model_spec")` for an unknown profile or an empty replay path, and `profile_invalid` for a report
  * or profile file that cannot be read (the files of `profile:fit:` and `profile:file:` are read here).
  */
@@ -48,6 +52,35 @@ export function parseModelSpec(text: string): ModelSpec {
       throw new EvalSetupError("model_spec", "replay: needs a trace file or a directory of <task-id>.jsonl traces");
     return { kind: "replay", name: spec, path };
   }
+  if (isServerUrl(spec)) {
+    const ref = parseServerModelUrl(spec);
+    return { kind: "server", name: ref.model || ref.baseURL, servers: [ref] };
+  }
   // A path is named by its file in reports and legends; an alias by itself.
   return { kind: "gguf", name: isModelPath(spec) ? basename(spec) : spec, model: spec };
+}
+
+/**
+ * Several `--model` URLs that name the same model on different servers are one model spread over those servers
+ * (`--model http://a/v1#m --model http://b/v1#m`): their specs are merged into the first one's place, in order.
+ */
+export function mergeServerSpecs(specs: readonly ModelSpec[]): ModelSpec[] {
+  const out: ModelSpec[] = [];
+  const byName = new Map<string, Extract<ModelSpec, { kind: "server" }>>();
+  for (const spec of specs) {
+    if (spec.kind !== "server") {
+      out.push(spec);
+      continue;
+    }
+    const earlier = byName.get(spec.name);
+    if (earlier) {
+      for (const ref of spec.servers)
+        if (!earlier.servers.some((s) => s.baseURL === ref.baseURL)) earlier.servers.push(ref);
+      continue;
+    }
+    const copy = { ...spec, servers: [...spec.servers] };
+    byName.set(spec.name, copy);
+    out.push(copy);
+  }
+  return out;
 }

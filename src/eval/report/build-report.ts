@@ -21,6 +21,8 @@ export type ReportInput = Pick<
   | "runs"
   | "interrupted"
   | "bfcl"
+  | "servers"
+  | "resumedRuns"
 > & {
   startedAt: Date;
   wallMs: number;
@@ -46,6 +48,8 @@ export function buildReport(input: ReportInput): EvalReport {
     convergence: convergence(aggregates, input.models),
     categories: categoryRates(input.runs, input.models, input.budgets),
     ...(input.bfcl && { bfcl: input.bfcl }),
+    ...(input.servers && input.servers.length > 0 && { servers: input.servers }),
+    ...(input.resumedRuns ? { resumedRuns: input.resumedRuns } : {}),
     runs: input.runs,
     timing: { startedAt: input.startedAt.toISOString(), wallMs: Math.round(input.wallMs) },
   };

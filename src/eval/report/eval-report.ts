@@ -57,6 +57,34 @@ export interface BfclSection {
   unconvertible: ExcludedQuestion[];
 }
 
+/**
+ * One model server of a sweep (`--model http://host:port/v1#name`; several URLs with one model name share its runs):
+ * what it did, and when it was taken out.
+ */
+export interface ServerThroughput {
+  /** The model (as the report names it) this server served. */
+  model: string;
+  /** `http://host:port/v1#name`. */
+  server: string;
+  dialect: string;
+  /** Runs it was given at once. */
+  concurrency: number;
+  /** Runs that ended on it. */
+  runs: number;
+  /** Model calls it answered. */
+  calls: number;
+  /** Requests retried (connection errors, 429, 503). */
+  retries: number;
+  /** Runs in flight on it that moved to another server when it failed. */
+  movedAway: number;
+  /** From its first run's start to its last run's end, ms. */
+  busyMs: number;
+  /** Runs that ended on it per minute of busyMs. */
+  runsPerMinute: number;
+  /** Why and when it was taken out of the sweep (absent: it served to the end). */
+  down?: string;
+}
+
 /** report.json. */
 export interface EvalReport {
   schemaVersion: 1;
@@ -80,6 +108,10 @@ export interface EvalReport {
   /** Success rate per category, model and budget (suites whose tasks have categories). */
   categories: { category: string; model: string; budget: number; runs: number; successRate: number }[];
   bfcl?: BfclSection;
+  /** Model servers: each one's share of the runs and its throughput (evals of models on servers only). */
+  servers?: ServerThroughput[];
+  /** Runs taken from an earlier, interrupted sweep's results file (`--resume`) instead of being run again. */
+  resumedRuns?: number;
   runs: RunRecord[];
   /** When and how long: the only part (with each run's wallMs) that differs between two runs of the same eval. */
   timing: { startedAt: string; wallMs: number };

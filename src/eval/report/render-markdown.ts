@@ -1,4 +1,5 @@
 import type { Aggregate, EvalReport } from "./eval-report.js";
+import { serversSection } from "./render-servers.js";
 
 const pct = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -198,6 +199,7 @@ export function renderMarkdown(report: EvalReport): string {
     ...headerSection(report),
     ...convergenceSection(report),
     ...aggregatesSection(report),
+    ...serversSection(report),
     ...categorySection(report),
     ...perTaskSection(report),
     ...failuresSection(report),

@@ -12,6 +12,10 @@ import { TrajectoryModel } from "../models/trajectory-model.js";
 import { hashSeed, seededRandom } from "../random.js";
 import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY } from "../constants.js";
 import type { EvalTask } from "./eval-task.js";
+import type { ServerThroughput } from "../report/eval-report.js";
+import type { ServerModelRef } from "../../model/http/index.js";
+import { ServerLease } from "../models/server-lease.js";
+import { ServerPool, type PoolHandleOptions, type ServerProviderOptions } from "../models/server-pool.js";
 
 /** A model source for the runner: a fresh or shared model per run, and how many runs may overlap. */
 export interface ModelProvider {
@@ -30,6 +34,15 @@ export interface ModelProvider {
   acquire(task: EvalTask, seed: number): Promise<ModelHandle>;
   /** Failures the provider sees after a run (a replay whose recording went on longer). */
   review?(model: ModelHandle): string[];
+  /** The run on `model` is over (a server pool gives the server to the next run). */
+  release?(model: ModelHandle): void;
+  /**
+   * Why the run could not be made for reasons outside the model (every server it could use went down): the record
+   * is then a harness error, not a finished run (a resumed sweep runs it again).
+   */
+  infrastructureFailure?(model: ModelHandle): string | undefined;
+  /** Model servers: each one's share of the runs, for the report. */
+  serverReport?(): ServerThroughput[];
   dispose(): Promise<void>;
 }
 
@@ -37,6 +50,8 @@ export interface ModelProvider {
 export interface ProviderOptions {
   /** How the GGUF child process loads its model (factory module and options). */
   gguf?: Omit<ChildProcessModelOptions, "factoryOptions"> & { loadOptions?: Record<string, unknown> };
+  /** How models on servers (`http://host:port/v1#name`) are used: per-server concurrency, the handles' options. */
+  server?: ServerProviderOptions;
 }
 
 function trajectoryProvider(name: string, rates: FailureRates = FAILURE_PROFILES.perfect): ModelProvider {
@@ -101,6 +116,42 @@ function ggufProvider(name: string, model: string, options: ProviderOptions["ggu
   };
 }
 
+/**
+ * A model served by one or more servers (`--model http://a/v1#m --model http://b/v1#m`): runs are spread over them,
+ * least busy first, each server with its own concurrency limit; a server that fails mid-sweep is taken out and the
+ * runs in flight on it move to the others (see ServerPool, ServerLease). At temperature 0 it is deterministic: the
+ * runner plays smaller budgets back from the largest one's run.
+ */
+function serverProvider(
+  name: string,
+  refs: readonly ServerModelRef[],
+  options: ServerProviderOptions = {},
+): ModelProvider {
+  const concurrency = options.concurrency ?? 1;
+  const handle: PoolHandleOptions = { maxConcurrency: concurrency, ...options.handle };
+  const pool = new ServerPool(refs, concurrency, handle);
+  const temperature = handle.temperature;
+  return {
+    name,
+    concurrency: concurrency * refs.length,
+    deterministic: temperature === undefined || temperature === 0,
+    async prepare() {
+      await pool.connect();
+    },
+    async acquire() {
+      return new ServerLease(pool, await pool.take());
+    },
+    release(model: ModelHandle) {
+      if (model instanceof ServerLease) model.release();
+    },
+    infrastructureFailure(model: ModelHandle) {
+      return model instanceof ServerLease ? model.serverFailure : undefined;
+    },
+    serverReport: () => pool.report(name),
+    async dispose() {},
+  };
+}
+
 /** The provider for a parsed `--model`. Replay files are read here, so a bad trace is a setup error. */
 export function createModelProvider(spec: ModelSpec, options: ProviderOptions = {}): ModelProvider {
   switch (spec.kind) {
@@ -125,5 +176,7 @@ export function createModelProvider(spec: ModelSpec, options: ProviderOptions = 
       return replayProvider(spec.name, spec.path);
     case "gguf":
       return ggufProvider(spec.name, spec.model, options.gguf);
+    case "server":
+      return serverProvider(spec.name, spec.servers, options.server);
   }
 }

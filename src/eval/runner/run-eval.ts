@@ -35,6 +35,18 @@ export interface RunEvalOptions {
   grammar?: boolean;
   /** How the loop runs (final round, thought, prompt style, context fitting). Default: the agent's defaults. */
   loop?: LoopSettings;
+  /** Told each record as its run finishes (a sweep's results file); runs that were interrupted are not told. */
+  onRecord?: (record: RunRecord) => void;
+  /**
+   * Records of an earlier, interrupted sweep (`--resume`): their runs are not made again and they are returned with
+   * the new ones. Matched by model, task, budget and seed.
+   */
+  done?: readonly RunRecord[];
+}
+
+/** The key a record is matched by when a sweep resumes: model, budget, seed and task. */
+export function recordKey(record: Pick<RunRecord, "model" | "budget" | "seed" | "taskId">): string {
+  return `${record.model}\u0000${record.budget}\u0000${record.seed}\u0000${record.taskId}`;
 }
 
 /** The records of an eval, in a fixed order: model, budget, seed, then task order. */
@@ -132,8 +144,9 @@ async function runTaskWithState(
   };
   let model: ModelHandle;
   let state: AgentState;
+  let acquired: ModelHandle | undefined;
   try {
-    const acquired = await provider.acquire(task, seed);
+    acquired = await provider.acquire(task, seed);
     model = setup.wrap ? setup.wrap(acquired) : acquired;
     const agent = new Agent({
       ...setup.loop,
@@ -148,8 +161,12 @@ async function runTaskWithState(
     });
   } catch (error) {
     return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
+  } finally {
+    if (acquired) provider.release?.(acquired);
   }
   const wallMs = performance.now() - started;
+  const infrastructure = acquired && provider.infrastructureFailure?.(acquired);
+  if (infrastructure) return { record: harnessError(base, `harness error: ${infrastructure}`, wallMs) };
   const calls = collectCalls(state.stream);
   const verdict = task.judge({ answer: state.answer, calls, state });
   const failures = [...verdict.failures];
@@ -252,6 +269,12 @@ interface ProviderRuns {
   setup: (seed: number) => Omit<RunSetup, "budget" | "wrap">;
   progress: (count: number) => void;
   signal: AbortSignal;
+  /** The records of an earlier sweep, by {@link recordKey}: their runs are not made again. */
+  done: ReadonlyMap<string, RunRecord>;
+  /** A run finished: keep its record (and tell `onRecord`, unless the run was interrupted). */
+  finish: (record: RunRecord) => void;
+  /** Every record of this provider, earlier and new, in the job order (budget, seed, task). */
+  collect: () => RunRecord[];
 }
 
 /**
@@ -259,37 +282,41 @@ interface ProviderRuns {
  * played back from it; returned in the job order (budget, seed, task).
  */
 async function runByPrefixes(provider: ModelProvider, runs: ProviderRuns): Promise<RunRecord[]> {
-  const { options, jobs, setup, progress, signal } = runs;
+  const { options, setup, progress, signal, done } = runs;
+  const key = (budget: number, seed: number, taskId: string) =>
+    recordKey({ model: provider.name, budget, seed, taskId });
+  const finished = (task: EvalTask, seed: number) => options.budgets.every((b) => done.has(key(b, seed, task.id)));
   const pairs = options.seeds.flatMap((seed) => options.tasks.map((task) => ({ task, seed })));
-  const results = await promisePool(
-    pairs,
+  const open = pairs.filter(({ task, seed }) => !finished(task, seed));
+  progress((pairs.length - open.length) * options.budgets.length);
+  await promisePool(
+    open,
     provider.concurrency,
     async ({ task, seed }) => {
       const byBudget = await runBudgetPrefixes(task, setup(seed), options.budgets);
+      for (const record of byBudget) if (!done.has(recordKey(record))) runs.finish(record);
       progress(byBudget.length);
-      return byBudget;
     },
     signal,
   );
-  const found = new Map<string, RunRecord>();
-  results.forEach((byBudget) => byBudget?.forEach((r) => found.set(`${r.budget}\u0000${r.seed}\u0000${r.taskId}`, r)));
-  return jobs.flatMap((job) => found.get(`${job.budget}\u0000${job.seed}\u0000${job.task.id}`) ?? []);
+  return runs.collect();
 }
 
 /** A provider's records, one real run per job, in the job order. */
 async function runEachJob(provider: ModelProvider, runs: ProviderRuns): Promise<RunRecord[]> {
-  const { jobs, setup, progress, signal } = runs;
-  const results = await promisePool(
-    jobs,
+  const { jobs, setup, progress, signal, done } = runs;
+  const open = jobs.filter((job) => !done.has(recordKey({ model: provider.name, taskId: job.task.id, ...job })));
+  progress(jobs.length - open.length);
+  await promisePool(
+    open,
     provider.concurrency,
     async ({ task, budget, seed }) => {
-      const { record } = await runTaskWithState(task, { ...setup(seed), budget });
+      runs.finish((await runTaskWithState(task, { ...setup(seed), budget })).record);
       progress(1);
-      return record;
     },
     signal,
   );
-  return results.filter((record) => record !== undefined);
+  return runs.collect();
 }
 
 async function runAll(
@@ -301,15 +328,27 @@ async function runAll(
   const total = jobs.length * providers.length;
   const records: RunRecord[] = [];
   let done = 0;
+  const earlier = new Map((options.done ?? []).map((r) => [recordKey(r), r]));
   const grammar = options.grammar ?? true;
   for (const provider of providers) {
     if (signal.aborted) break;
     await provider.prepare?.();
     try {
+      const found = new Map<string, RunRecord>();
       const runs: ProviderRuns = {
         options,
         jobs,
         signal,
+        done: earlier,
+        finish: (record) => {
+          found.set(recordKey(record), record);
+          if (record.stopReason !== "aborted" && !signal.aborted) options.onRecord?.(record);
+        },
+        collect: () =>
+          jobs.flatMap((job) => {
+            const key = recordKey({ model: provider.name, taskId: job.task.id, ...job });
+            return found.get(key) ?? earlier.get(key) ?? [];
+          }),
         setup: (seed) => ({ provider, seed, grammar, signal, ...withoutUndefined({ loop: options.loop }) }),
         progress: (count) => options.onProgress?.({ done: (done += count), total, model: provider.name }),
       };

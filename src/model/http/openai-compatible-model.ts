@@ -79,6 +79,16 @@ export interface HttpModelInfo extends ModelInfo {
   slots?: number;
 }
 
+/** The state a handle shares with its forks. */
+interface SharedState {
+  limit: Limiter;
+  constraints: WireConstraints;
+  retries: number;
+  calls: number;
+  connecting?: Promise<ServerConnection> | undefined;
+  connection?: ServerConnection;
+}
+
 /**
  * A model served over HTTP by an OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM Studio, OpenAI)
  * behind the {@link ModelHandle} interface: the same loop, grammar guarantee (the action schema goes to the server's
@@ -88,16 +98,28 @@ export interface HttpModelInfo extends ModelInfo {
  */
 export class OpenAICompatibleModel implements ModelHandle {
   readonly #options: OpenAICompatibleModelOptions & { baseURL: string };
-  readonly #limit: Limiter;
   readonly #stats = new ServerStats();
-  readonly #constraints = new WireConstraints();
-  #connecting: Promise<ServerConnection> | undefined;
-  #connection: ServerConnection | undefined;
-  #retries = 0;
+  /** What the forks of one handle share: the connection, the concurrency limit, compiled grammars, counters. */
+  #shared: SharedState;
 
   constructor(options: OpenAICompatibleModelOptions) {
     this.#options = { ...options, baseURL: normalizeBaseURL(options.baseURL) };
-    this.#limit = createLimiter(options.maxConcurrency ?? DEFAULT_HTTP_MAX_CONCURRENCY);
+    this.#shared = {
+      limit: createLimiter(options.maxConcurrency ?? DEFAULT_HTTP_MAX_CONCURRENCY),
+      constraints: new WireConstraints(),
+      retries: 0,
+      calls: 0,
+    };
+  }
+
+  /**
+   * A handle on the same server that shares this one's connection, concurrency limit and counters but keeps its own
+   * `stats`: one per agent run when runs overlap on one server (an eval sweep), so each run's token counts are its own.
+   */
+  fork(): OpenAICompatibleModel {
+    const twin = new OpenAICompatibleModel(this.#options);
+    twin.#shared = this.#shared;
+    return twin;
   }
 
   /**
@@ -106,16 +128,16 @@ export class OpenAICompatibleModel implements ModelHandle {
    * agent renders with the server's Gemma format. Throws an {@link HttpModelError}; a later call asks again.
    */
   async connect(signal?: AbortSignal): Promise<HttpModelInfo> {
-    this.#connecting ??= this.#open().catch((error: unknown) => {
-      this.#connecting = undefined;
+    this.#shared.connecting ??= this.#open().catch((error: unknown) => {
+      this.#shared.connecting = undefined;
       throw error;
     });
-    await raceAbort(this.#connecting, signal);
+    await raceAbort(this.#shared.connecting, signal);
     return this.info;
   }
 
   get info(): HttpModelInfo {
-    const c = this.#connection;
+    const c = this.#shared.connection;
     const o = this.#options;
     const format = this.chatFormat;
     return {
@@ -138,21 +160,26 @@ export class OpenAICompatibleModel implements ModelHandle {
   /** `chat` mode: messages (the server's template renders them); `completion`: a Gemma format. */
   get chatFormat(): ChatFormat {
     if ((this.#options.promptMode ?? "chat") === "chat") return messagesChatFormat;
-    return this.#options.chatFormat ?? this.#connection?.templateFormat ?? gemma3ChatFormat;
+    return this.#options.chatFormat ?? this.#shared.connection?.templateFormat ?? gemma3ChatFormat;
   }
 
   get stats(): GenerationStats {
     return this.#stats.snapshot;
   }
 
-  /** Retries made so far (connection errors, 429, 503), over every request. */
+  /** Generate calls answered so far, by this handle and its forks. */
+  get callsMade(): number {
+    return this.#shared.calls;
+  }
+
+  /** Retries made so far (connection errors, 429, 503), over every request of this handle and its forks. */
   get retriesMade(): number {
-    return this.#retries;
+    return this.#shared.retries;
   }
 
   /** llama-server: the context of one slot (the agent fits prompts into it); otherwise unknown. */
   get contextSize(): number | undefined {
-    return this.#connection?.contextSize;
+    return this.#shared.connection?.contextSize;
   }
 
   /**
@@ -180,7 +207,7 @@ export class OpenAICompatibleModel implements ModelHandle {
     if (signal?.aborted) throw abortError(signal.reason);
     const connection = await this.#connect(signal);
     return raceAbort(
-      this.#limit(() => {
+      this.#shared.limit(() => {
         if (signal?.aborted) throw abortError(signal.reason);
         return this.#generateOn(connection, prompt, options);
       }),
@@ -193,7 +220,7 @@ export class OpenAICompatibleModel implements ModelHandle {
 
   async #connect(signal: AbortSignal | undefined): Promise<ServerConnection> {
     await this.connect(signal);
-    return this.#connection!;
+    return this.#shared.connection!;
   }
 
   async #open(): Promise<ServerConnection> {
@@ -214,7 +241,7 @@ export class OpenAICompatibleModel implements ModelHandle {
         "unsupported",
         `${o.baseURL} is a ${connection.dialect} server: a GBNF grammar needs llama-server; use structuredOutput json-schema`,
       );
-    this.#connection = connection;
+    this.#shared.connection = connection;
     return connection;
   }
 
@@ -225,7 +252,7 @@ export class OpenAICompatibleModel implements ModelHandle {
       ...(signal && { signal }),
       ...(o.random && { random: o.random }),
       onRetry: (error: HttpModelError, retry: number, delayMs: number) => {
-        this.#retries++;
+        this.#shared.retries++;
         o.onRetry?.(error, retry, delayMs);
       },
     };
@@ -240,7 +267,7 @@ export class OpenAICompatibleModel implements ModelHandle {
   #replyRequest(connection: ServerConnection, prompt: string, options: GenerateOptions): ReplyRequest {
     const o = this.#options;
     const chat = this.chatFormat === messagesChatFormat;
-    const constraint = this.#constraints.for(options.jsonSchema, o.structuredOutput ?? "auto");
+    const constraint = this.#shared.constraints.for(options.jsonSchema, o.structuredOutput ?? "auto");
     const seed = o.seed;
     return {
       dialect: connection.dialect,
@@ -269,6 +296,7 @@ export class OpenAICompatibleModel implements ModelHandle {
       () => this.#streamOnce(url, wire, options.signal, onText, () => delivered && !!options.onToken),
       this.#retryPolicy(options.signal),
     );
+    this.#shared.calls++;
     this.#stats.record(reply.usage, {
       startedMs,
       endedMs: performance.now(),

@@ -1,0 +1,100 @@
+import { join } from "node:path";
+import { Command, Option } from "commander";
+import type { ServerProviderOptions } from "../eval/models/server-pool.js";
+import { withoutUndefined } from "../without-undefined.js";
+import { CliUsageError } from "./cli-io.js";
+import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
+import { SERVER_API_KEY_ENV, type ServerCommandOptions } from "./server-model.js";
+
+/** The flags of `eval` for model servers and sweeps, as commander parses them. */
+export interface EvalServerFlags extends Omit<ServerCommandOptions, "server"> {
+  server?: string[];
+  concurrency?: number;
+  results?: string;
+  resume?: boolean;
+  out?: string;
+  temperature?: number;
+  seed?: number;
+}
+
+/** `--server A --server B --server-model M` as model specs (`A#M`, `B#M`): one model spread over both servers. */
+export function serverSpecs(options: EvalServerFlags): string[] {
+  if (options.serverModel !== undefined && !options.server?.length)
+    throw new CliUsageError("--server-model goes with --server URL");
+  return (options.server ?? []).map((url) => (url.includes("#") ? url : `${url}#${options.serverModel ?? ""}`));
+}
+
+/** How the sweep's servers are used: per-server concurrency and every handle's options. */
+export function evalServerOptions(options: EvalServerFlags, env: NodeJS.ProcessEnv): ServerProviderOptions {
+  return withoutUndefined({
+    concurrency: options.concurrency,
+    handle: withoutUndefined({
+      apiKey: env[SERVER_API_KEY_ENV] || undefined,
+      promptMode: options.promptMode,
+      structuredOutput: options.structuredOutput,
+      timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
+      retries: options.httpRetries,
+      temperature: options.temperature,
+      seed: options.seed,
+    }),
+  });
+}
+
+/** The results file: `--results FILE`, else `OUT/results.jsonl` with `--out`; `--resume` needs one. */
+export function resultsOption(options: EvalServerFlags): { path: string; resume: boolean } | undefined {
+  const path = options.results ?? (options.out !== undefined ? join(options.out, "results.jsonl") : undefined);
+  if (path === undefined) {
+    if (options.resume) throw new CliUsageError("--resume needs the sweep's --out DIR (or --results FILE)");
+    return undefined;
+  }
+  return { path, resume: options.resume ?? false };
+}
+
+/** `--server A --server B` and `--server A,B` both give [A, B]. */
+function collectServers(value: string, previous: string[] = []): string[] {
+  return [...previous, ...parseListOption(value)];
+}
+
+/** The flags of an eval sweep over model servers: the servers, per-server concurrency, results file and resume. */
+export function sweepOptions(command: Command): Command {
+  return command
+    .option(
+      "--server <url>",
+      "a model server (repeat to spread the runs over several); with --server-model, the same as --model URL#NAME",
+      collectServers,
+    )
+    .option("--server-model <name>", "the model on --server (default: each server's only model)")
+    .option(
+      "--concurrency <n>",
+      "model servers: runs in flight on each server at once (default: 1)",
+      parseIntegerOption(1),
+    )
+    .option(
+      "--results <file>",
+      "write each finished run to this JSON Lines file (default with --out: DIR/results.jsonl)",
+    )
+    .option("--resume", "go on with the interrupted sweep in the results file: its finished runs are not run again")
+    .addOption(
+      new Option("--prompt-mode <mode>", "model servers: chat, or completion (our Gemma prompt; llama-server)").choices(
+        ["chat", "completion"],
+      ),
+    )
+    .addOption(
+      new Option("--structured-output <how>", "model servers: auto, gbnf (our grammar; llama-server), none").choices([
+        "auto",
+        "json-schema",
+        "gbnf",
+        "none",
+      ]),
+    )
+    .option(
+      "--http-timeout <seconds>",
+      "model servers: give up on a request silent this long (default: 120)",
+      parseNumberOption(0.1, 86_400),
+    )
+    .option(
+      "--http-retries <n>",
+      "model servers: retries after a connection error, 429 or 503 (default: 3)",
+      parseIntegerOption(0),
+    );
+}
