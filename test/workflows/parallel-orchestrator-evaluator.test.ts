@@ -60,7 +60,7 @@ describe("parallel", () => {
     expect(list.model.calls.map((c) => c.prompt.includes("the input"))).toEqual([true, true]);
     const merged = run(
       ["Bonjour", "Hallo"],
-      parallel({ sections: { fr: sections[0], de: sections[1] }, merge: (o) => `${o.fr} / ${o.de}` }),
+      parallel({ sections: { fr: sections[0], de: sections[1] }, merge: (o) => `${String(o.fr)} / ${String(o.de)}` }),
     );
     expect((await merged.done).answer).toBe("Bonjour / Hallo");
   });

@@ -220,7 +220,7 @@ describe("agent.run(workflow, query)", () => {
         () => ctx.call("long", { n: 200 }),
       ]) {
         try {
-          outcomes.push(String((await call()) as string).length.toString());
+          outcomes.push(String(await call()).length.toString());
         } catch (error) {
           outcomes.push((error as WorkflowCallError).guard ?? "failed");
         }
