@@ -6,7 +6,7 @@ import type { EvalReport } from "../eval/report/eval-report.js";
 import { progressBar } from "./progress-bar.js";
 import { renderSummaryTable } from "../eval/report/render-summary-table.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
-import { gpuOption, modelFlags, type ModelCommandOptions } from "./model-options.js";
+import { gpuOption, jumpForwardOption, modelFlags, type ModelCommandOptions } from "./model-options.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { CommandFactory } from "./command.js";
@@ -178,6 +178,7 @@ const evalCommand: CommandFactory = (io: CliIO) =>
         parseNumberOption(0, 2),
       ),
     )
+    .addOption(jumpForwardOption())
     .addHelpText("after", evalExamples(io))
     .action((suite: string | undefined, options: EvalCommandOptions) => evalAction(io, suite, options));
 

@@ -26,6 +26,11 @@ export function gpuOption(): Option {
     .default("auto");
 }
 
+/** `--no-jump-forward`: sample the text a grammar forces too (for comparison; jump-forward is on by default). */
+export function jumpForwardOption(): Option {
+  return new Option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces");
+}
+
 /** Add the flags that choose and tune the model. */
 export function modelOptions(command: Command): Command {
   return command
@@ -41,7 +46,7 @@ export function modelOptions(command: Command): Command {
     )
     .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2))
     .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0))
-    .option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces (slower)");
+    .addOption(jumpForwardOption());
 }
 
 /** The loader's options from the parsed flags (flags not given stay absent). */
