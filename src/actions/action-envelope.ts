@@ -31,3 +31,9 @@ export const actionEnvelopeSchema = z.object({
 
 /** An action envelope after the loose checks. */
 export type ActionEnvelope = z.infer<typeof actionEnvelopeSchema>;
+
+/**
+ * The envelope of an agent with an output schema: `final_answer` may be any JSON value (an object, usually), checked
+ * against the schema afterwards (actions/structured-answer.ts).
+ */
+export const structuredEnvelopeSchema = actionEnvelopeSchema.extend({ final_answer: z.unknown().optional() });

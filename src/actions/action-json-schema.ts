@@ -16,6 +16,11 @@ export interface ActionSchemaOptions {
   maxAnswerChars?: number;
   /** Only the final-answer branch: a final round, where the loop takes no more calls. */
   answerOnly?: boolean;
+  /**
+   * The JSON Schema `final_answer` must match (an agent's output schema): the answer is then that JSON value instead
+   * of text (`maxAnswerChars` does not apply), so a constrained model cannot write an answer that does not conform.
+   */
+  answerSchema?: JsonSchema;
 }
 
 const bounded = (max: number | undefined): { maxLength?: number } => (max ? { maxLength: max } : {});
@@ -93,7 +98,8 @@ function callsList(registry: Registry, names: readonly string[]): JsonSchema {
  * The JSON Schema of every action the model may write with this registry: one branch per skill (`skill_name` fixed
  * to that skill, `arguments` following its own schema), a final-answer branch (non-blank), and, with
  * `parallelCalls`, a `calls` branch; `answerOnly` keeps only the final answer. A loader compiles it to a grammar, so
- * a constrained model cannot name an unknown skill or write arguments of the wrong shape. `thought` is placed and
+ * a constrained model cannot name an unknown skill or write arguments of the wrong shape (nor, with `answerSchema`, an
+ * answer that does not match it). `thought` is placed and
  * bounded per the options (bounds keep a small model's repeating thought from eating the step's tokens).
  */
 export function buildActionJsonSchema(registry: Registry, options: ActionSchemaOptions = {}): JsonSchema {
@@ -101,7 +107,12 @@ export function buildActionJsonSchema(registry: Registry, options: ActionSchemaO
   const branches: JsonSchema[] = names.map((name) => callBranch(registry, name, { action: options }));
   if (options.parallelCalls && names.length > 0)
     branches.push(actionObject({ calls: callsList(registry, names) }, ["calls"], options));
-  const answer: JsonSchema = { type: "string", minLength: 1, pattern: "\\S", ...bounded(options.maxAnswerChars) };
+  const answer: JsonSchema = options.answerSchema ?? {
+    type: "string",
+    minLength: 1,
+    pattern: "\\S",
+    ...bounded(options.maxAnswerChars),
+  };
   branches.push(actionObject({ final_answer: answer }, ["final_answer"], options));
   return { anyOf: branches };
 }

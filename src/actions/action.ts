@@ -23,6 +23,11 @@ export interface FinalAnswerAction {
   repaired?: boolean;
   /** The reply also named a skill; the answer won and the call was not made. */
   ignoredCall?: { skillName: string };
+  /**
+   * With an output schema (the agent's `outputSchema`): the answer's JSON value, checked against the schema; `answer`
+   * is then its JSON text (or the value itself when it is a string).
+   */
+  reply?: unknown;
 }
 
 /** One call inside a parallel-calls action (defined with the skills, which run it). */
@@ -56,6 +61,8 @@ export interface RefusedReply {
   errorType?: ValidationErrorType;
   feedback: string;
   raw: string;
+  /** The refused reply was a final answer (it failed the output schema or a validator): its text, as written. */
+  answer?: string;
 }
 
 /** What a model reply turns into, when valid. */

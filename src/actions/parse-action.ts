@@ -11,7 +11,9 @@ import type {
   SkillCall,
   ValidationErrorType,
 } from "./action.js";
-import { actionEnvelopeSchema, type ActionEnvelope } from "./action-envelope.js";
+import { actionEnvelopeSchema, structuredEnvelopeSchema, type ActionEnvelope } from "./action-envelope.js";
+import { isGivenAnswer, structuredAnswer } from "./structured-answer.js";
+import type { JsonSchema } from "../json-schema.js";
 import { extractJsonObject } from "./extract-json.js";
 import { checkCallReferences, hasReference } from "./call-references.js";
 
@@ -19,6 +21,11 @@ import { checkCallReferences, hasReference } from "./call-references.js";
 export interface ParseActionOptions {
   /** Accept `{"calls": [...]}` (several calls in one reply). Default false: the agent's `parallelCalls` option. */
   parallelCalls?: boolean;
+  /**
+   * The JSON Schema a final answer must match (the agent's `outputSchema`): `final_answer` is then a JSON value,
+   * checked against it (a mismatch is a `schema_mismatch` validation error), and the action carries it as `reply`.
+   */
+  answerSchema?: JsonSchema;
 }
 
 /** The validator name of every parse failure. */
@@ -61,13 +68,14 @@ function checkCall(call: SkillCall, registry: Registry, raw: string): RefusedRep
  */
 function readEnvelope(
   text: string,
-): { ok: true; envelope: ActionEnvelope; common: CommonFields } | { ok: false; refused: RefusedReply } {
+  structured = false,
+): { ok: true; envelope: Envelope; common: CommonFields } | { ok: false; refused: RefusedReply } {
   const extracted = extractJsonObject(text);
   if (!extracted.ok) {
     const feedback = renderPrompt("feedback/json-syntax", { detail: extracted.detail });
     return { ok: false, refused: refuse(text, "json_syntax", feedback) };
   }
-  const parsed = actionEnvelopeSchema.safeParse(extracted.value);
+  const parsed = (structured ? structuredEnvelopeSchema : actionEnvelopeSchema).safeParse(extracted.value);
   if (!parsed.success) {
     const feedback = renderPrompt("feedback/missing-field", { detail: z.prettifyError(parsed.error) });
     return { ok: false, refused: refuse(text, "missing_field", feedback) };
@@ -78,9 +86,20 @@ function readEnvelope(
   return { ok: true, envelope: parsed.data, common };
 }
 
+/** An envelope as read: `final_answer` is text, or any JSON value under an output schema. */
+type Envelope = Omit<ActionEnvelope, "final_answer"> & { final_answer?: unknown };
+
 /** A non-empty final answer wins over a call in the same reply; the call it named is kept as `ignoredCall`. */
-function finalAnswerAction(envelope: ActionEnvelope, answer: string, common: CommonFields): FinalAnswerAction {
-  const action: FinalAnswerAction = { type: "final-answer", answer: answer.trim(), ...common };
+function finalAnswerAction(
+  envelope: Envelope,
+  answer: unknown,
+  common: CommonFields,
+  answerSchema: JsonSchema | undefined,
+): FinalAnswerAction | RefusedReply {
+  const action = answerSchema
+    ? structuredAnswer(answer, answerSchema, common)
+    : { type: "final-answer" as const, answer: String(answer).trim(), ...common };
+  if (action.type === "validation-error") return action;
   const named = envelope.skill_name ?? envelope.calls?.[0]?.skill_name;
   if (named !== undefined) action.ignoredCall = { skillName: named };
   return action;
@@ -120,11 +139,11 @@ function callSkillAction(call: SkillCall, registry: Registry, common: CommonFiel
  */
 export function parseAction(raw: string, registry: Registry, options: ParseActionOptions = {}): ParsedReply {
   const text = typeof raw === "string" ? raw : String(raw);
-  const read = readEnvelope(text);
+  const read = readEnvelope(text, options.answerSchema !== undefined);
   if (!read.ok) return read.refused;
   const { envelope, common } = read;
   const { skill_name: skillName, final_answer: finalAnswer, calls } = envelope;
-  if (finalAnswer !== undefined && finalAnswer.trim() !== "") return finalAnswerAction(envelope, finalAnswer, common);
+  if (isGivenAnswer(finalAnswer)) return finalAnswerAction(envelope, finalAnswer, common, options.answerSchema);
   if (calls !== undefined && options.parallelCalls) return callSkillsAction(calls, registry, common);
   if (skillName !== undefined) {
     return callSkillAction({ skillName, arguments: envelope.arguments ?? {} }, registry, common);

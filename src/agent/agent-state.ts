@@ -1,6 +1,23 @@
 import { EventStream } from "./event-stream.js";
 import type { AgentEvent, EventInput, RunStats, StateSnapshot, StopReason } from "./events.js";
 import { RepetitionTracker } from "./repetition.js";
+import type { HistoryView } from "../memory/history.js";
+import type { AgentRunTrace } from "../telemetry/agent-trace.js";
+
+/**
+ * Tokens a run has spent, for its constraints, its spans and `invoke`'s result: from the model's stats of each call,
+ * or, for a model that reports none, estimated (memory/token-counter.ts).
+ */
+export interface RunUsage {
+  /** Prompt tokens over the run's model calls. */
+  inputTokens: number;
+  /** Generated tokens over the run's model calls. */
+  outputTokens: number;
+  /** The largest prompt of one model call. */
+  largestPrompt: number;
+  /** Some counts were estimated. */
+  estimated: boolean;
+}
 
 /** Fresh counters. */
 export function emptyRunStats(): RunStats {
@@ -38,12 +55,21 @@ export class AgentState {
   readonly repetition = new RepetitionTracker();
   /** Set when a repeat asks for a final round at the next step (see FinalRoundEvent); cleared when it is held. */
   finalRoundRequested = false;
+  /** With an output schema: the answer's JSON value; otherwise the answer text (set with the answer). */
+  reply: unknown;
+  /** Tokens spent so far. */
+  readonly usage: RunUsage = { inputTokens: 0, outputTokens: 0, largestPrompt: 0, estimated: false };
+  /** The earlier turns of the conversation this run is a turn of (`Agent.invoke`), shown before the query. */
+  readonly history: HistoryView | undefined;
+  /** The run's spans (telemetry), while it runs. */
+  trace: AgentRunTrace | undefined;
   readonly #startedAt = performance.now();
 
-  constructor(query: string, options: { stream?: EventStream; depth?: number } = {}) {
+  constructor(query: string, options: { stream?: EventStream; depth?: number; history?: HistoryView } = {}) {
     this.query = query;
     this.stream = options.stream ?? new EventStream();
     this.depth = options.depth ?? 0;
+    this.history = options.history;
   }
 
   /** Milliseconds since the run started. */
@@ -51,10 +77,13 @@ export class AgentState {
     return Math.round((performance.now() - this.#startedAt) * 1000) / 1000;
   }
 
-  /** End the run: why it stopped and, when it stopped on an answer, the answer. Emits nothing. */
-  finish(reason: StopReason, answer?: string): void {
+  /** End the run: why it stopped and, when it stopped with an answer, the answer (and its typed reply). Emits nothing. */
+  finish(reason: StopReason, answer?: string, reply: unknown = answer): void {
     this.stopReason = reason;
-    if (answer !== undefined) this.answer = answer;
+    if (answer !== undefined) {
+      this.answer = answer;
+      this.reply = reply;
+    }
   }
 
   /** Stamp an event with the current step and time and append it to the stream. */

@@ -3,7 +3,6 @@ import { buildActionJsonSchema } from "../actions/action-json-schema.js";
 import { parseAction } from "../actions/parse-action.js";
 import {
   DEFAULT_FINAL_ROUND_WITHOUT_TOOLS,
-  DEFAULT_FIT_CONTEXT,
   DEFAULT_MAX_ANSWER_CHARS,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_RETRIES,
@@ -20,11 +19,28 @@ import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
 import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
 import { Registry } from "../skills/registry.js";
 import { describeThrown } from "../safe-stringify.js";
+import { withoutUndefined } from "../without-undefined.js";
+import type { MemoryOptions } from "../memory/memory-options.js";
+import type { Soul } from "../prompt/soul.js";
+import type { TurnMessage } from "../memory/conversation.js";
+import { AgentRunTrace } from "../telemetry/agent-trace.js";
+import { returnAnswerCandidate } from "./answer-candidate.js";
+import { fitStep } from "./fit-step.js";
+import { invokeTurn, type InvokeOptions, type InvokeResult } from "./invoke.js";
+import { agentBudget } from "./invoke.js";
+import { checkAgentPolicies, lastProblem } from "./agent-policies.js";
+import {
+  stopAborted,
+  stopOnForbiddenAnswer,
+  stopOverTokens,
+  withLatencyLimit,
+  type AgentConstraints,
+} from "./run-limits.js";
+import { recordUsage } from "./run-usage.js";
 import { AgentState } from "./agent-state.js";
-import { Conversation, countSteps } from "./build-messages.js";
+import { RunTranscript } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import { isOwnEvent, type AgentEvent } from "./events.js";
-import { fitContext, type ContextFit } from "../memory/fit-context.js";
 import { generateCounted } from "./generate-counted.js";
 import { countValidationError, stopAtMaxIterations } from "./stop-run.js";
 import { runWorkflow } from "./run-workflow.js";
@@ -37,8 +53,31 @@ export interface AgentOptions extends DispatchOptions {
   model: ModelHandle;
   /** The skills the model may call; required (may be empty). */
   registry: Registry;
-  /** Identity text at the top of the system prompt. Default: prompts/soul.md. */
-  soul?: string;
+  /** Identity at the top of the system prompt: a text, or a parsed SOUL.md (`parseSoul`). Default: prompts/soul.md. */
+  soul?: string | Soul;
+  /** The agent's name: spans (`invoke_agent <name>`), conversations, nested agents. Default "agent". */
+  name?: string;
+  /** What the agent is for (spans' `gen_ai.agent.description`). */
+  description?: string;
+  /** Model calls per run when the run does not say (a definition's loop policy). Default: DEFAULT_MAX_ITERATIONS. */
+  maxIterations?: number;
+  /** Validation errors tolerated per run when the run does not say. Default: DEFAULT_MAX_RETRIES. */
+  maxRetries?: number;
+  /**
+   * At the end of the iteration budget without an answer: `error` (default) ends the run without one;
+   * `warn_and_return` returns the newest answer candidate (a refused final answer, else a skill result) with a
+   * `warning` event (the stop reason stays `max_iterations`).
+   */
+  onMaxIterations?: "error" | "warn_and_return";
+  /**
+   * The JSON Schema the final answer must match: the grammar constrains `final_answer` to it, the parser checks it
+   * (a mismatch is a validation error, fed back and retried), and the run's `reply` is the JSON value.
+   */
+  outputSchema?: JsonSchema;
+  /** Latency, total tokens, forbidden patterns: exceeding one ends the run with `constraint_violated`. */
+  constraints?: AgentConstraints;
+  /** A conversation's memory (`invoke`): its token budget and trim policy. Default: the model's context. */
+  memory?: MemoryOptions;
   /** Checks run on every action, in order, after parsing. Default: none. */
   validators?: Validator[];
   /** Send the action JSON Schema so a loader constrains decoding. Default true (it removes syntax and schema errors). */
@@ -106,10 +145,18 @@ function checkLimit(name: string, value: unknown): void {
 
 type ResolvedRunOptions = Required<Pick<RunOptions, "maxIterations" | "maxRetries">> & { signal?: AbortSignal };
 
-function checkRunOptions(query: unknown, options: RunOptions): ResolvedRunOptions {
+function checkRunOptions(
+  query: unknown,
+  options: RunOptions,
+  defaults: Pick<AgentOptions, "maxIterations" | "maxRetries"> = {},
+): ResolvedRunOptions {
   if (typeof query !== "string" || query.trim() === "")
     throw new TypeError("Agent.run: query must be a non-empty string");
-  const { maxIterations = DEFAULT_MAX_ITERATIONS, maxRetries = DEFAULT_MAX_RETRIES, signal } = options;
+  const {
+    maxIterations = defaults.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    maxRetries = defaults.maxRetries ?? DEFAULT_MAX_RETRIES,
+    signal,
+  } = options;
   if (!Number.isInteger(maxIterations) || maxIterations < 1)
     throw new RangeError(`Agent.run: maxIterations must be an integer >= 1 (got ${String(maxIterations)})`);
   if (!Number.isInteger(maxRetries) || maxRetries < 0)
@@ -145,8 +192,8 @@ export class Agent {
   readonly registry: Registry;
   readonly options: Readonly<AgentOptions>;
   readonly #system: string;
-  /** Each run's conversation, built up one step at a time (see Conversation). */
-  readonly #conversations = new WeakMap<AgentState, Conversation>();
+  /** Each run's transcript, built up one step at a time (see RunTranscript). */
+  readonly #conversations = new WeakMap<AgentState, RunTranscript>();
   readonly #chatFormat: ChatFormat;
   readonly #jsonSchema: JsonSchema | undefined;
   /** The final round's schema: the final answer alone (undefined when the grammar is off). */
@@ -161,6 +208,7 @@ export class Agent {
     this.registry = options.registry;
     checkLimit("maxThoughtChars", options.maxThoughtChars);
     checkLimit("maxAnswerChars", options.maxAnswerChars);
+    checkAgentPolicies(options);
     const parallelCalls = options.parallelCalls ?? DEFAULT_PARALLEL_CALLS;
     const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
     if (!["first", "last", "none"].includes(thought))
@@ -174,6 +222,7 @@ export class Agent {
       style,
       thought,
       exampleTrajectory: options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY,
+      ...(options.outputSchema && { outputSchema: options.outputSchema }),
     });
     this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
     const shape = {
@@ -181,6 +230,7 @@ export class Agent {
       thought,
       maxThoughtChars: options.maxThoughtChars ?? DEFAULT_MAX_THOUGHT_CHARS,
       maxAnswerChars: options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
+      ...(options.outputSchema && { answerSchema: options.outputSchema }),
     };
     const grammar = options.grammar ?? DEFAULT_USE_GRAMMAR;
     this.#jsonSchema = grammar ? buildActionJsonSchema(this.registry, shape) : undefined;
@@ -192,6 +242,37 @@ export class Agent {
     return this.#system;
   }
 
+  /** The agent's name (AgentOptions.name). */
+  get name(): string {
+    return this.options.name ?? "agent";
+  }
+
+  /** How the agent renders turns for its model. */
+  get chatFormat(): ChatFormat {
+    return this.#chatFormat;
+  }
+
+  /**
+   * The model's replies in this run and what came back to it, every step shown, as the prompt shows them: what a
+   * conversation keeps of a turn, so that the next turn's prompt begins with this run's last one (KV-cache reuse).
+   */
+  turnMessages(state: AgentState): TurnMessage[] {
+    return (this.#conversations.get(state)?.add(state.stream.toArray()).stepMessages() ?? []) as TurnMessage[];
+  }
+
+  /**
+   * One turn of a conversation: `message` with the conversation's earlier turns in the prompt, trimmed to the
+   * memory's token budget (old skill results first, then old turns, dropped or summarized per the trim policy; the
+   * system prompt and the message never), run as `run` runs; the turn is appended to the conversation (and flushed to
+   * its file) whatever the outcome. Returns the typed reply, the answer, the conversation, iterations, tokens and stop
+   * reason. Throws MemoryBudgetError before any generation when the system prompt and the message alone cannot fit.
+   */
+  async invoke(message: string, options: InvokeOptions = {}): Promise<InvokeResult> {
+    const { conversation: _conversation, onEvent: _onEvent, ...run } = options;
+    const resolved = checkRunOptions(message, run, this.options);
+    return invokeTurn(this, message, options, (state) => this.#loop(state, resolved));
+  }
+
   /** The JSON Schema sent to the model with each step (undefined when the grammar is off). */
   get actionJsonSchema(): JsonSchema | undefined {
     return this.#jsonSchema;
@@ -201,7 +282,10 @@ export class Agent {
   renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
     let conversation = this.#conversations.get(state);
     if (!conversation)
-      this.#conversations.set(state, (conversation = new Conversation(this.#system, state.query, state.depth)));
+      this.#conversations.set(
+        state,
+        (conversation = new RunTranscript(this.#system, state.query, state.depth, state.history)),
+      );
     return conversation.add(state.stream.toArray()).render(this.#chatFormat, options.droppedSteps);
   }
 
@@ -218,6 +302,7 @@ export class Agent {
     const raw = await this.#generate(prompt, state, { signal: options.signal, schema, maxTokens: options.maxTokens });
     const reply = parseAction(raw, this.registry, {
       parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
+      ...(this.options.outputSchema && { answerSchema: this.options.outputSchema }),
     });
     if (reply.type === "validation-error") return reply;
     return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
@@ -232,7 +317,7 @@ export class Agent {
   run(workflow: WorkflowLike, query: string, options?: RunOptions): Promise<AgentState>;
   async run(first: string | WorkflowLike, second?: string | RunOptions, third?: RunOptions): Promise<AgentState> {
     const { query, options, workflow } = runArguments("run", first, second, third);
-    const resolved = checkRunOptions(query, options);
+    const resolved = checkRunOptions(query, options, this.options);
     const state = new AgentState(query);
     await this.#execute(state, resolved, workflow);
     return state;
@@ -246,7 +331,7 @@ export class Agent {
     options: RunOptions,
     nesting: { depth: number; onEvent: (event: AgentEvent) => void },
   ): Promise<AgentState> {
-    const resolved = checkRunOptions(query, options);
+    const resolved = checkRunOptions(query, options, this.options);
     const state = new AgentState(query, { depth: nesting.depth });
     state.stream.subscribe(nesting.onEvent);
     await this.#loop(state, resolved);
@@ -269,7 +354,7 @@ export class Agent {
     third?: RunOptions,
   ): AsyncGenerator<AgentEvent, AgentState, undefined> {
     const { query, options, workflow } = runArguments("runStream", first, second, third);
-    const resolved = checkRunOptions(query, options);
+    const resolved = checkRunOptions(query, options, this.options);
     const controller = new AbortController();
     const signal = resolved.signal ? AbortSignal.any([resolved.signal, controller.signal]) : controller.signal;
     const state = new AgentState(query);
@@ -310,7 +395,15 @@ export class Agent {
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
       ...(signal && { signal }),
     };
-    return (await generateCounted(this.model, prompt, options, state.stats)).text;
+    const span = state.trace?.chat({ json: schema !== undefined, ...withoutUndefined(options) });
+    try {
+      const call = await generateCounted(this.model, prompt, options, state.stats);
+      span?.finish(recordUsage(state, call, prompt));
+      return call.text;
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    }
   }
 
   /** The loop, or the workflow in its place. */
@@ -324,23 +417,49 @@ export class Agent {
       grammar: this.options.grammar ?? DEFAULT_USE_GRAMMAR,
       maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
-      makeAgent: (spec) => new Agent(spec as unknown as AgentOptions),
+      makeAgent: (spec) => new Agent(spec),
     });
   }
 
+  /** The loop inside the run's span, with the run's latency limit on its signal. */
   async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {
-    const { signal } = options;
-    const aborted = () => {
-      state.emit({ type: "aborted", reason: describeThrown(signal?.reason ?? "aborted") });
-      state.finish("aborted");
+    const limited = withLatencyLimit(state, this.options.constraints, options.signal);
+    state.trace = AgentRunTrace.start(this.#traceInfo());
+    try {
+      await this.#steps(state, { ...options, signal: limited.signal });
+    } finally {
+      limited.dispose();
+      state.trace.end({
+        stopReason: state.stopReason ?? "aborted",
+        iterations: state.iterations,
+        usage: state.usage,
+        ...withoutUndefined({ message: lastProblem(state) }),
+      });
+      state.trace = undefined;
+    }
+  }
+
+  #traceInfo() {
+    const info = this.model.info as { name?: string; architecture?: string; provider?: string } | undefined;
+    return {
+      agentName: this.name,
+      model: info?.name ?? "unknown",
+      provider: info?.provider ?? (info?.architecture === "scripted" ? "scripted" : "llama.cpp"),
+      ...withoutUndefined({ agentDescription: this.options.description }),
     };
+  }
+
+  async #steps(state: AgentState, options: ResolvedRunOptions): Promise<void> {
+    const { signal } = options;
+    const constraints = this.options.constraints;
+    const aborted = () => stopAborted(state, signal);
     for (;;) {
       if (signal?.aborted) return aborted();
-      if (state.iterations >= options.maxIterations) return stopAtMaxIterations(state);
+      if (state.iterations >= options.maxIterations) return this.#maxIterations(state);
       this.#startFinalRound(state, options.maxIterations);
       let reply: ParsedReply;
       try {
-        const fit = await this.#fitContext(state);
+        const fit = await fitStep(state, agentBudget(this), (drop) => this.renderPrompt(state, { droppedSteps: drop }));
         reply = await this.step(state, { signal, ...(fit && { maxTokens: fit.replyTokens }) });
       } catch (error) {
         if (signal?.aborted) return aborted();
@@ -348,6 +467,7 @@ export class Agent {
         return state.finish("model_error");
       }
       if (signal?.aborted) return aborted();
+      if (stopOverTokens(state, constraints)) return;
       if (reply.type === "validation-error") {
         countValidationError(state, reply);
         state.emit(reply);
@@ -355,8 +475,9 @@ export class Agent {
         continue;
       }
       if (reply.type === "final-answer") {
+        if (stopOnForbiddenAnswer(state, reply.answer, constraints)) return;
         state.emit(reply);
-        return state.finish("answer", reply.answer);
+        return state.finish("answer", reply.answer, reply.reply ?? reply.answer);
       }
       if (this.#inFinalRound(state)) {
         this.#refuseCall(state, reply);
@@ -404,42 +525,9 @@ export class Agent {
     state.finalRoundRequested = true;
   }
 
-  /**
-   * Measure the next prompt and, when prompt + reply would not fit the model's context, leave out the oldest steps
-   * (a `context-trimmed` event records it). Returns the reply budget when it differs from the agent's. Throws
-   * ContextOverflowError when even the newest step alone leaves too little room (the loop's model error).
-   */
-  async #fitContext(state: AgentState): Promise<ContextFit | undefined> {
-    const model = this.model;
-    if (
-      !(this.options.fitContext ?? DEFAULT_FIT_CONTEXT) ||
-      typeof model.countTokens !== "function" ||
-      !(model.contextSize! > 0)
-    )
-      return undefined;
-    const events = state.stream.toArray();
-    const previous = events.findLast((e) => e.type === "context-trimmed" && isOwnEvent(e, state.depth));
-    const replyTokens = this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP;
-    const fit = await fitContext({
-      render: (drop) => this.renderPrompt(state, { droppedSteps: drop }),
-      countTokens: (prompt) => model.countTokens!(prompt),
-      contextSize: model.contextSize!,
-      replyTokens,
-      replyOverrun: this.#jsonSchema ? (model.replyOverrun ?? 0) : 0,
-      dropped: previous?.type === "context-trimmed" ? previous.droppedSteps : 0,
-      steps: countSteps(events, state.depth),
-    });
-    if (!fit) return undefined;
-    state.stats.contextTrims++;
-    state.emit({
-      type: "context-trimmed",
-      droppedSteps: fit.droppedSteps,
-      promptTokensBefore: fit.promptTokensBefore,
-      promptTokensAfter: fit.promptTokensAfter,
-      contextSize: model.contextSize!,
-      replyTokens: fit.replyTokens,
-      step: state.iterations + 1,
-    });
-    return fit;
+  /** The end of the iteration budget: the max-iterations stop and, with `warn_and_return`, the last answer candidate. */
+  #maxIterations(state: AgentState): void {
+    stopAtMaxIterations(state);
+    if (this.options.onMaxIterations === "warn_and_return") returnAnswerCandidate(state);
   }
 }

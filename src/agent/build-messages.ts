@@ -209,6 +209,3 @@ export class RunTranscript {
 export function countSteps(events: readonly AgentEvent[], depth = 0): number {
   return events.filter((e) => isOwnEvent(e, depth) && modelReplyOf(e) !== undefined).length;
 }
-
-/** @deprecated The old name of {@link RunTranscript} (a conversation across turns is memory/conversation.ts). */
-export { RunTranscript as Conversation };

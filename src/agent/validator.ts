@@ -34,6 +34,7 @@ export async function runValidators(
         validatorName: validator.name,
         feedback: renderPrompt("feedback/validator", { validator: validator.name, detail: result.feedback }),
         raw: action.raw,
+        ...(action.type === "final-answer" && { answer: action.answer }),
       };
     }
   }

@@ -1,6 +1,6 @@
 import { withoutUndefined } from "../without-undefined.js";
 import { Command } from "commander";
-import { Agent } from "../agent/agent.js";
+import { Agent, type RunOptions } from "../agent/agent.js";
 import type { AgentState } from "../agent/agent-state.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import type { CommandFactory } from "./command.js";
@@ -46,7 +46,7 @@ async function loadAskModel(io: CliIO, options: AskOptions, progress: Progress, 
 async function runWithProgress(
   agent: Agent,
   question: string,
-  runOptions: Parameters<Agent["runStream"]>[1],
+  runOptions: RunOptions,
   view: { model: CliModel; progress: Progress; trace: Trace },
 ): Promise<AgentState> {
   const { model, progress, trace } = view;

@@ -1,4 +1,5 @@
 import type { AgentState } from "../agent/agent-state.js";
+import type { InvokeResult } from "../agent/invoke.js";
 import { CliUsageError, EXIT, hint, type CliIO } from "./cli-io.js";
 import type { CliModel } from "./model-setup.js";
 
@@ -45,5 +46,16 @@ export function steps(count: number): string {
 export function exitCodeFor(state: AgentState): number {
   if (state.stopReason === "answer") return EXIT.ok;
   if (state.stopReason === "aborted") return EXIT.interrupted;
+  return EXIT.noAnswer;
+}
+
+/**
+ * The exit code of an agent's turn: 0 with an answer (also one returned at the iteration budget by
+ * `on_max_iterations: warn_and_return`), 130 interrupted, 1 otherwise (`constraint_violated` included).
+ */
+export function turnExitCode(result: Pick<InvokeResult, "answer" | "stopReason">): number {
+  if (result.stopReason === "aborted") return EXIT.interrupted;
+  if (result.answer !== undefined && (result.stopReason === "answer" || result.stopReason === "max_iterations"))
+    return EXIT.ok;
   return EXIT.noAnswer;
 }

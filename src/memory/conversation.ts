@@ -179,7 +179,7 @@ export class Conversation {
     switch (record.type) {
       case "turn": {
         const { type: _type, ...turn } = record;
-        this.#turns.push(turn as ConversationTurn);
+        this.#turns.push(turn);
         this.#lastIndex = Math.max(this.#lastIndex, record.index);
         break;
       }

@@ -1,0 +1,253 @@
+import { DEFAULT_USE_GRAMMAR, MEMORY_SUMMARY_MAX_TOKENS, MEMORY_TRIM_TARGET } from "../defaults.js";
+import { Conversation, type ConversationCall, type NewTurn, type TurnMessage } from "../memory/conversation.js";
+import { historyView } from "../memory/history.js";
+import { cleanSummary, summaryPrompt } from "../memory/summarize.js";
+import { estimateTokens } from "../memory/token-counter.js";
+import type { ModelHandle } from "../model/model-handle.js";
+import type { ChatFormat } from "../prompt/chat-format.js";
+import { describeThrown } from "../safe-stringify.js";
+import { AgentState, emptyRunStats } from "./agent-state.js";
+import type { MemoryOptions } from "../memory/memory-options.js";
+import { isOwnEvent, type AgentEvent, type EventInput, type RunStats, type StopReason } from "./events.js";
+import { generateCounted } from "./generate-counted.js";
+import { checkFirstPrompt, promptBudget, type PromptBudget } from "./prompt-budget.js";
+
+/** One turn of a conversation (see `Agent.invoke`): the run's budgets and signal (RunOptions), and the conversation. */
+export interface InvokeOptions {
+  /** Model calls at most. Default: the agent's `maxIterations`, else 8. */
+  maxIterations?: number;
+  /** Validation errors tolerated over the turn. Default: the agent's `maxRetries`, else 3. */
+  maxRetries?: number;
+  /** Aborting stops the turn promptly; the turn is still recorded (stop reason `aborted`). */
+  signal?: AbortSignal;
+  /** The conversation this message continues; it gets the turn appended (and saved, when it has a file). Default: a new one. */
+  conversation?: Conversation;
+  /** Each event of the turn as it happens (progress, a trace). */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** The tokens of a turn: its largest prompt against the budget and context, and its spend. */
+export interface TurnTokens {
+  /** The largest prompt of the turn's model calls. */
+  prompt: number;
+  /** Prompt and generated tokens over the turn's model calls (a summary's included). */
+  input: number;
+  output: number;
+  total: number;
+  /** The memory's token budget, when the agent has one. */
+  budget?: number;
+  /** The model's context size, when it says. */
+  contextSize?: number;
+  /** Some counts are estimates (the model reports no tokens, or has no tokenizer). */
+  estimated: boolean;
+}
+
+/** What a turn came to. */
+export interface InvokeResult {
+  /** The typed reply: the output schema's JSON value, else the answer text; undefined without an answer. */
+  reply: unknown;
+  answer: string | undefined;
+  /** The conversation, with this turn appended. */
+  conversation: Conversation;
+  iterations: number;
+  tokens: TurnTokens;
+  stopReason: StopReason;
+  /** The turn's run: its events and stats. */
+  state: AgentState;
+}
+
+/** The agent options `invoke` reads (AgentOptions' fields). */
+export interface InvokeSettings {
+  fitContext?: boolean;
+  maxTokens?: number;
+  memory?: MemoryOptions;
+  grammar?: boolean;
+  temperature?: number;
+}
+
+/** What `invoke` needs of the agent. */
+export interface InvokeHost {
+  readonly name: string;
+  readonly model: ModelHandle;
+  readonly systemPrompt: string;
+  readonly chatFormat: ChatFormat;
+  readonly options: Readonly<InvokeSettings>;
+  renderPrompt(state: AgentState, options?: { droppedSteps?: number }): string;
+  turnMessages(state: AgentState): TurnMessage[];
+}
+
+/** The agent's prompt budget (see prompt-budget.ts). */
+export function agentBudget(host: Pick<InvokeHost, "model" | "options">): PromptBudget | undefined {
+  const { fitContext, maxTokens, memory, grammar } = host.options;
+  return promptBudget(host.model, { fitContext, maxTokens, memory, grammar: grammar ?? DEFAULT_USE_GRAMMAR });
+}
+
+/** A summary written for this turn, or the reason it could not be. */
+type Summarized = { event: EventInput; stats: RunStats; input: number; output: number } | { failed: string };
+
+/**
+ * `summarize_oldest`: when the first prompt would exceed the budget and fitting it would leave out old turns, the
+ * model summarizes those turns (and the summary before them) instead; the conversation keeps the summary, which
+ * stands for them from now on. Undefined when nothing needs summarizing.
+ */
+async function summarizeOldest(
+  host: InvokeHost,
+  conversation: Conversation,
+  message: string,
+  signal: AbortSignal | undefined,
+): Promise<Summarized | undefined> {
+  const budget = agentBudget(host);
+  const history = historyView(conversation);
+  if (host.options.memory?.trimPolicy !== "summarize_oldest" || !budget || history.levels === 0) return undefined;
+  const probe = new AgentState(message, { history });
+  const count = (level: number) => budget.counter.count(host.renderPrompt(probe, { droppedSteps: level }));
+  if ((await count(0)) <= budget.limit) return undefined;
+  let level = 1;
+  while (level < history.levels && (await count(level)) > budget.limit * MEMORY_TRIM_TARGET) level++;
+  const dropped = history.droppedAt(level);
+  if (dropped.length === 0) return undefined;
+  const stats = emptyRunStats();
+  try {
+    const prompt = summaryPrompt(host.chatFormat, dropped, conversation.summary?.text);
+    const temperature = host.options.temperature;
+    const call = await generateCounted(
+      host.model,
+      prompt,
+      {
+        maxTokens: MEMORY_SUMMARY_MAX_TOKENS,
+        ...(signal && { signal }),
+        ...(temperature !== undefined && { temperature }),
+      },
+      stats,
+    );
+    const text = cleanSummary(call.text);
+    const summaryTokens = await budget.counter.count(text);
+    const covers = dropped.at(-1)!.index;
+    conversation.setSummary({ covers, text, tokens: summaryTokens });
+    const summarizedTurns = conversation.turns.filter((t) => t.index <= covers).length;
+    return {
+      event: {
+        type: "memory-summarized",
+        summarizedTurns,
+        covers,
+        summaryTokens,
+        ...(budget.counter.estimated && { estimated: true as const }),
+      },
+      stats,
+      input: call.tokens?.prompt ?? estimateTokens(prompt),
+      output: call.tokens?.generated ?? estimateTokens(call.text),
+    };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { failed: describeThrown(error) };
+  }
+}
+
+/** Count a summary's model call into the turn's state, and say what came of it. */
+function recordSummary(state: AgentState, summarized: Summarized | undefined): void {
+  if (!summarized) return;
+  if ("failed" in summarized) {
+    state.emit({
+      type: "warning",
+      code: "summary_failed",
+      message: `old turns left out instead: ${summarized.failed}`,
+    });
+    return;
+  }
+  state.stats.modelCalls += summarized.stats.modelCalls;
+  state.stats.modelMs += summarized.stats.modelMs;
+  state.stats.promptTokens += summarized.stats.promptTokens;
+  state.stats.evaluatedPromptTokens += summarized.stats.evaluatedPromptTokens;
+  state.stats.generatedTokens += summarized.stats.generatedTokens;
+  state.usage.inputTokens += summarized.input;
+  state.usage.outputTokens += summarized.output;
+  state.emit(summarized.event);
+}
+
+/** The turn's skill calls, each with its result or error, from the run's own events. */
+function turnCalls(state: AgentState): ConversationCall[] {
+  const calls: ConversationCall[] = [];
+  const pending: ConversationCall[] = [];
+  for (const event of state.stream.toArray()) {
+    if (!isOwnEvent(event, state.depth)) continue;
+    if (event.type === "call-skill") {
+      const call: ConversationCall = { skill: event.skillName, arguments: event.arguments };
+      calls.push(call);
+      pending.push(call);
+    } else if (event.type === "observation" || event.type === "tool-error") {
+      const i = pending.findIndex((c) => c.skill === event.skillName);
+      if (i < 0) continue;
+      const [call] = pending.splice(i, 1);
+      if (event.type === "observation") call.result = event.result;
+      else call.error = event.message;
+    }
+  }
+  return calls;
+}
+
+/** The newest history trim level the run's fitting reached (0 when it trimmed none). */
+function finalHistoryLevel(state: AgentState): number {
+  const trimmed = state.stream.toArray().findLast((e) => e.type === "context-trimmed" && isOwnEvent(e, state.depth));
+  return trimmed?.type === "context-trimmed" ? (trimmed.historyLevel ?? 0) : 0;
+}
+
+/**
+ * One turn of a conversation: the message, with the conversation's earlier turns in the prompt (trimmed to the
+ * budget: old skill results first, then old turns, dropped or summarized), run as `run` runs; the turn is appended to
+ * the conversation (and its file) whatever the outcome. Throws MemoryBudgetError, before any generation, when the
+ * system prompt and the message alone cannot fit.
+ */
+export async function invokeTurn(
+  host: InvokeHost,
+  message: string,
+  options: InvokeOptions,
+  loop: (state: AgentState) => Promise<void>,
+): Promise<InvokeResult> {
+  const conversation = options.conversation ?? new Conversation({ agent: host.name });
+  const budget = agentBudget(host);
+  if (budget)
+    await checkFirstPrompt(
+      budget,
+      host.chatFormat.render([
+        { role: "system", content: host.systemPrompt },
+        { role: "user", content: message },
+      ]),
+    );
+  const summarized = await summarizeOldest(host, conversation, message, options.signal);
+  const history = historyView(conversation);
+  const state = new AgentState(message, { history });
+  const unsubscribe = options.onEvent ? state.stream.subscribe(options.onEvent) : undefined;
+  try {
+    recordSummary(state, summarized);
+    await loop(state);
+  } finally {
+    unsubscribe?.();
+  }
+  conversation.trim = history.trimAt(finalHistoryLevel(state));
+  const turn: NewTurn = {
+    user: message,
+    ...(state.answer !== undefined && { answer: state.answer, reply: state.reply }),
+    stopReason: state.stopReason ?? "aborted",
+    calls: turnCalls(state),
+    messages: host.turnMessages(state),
+  };
+  conversation.addTurn(turn);
+  const { inputTokens, outputTokens, largestPrompt, estimated } = state.usage;
+  return {
+    reply: state.answer !== undefined ? state.reply : undefined,
+    answer: state.answer,
+    conversation,
+    iterations: state.iterations,
+    stopReason: state.stopReason ?? "aborted",
+    tokens: {
+      prompt: largestPrompt,
+      input: inputTokens,
+      output: outputTokens,
+      total: inputTokens + outputTokens,
+      ...(budget?.tokenBudget !== undefined && { budget: budget.tokenBudget }),
+      ...(host.model.contextSize !== undefined && { contextSize: host.model.contextSize }),
+      estimated,
+    },
+    state,
+  };
+}

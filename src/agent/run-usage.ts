@@ -1,0 +1,22 @@
+import { estimateTokens } from "../memory/token-counter.js";
+import type { AgentState } from "./agent-state.js";
+import type { ModelCallTokens } from "./events.js";
+
+/**
+ * Count one model call into the run's usage: its prompt and generated tokens as the model reported them, or, for a
+ * model that reports none, estimated from the texts (marked `estimated`). Returns the call's counts.
+ */
+export function recordUsage(
+  state: AgentState,
+  call: { tokens?: ModelCallTokens; text: string },
+  prompt: string,
+): { inputTokens: number; outputTokens: number; estimated: boolean } {
+  const estimated = call.tokens === undefined;
+  const inputTokens = call.tokens?.prompt ?? estimateTokens(prompt);
+  const outputTokens = call.tokens?.generated ?? estimateTokens(call.text);
+  state.usage.inputTokens += inputTokens;
+  state.usage.outputTokens += outputTokens;
+  state.usage.largestPrompt = Math.max(state.usage.largestPrompt, inputTokens);
+  if (estimated) state.usage.estimated = true;
+  return { inputTokens, outputTokens, estimated };
+}
