@@ -17,6 +17,11 @@ export const SCRIPTED_CONCURRENCY = 8;
 /** GGUF runs go one at a time: one model per process, and the machine's cores belong to that one decode. */
 export const GGUF_CONCURRENCY = 1;
 /**
+ * Runs in flight on each model server of a sweep unless `--concurrency` says more: one per server, as a llama-server
+ * started without `-np` decodes one request at a time (more would only queue there).
+ */
+export const SERVER_CONCURRENCY = 1;
+/**
  * The clock the built-in `datetime` skill sees during an eval, unless the suite sets `now`: a fixed instant, so that
  * the same seed gives the same report on any day.
  */

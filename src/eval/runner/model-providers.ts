@@ -10,7 +10,7 @@ import type { ModelSpec } from "../models/model-spec.js";
 import { readTrace, ReplayModel } from "../models/replay-model.js";
 import { TrajectoryModel } from "../models/trajectory-model.js";
 import { hashSeed, seededRandom } from "../random.js";
-import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY } from "../constants.js";
+import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY, SERVER_CONCURRENCY } from "../constants.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ServerThroughput } from "../report/eval-report.js";
 import type { ServerModelRef } from "../../model/http/index.js";
@@ -127,7 +127,7 @@ function serverProvider(
   refs: readonly ServerModelRef[],
   options: ServerProviderOptions = {},
 ): ModelProvider {
-  const concurrency = options.concurrency ?? 1;
+  const concurrency = options.concurrency ?? SERVER_CONCURRENCY;
   const handle: PoolHandleOptions = { maxConcurrency: concurrency, ...options.handle };
   const pool = new ServerPool(refs, concurrency, handle);
   const temperature = handle.temperature;

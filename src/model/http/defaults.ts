@@ -34,3 +34,6 @@ export const PROBE_TIMEOUT_MS = 5_000;
 
 /** How a server error's body is shown in a message: at most this many characters of it. */
 export const ERROR_BODY_CHARS = 300;
+
+/** Compiled grammars kept per handle: an agent sends the same few action schemas (normal, answer-only) every step. */
+export const GBNF_CACHE_SIZE = 16;

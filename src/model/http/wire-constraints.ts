@@ -1,10 +1,8 @@
 import type { JsonSchema } from "../../json-schema.js";
 import { canonicalSchemaKey } from "../llama/canonical-json.js";
 import { jsonSchemaToGbnf } from "../llama/json-schema-to-gbnf.js";
+import { GBNF_CACHE_SIZE } from "./defaults.js";
 import type { WireConstraint } from "./request-body.js";
-
-/** Compiled grammars kept per handle: an agent sends the same few action schemas (normal, answer-only) every step. */
-const GBNF_CACHE_SIZE = 16;
 
 /**
  * The wire constraint of each call's `jsonSchema`: the schema itself, or (`gbnf`) the GBNF our compiler makes of it,
