@@ -4,7 +4,7 @@ import { DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESULT_CHARS } from "../defaults.j
 import { createLimiter, type Limiter } from "../promise-pool.js";
 import { renderPrompt, promptText } from "../prompt-texts.js";
 import { callRefusal, checkArguments, checkCall } from "../skills/check-call.js";
-import { runSkill, type CallEnvironment } from "../skills/run-skill.js";
+import { runSkill, type CallEnvironment, type CallOutcome } from "../skills/run-skill.js";
 import type { ApprovalDecision, ApprovalHook, Guard } from "../skills/guards.js";
 import type { Registry } from "../skills/registry.js";
 import type { Skill, SkillRunState } from "../skills/skill.js";
@@ -232,6 +232,23 @@ function skillEnvironment(state: AgentState, ctx: DispatchContext): CallEnvironm
   };
 }
 
+/**
+ * Run the cleared skill inside its `execute_tool` span when the run is traced (a nested agent's spans become its
+ * children); the span is marked failed with the message the model sees.
+ */
+async function tracedSkill(run: CallRun, skill: Skill, args: Record<string, unknown>): Promise<CallOutcome> {
+  const execute = () => runSkill(skill, args, skillEnvironment(run.state, run.ctx));
+  const span = run.state.trace?.tool({
+    name: skill.name,
+    description: skill.description,
+    callId: `${run.state.iterations}.${run.callIndex ?? 0}`,
+  });
+  if (!span) return execute();
+  const outcome = await span.run(execute);
+  span.finish(outcome.ok ? undefined : outcome.message);
+  return outcome;
+}
+
 /** Repetition control, guards, execution: one call, from the model's arguments to its events. */
 async function runOneCall(run: CallRun): Promise<CallRecord> {
   const repeat = answerRepeat(run);
@@ -240,7 +257,7 @@ async function runOneCall(run: CallRun): Promise<CallRecord> {
   run.announce(cleared.written);
   if (!cleared.ok) return failedCall(run, cleared.message, cleared.guard);
   run.state.stats.skillCalls++;
-  const outcome = await runSkill(cleared.skill, cleared.validated, skillEnvironment(run.state, run.ctx));
+  const outcome = await tracedSkill(run, cleared.skill, cleared.validated);
   const maxChars = run.ctx.options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   if (!outcome.ok)
     return outcome.aborted ? abortedRecord() : failedCall(run, capResult(outcome.message, maxChars).text);
