@@ -34,6 +34,7 @@ export {
   isWorkflow,
   isWorkflowStop,
   workflowName,
+  workflowOfModule,
   WorkflowCallError,
   WorkflowStop,
   type AgentCallOptions,

@@ -128,6 +128,16 @@ export function isWorkflow(value: unknown): value is WorkflowLike {
   return typeof run === "function" && typeof name === "string";
 }
 
+/**
+ * The workflow a module exports: its default export, else its export named `workflow`; undefined when neither is a
+ * workflow (a workflow file for the CLI's `run` or a suite's `workflows`).
+ */
+export function workflowOfModule(namespace: Record<string, unknown>): WorkflowLike | undefined {
+  for (const name of ["default", "workflow"])
+    if (Object.hasOwn(namespace, name) && isWorkflow(namespace[name])) return namespace[name];
+  return undefined;
+}
+
 /** The workflow's name: its `name`, a function's own name, else `workflow`. */
 export function workflowName(workflow: WorkflowLike): string {
   return (typeof workflow === "function" ? workflow.name : workflow.name) || "workflow";
@@ -151,6 +161,8 @@ export class WorkflowCallError extends Error {
   }
 }
 
+const WORKFLOW_STOP = Symbol.for("gemma-agent.workflow-stop");
+
 /**
  * The run has ended (its budget, its retries, a model error, an abort): what every `ctx` method throws from then on.
  * Patterns that catch failures must let it through ({@link isWorkflowStop}); a workflow that swallows it still ends
@@ -158,12 +170,19 @@ export class WorkflowCallError extends Error {
  */
 export class WorkflowStop extends Error {
   override readonly name = "WorkflowStop";
+  /** The brand {@link isWorkflowStop} reads: it holds across copies of this module (a workflow file loaded apart). */
+  readonly [WORKFLOW_STOP] = true;
   constructor(readonly reason: StopReason) {
     super(`the run has ended (${reason})`);
   }
 }
 
-/** Whether `error` is the {@link WorkflowStop} of a run that has ended. */
+/**
+ * Whether `error` is the {@link WorkflowStop} of a run that has ended (also one made by another copy of this module,
+ * as when a workflow file is loaded from source by the built CLI).
+ */
 export function isWorkflowStop(error: unknown): error is WorkflowStop {
-  return error instanceof WorkflowStop;
+  return (
+    typeof error === "object" && error !== null && (error as { [WORKFLOW_STOP]?: unknown })[WORKFLOW_STOP] === true
+  );
 }

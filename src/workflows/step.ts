@@ -36,8 +36,11 @@ export function inputText(input: unknown): string {
   return typeof input === "string" ? input : safeStringify(input);
 }
 
-/** A {@link PromptStep}: `prompt(text or (input) => text, { schema?, system?, ... })`. */
-export function prompt<In = unknown>(text: PromptStep<In>["prompt"], options: AskOptions = {}): PromptStep<In> {
+/** A {@link PromptStep}: `prompt(text or (input) => text, { schema?, system?, description?, ... })`. */
+export function prompt<In = unknown>(
+  text: PromptStep<In>["prompt"],
+  options: AskOptions & { description?: string } = {},
+): PromptStep<In> {
   return { ...options, prompt: text };
 }
 
