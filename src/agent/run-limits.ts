@@ -75,8 +75,14 @@ export function withLatencyLimit(
   const limit = constraints?.maxLatencyMs;
   if (limit === undefined) return { signal, dispose: () => {} };
   const controller = new AbortController();
-  const fire = () => controller.abort(new LatencyExceeded(limit, Math.round(state.elapsed())));
-  const timer = setTimeout(fire, Math.max(0, limit - state.elapsed()));
+  let timer: NodeJS.Timeout;
+  // a timer may fire a fraction of a millisecond early: check, and wait out the rest
+  const fire = () => {
+    const elapsed = state.elapsed();
+    if (elapsed < limit) timer = setTimeout(fire, Math.ceil(limit - elapsed));
+    else controller.abort(new LatencyExceeded(limit, Math.round(elapsed)));
+  };
+  timer = setTimeout(fire, Math.max(0, Math.ceil(limit - state.elapsed())));
   return {
     signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
     dispose: () => clearTimeout(timer),

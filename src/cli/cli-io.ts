@@ -19,6 +19,12 @@ export interface CliIO {
    * Ctrl-C arrives as a key instead of a signal; the question calls this.
    */
   interrupt?: () => void;
+  /**
+   * Take Ctrl-C (SIGINT, and the Ctrl-C key a question reads) for a command that handles it itself (`chat`: stop the
+   * answer, not the session): `handler` is called instead of aborting `signal`, until the returned function gives it
+   * back. Absent (tests, embedders): Ctrl-C aborts `signal` as usual.
+   */
+  takeInterrupts?: (handler: () => void) => () => void;
 }
 
 /** The command prefix of hints for this IO (see {@link CliIO.command}). */
@@ -57,7 +63,10 @@ export class CliUsageError extends CodedError<"usage"> {
 }
 
 /** The process's own streams and environment. */
-export function processIO(signal: AbortSignal, extra: Pick<CliIO, "command" | "interrupt"> = {}): CliIO {
+export function processIO(
+  signal: AbortSignal,
+  extra: Pick<CliIO, "command" | "interrupt" | "takeInterrupts"> = {},
+): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -37,6 +37,9 @@ export function withInvocation(text: string, command: string): string {
   // a hint already written as started (`npx gemma-agent pull`) is left alone
   const lead = command.endsWith(PROGRAM) ? command.slice(0, -PROGRAM.length) : "";
   const written = lead ? `(?<!${lead.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})` : "";
-  const pattern = new RegExp(`(^|[^\\w/.-])${written}${PROGRAM} (?=(ask|models|pull|inspect|doctor|eval)\\b)`, "g");
+  const pattern = new RegExp(
+    `(^|[^\\w/.-])${written}${PROGRAM} (?=(ask|run|chat|agent|models|pull|inspect|doctor|eval)\\b)`,
+    "g",
+  );
   return text.replace(pattern, (_m, before: string) => `${before}${command} `);
 }

@@ -35,8 +35,14 @@ for (const [name, stream] of [
 const controller = new AbortController();
 let interrupts = 0;
 let stoppedBy: keyof typeof SIGNAL_EXIT | undefined;
-/** Ctrl-C (as a signal or a key typed at a question), SIGTERM or SIGHUP: the first stops cleanly, the second quits at once. */
+/** The command's own Ctrl-C handler, while it has taken Ctrl-C (see CliIO.takeInterrupts). */
+let commandInterrupt: (() => void) | undefined;
+/**
+ * Ctrl-C (as a signal or a key typed at a question), SIGTERM or SIGHUP: the first stops cleanly, the second quits at
+ * once. A command that took Ctrl-C (chat) gets it instead.
+ */
 function interrupt(signal: keyof typeof SIGNAL_EXIT = "SIGINT"): void {
+  if (signal === "SIGINT" && commandInterrupt) return commandInterrupt();
   interrupts++;
   if (interrupts > 1) process.exit(SIGNAL_EXIT[signal]);
   stoppedBy = signal;
@@ -58,6 +64,12 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 const io = processIO(controller.signal, {
   command: invocation(process.env, process.argv[1], process.cwd()),
   interrupt: () => interrupt("SIGINT"),
+  takeInterrupts: (handler) => {
+    commandInterrupt = handler;
+    return () => {
+      if (commandInterrupt === handler) commandInterrupt = undefined;
+    };
+  },
 });
 let code = await runCli(process.argv.slice(2), io);
 if (code === SIGNAL_EXIT.SIGINT && stoppedBy) code = SIGNAL_EXIT[stoppedBy];

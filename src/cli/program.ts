@@ -9,12 +9,25 @@ import pullCommand from "./pull.js";
 import inspectCommand from "./inspect.js";
 import doctorCommand from "./doctor.js";
 import evalCommand from "./eval.js";
+import runCommand from "./run.js";
+import chatCommand from "./chat.js";
+import agentCommand from "./agent-inspect.js";
 import type { CommandFactory } from "./command.js";
 
 export type { CommandFactory } from "./command.js";
 
 /** The commands, in help order. Each lives in its own file under src/cli/. */
-const COMMANDS: CommandFactory[] = [askCommand, modelsCommand, pullCommand, inspectCommand, doctorCommand, evalCommand];
+const COMMANDS: CommandFactory[] = [
+  askCommand,
+  runCommand,
+  chatCommand,
+  agentCommand,
+  modelsCommand,
+  pullCommand,
+  inspectCommand,
+  doctorCommand,
+  evalCommand,
+];
 
 /** The commander program, writing to `io` and never calling process.exit itself. */
 export async function createProgram(io: CliIO, setExitCode: (code: number) => void): Promise<Command> {

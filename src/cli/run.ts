@@ -1,0 +1,123 @@
+import { Command } from "commander";
+import type { InvokeResult } from "../agent/invoke.js";
+import type { AgentDefinition } from "../definitions/agent-definition.js";
+import { agentFromDefinition } from "../definitions/agent-from-definition.js";
+import { CliUsageError, hint, type CliIO } from "./cli-io.js";
+import type { CommandFactory } from "./command.js";
+import {
+  agentCommandOptions,
+  agentFlags,
+  loadDefinitionForCli,
+  openConversation,
+  reportEvents,
+  runBudgets,
+  type AgentCommandOptions,
+} from "./agent-setup.js";
+import { loadCommandModel, type CliModel } from "./model-setup.js";
+import { Progress } from "./progress.js";
+import { jsonReport, readQuestion, steps, turnExitCode } from "./run-report.js";
+import { isInteractive } from "./terminal-question.js";
+import { openTrace, type Trace } from "./trace-file.js";
+
+interface RunOptions extends AgentCommandOptions {
+  json?: boolean;
+  trace?: string;
+  overwriteTrace?: boolean;
+}
+
+/** The `--json` document of `run`: ask's, with the typed reply, the turn's tokens, the agent and the conversation. */
+function runReport(result: InvokeResult, model: CliModel, definition: AgentDefinition, wallMs: number) {
+  return {
+    ...jsonReport(result.state, model, wallMs),
+    reply: result.reply ?? null,
+    tokens: result.tokens,
+    agent: { name: definition.name, file: definition.path },
+    conversation: result.conversation.path
+      ? { file: result.conversation.path, turns: result.conversation.turns.length }
+      : null,
+  };
+}
+
+/** The model (the flag's, else the definition's, else the catalog default); a failure closes the trace first. */
+async function loadRunModel(
+  io: CliIO,
+  options: RunOptions,
+  definition: AgentDefinition,
+  progress: Progress,
+  trace: Trace,
+) {
+  try {
+    return await loadCommandModel(io, options.model ?? definition.model, options, progress);
+  } catch (error) {
+    trace?.close();
+    throw error;
+  }
+}
+
+/** The `run` action: load the definition and the model, run one turn, print the answer (or the --json document). */
+async function runAgent(
+  io: CliIO,
+  file: string,
+  argument: string | undefined,
+  options: RunOptions,
+  setExitCode: (code: number) => void,
+): Promise<void> {
+  const message = await readQuestion(io, argument, {
+    command: "run",
+    example: `run ${file} "How many km is 26.2 miles?"`,
+    what: "message",
+  });
+  if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+  const definition = await loadDefinitionForCli(file, options);
+  const conversation = openConversation(io, options.conversation, definition.name);
+  const trace = openTrace(options.trace, options.overwriteTrace);
+  const progress = new Progress(io, { quiet: options.quiet });
+  const { model, budgets } = await loadRunModel(io, options, definition, progress, trace);
+  try {
+    const agent = agentFromDefinition(definition, { model, options: agentFlags(io, options, progress) });
+    const started = performance.now();
+    progress.start("thinking");
+    const result = await agent.invoke(message, {
+      ...runBudgets(options, definition, budgets),
+      signal: io.signal,
+      onEvent: reportEvents({ model, progress, trace }),
+      ...(conversation && { conversation }),
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (result.stopReason === "answer") progress.succeed(`answered in ${steps(result.iterations)}, ${seconds} s`);
+    else if (result.answer !== undefined) progress.fail(`no final answer (${result.stopReason}): the last candidate`);
+    else progress.fail(`no answer: ${result.stopReason}`);
+    if (options.json)
+      io.stdout.write(
+        `${JSON.stringify(runReport(result, model, definition, performance.now() - started), null, 2)}\n`,
+      );
+    else if (result.answer !== undefined) io.stdout.write(`${result.answer}\n`);
+    setExitCode(turnExitCode(result));
+  } finally {
+    trace?.close();
+    progress.stop();
+    await model.dispose();
+  }
+}
+
+/** `gemma-agent run AGENT.yaml MESSAGE [--conversation FILE] [--model M] [--json] [--trace FILE]`: one turn. */
+const runCommand: CommandFactory = (io: CliIO, setExitCode) =>
+  agentCommandOptions(new Command("run"))
+    .description("Run an agent defined in a YAML file on a message (one turn; --conversation keeps the memory).")
+    .argument("<agent.yaml>", "the agent definition (see examples/agents/)")
+    .argument("[message]", "the message, in quotes; - (or nothing, when piped) reads it from stdin")
+    .option(
+      "--json",
+      "print one JSON document (answer, reply, stopReason, iterations, events, stats, tokens) on stdout",
+    )
+    .option("--trace <file>", "write the run's events to this file as JSON Lines, as they happen (a new file)")
+    .option("--overwrite-trace", "let --trace replace a file that exists")
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?"')}\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?" --model script:examples/replies/unit-helper.json')}   (scripted replies: no model needed)\n  ${hint(io, 'run examples/agents/file-assistant/agent.yaml "What is in notes.md?" --allow-dir examples/agents/file-assistant/files')}\n`,
+    )
+    .action((file: string, argument: string | undefined, options: RunOptions) =>
+      runAgent(io, file, argument, options, setExitCode),
+    );
+
+export default runCommand;

@@ -1,0 +1,222 @@
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { isPlainObject } from "../is-plain-object.js";
+import type { TrimPolicy } from "../memory/memory-options.js";
+import { withoutUndefined } from "../without-undefined.js";
+import { builtinSkills } from "../skills/builtin/index.js";
+import { Registry } from "../skills/registry.js";
+import { SoulError, type Soul } from "../prompt/soul.js";
+import type { AgentDefinition, AgentToolDefinition, ToolDefinition } from "./agent-definition.js";
+import { AgentDefinitionError } from "./definition-error.js";
+import { describeIssue } from "./definition-issues.js";
+import { agentDefinitionSchema, type AgentDefinitionYaml } from "./definition-schema.js";
+import { loadSoul } from "./load-soul.js";
+import { readOutputSchema } from "./output-schema-file.js";
+import { resolveTools, soulTools, type ToolContext, type Where } from "./resolve-tools.js";
+
+/** How definitions are loaded. */
+export interface LoadAgentDefinitionOptions {
+  /**
+   * The skills a definition's tools may name (a definition's `tools` is a scoped view of it). Default: the built-in
+   * skills without the file skills (those need an allowed folder: pass `builtinSkills({ allowDir })`).
+   */
+  registry?: Registry;
+}
+
+/** A file as messages show it: relative to the working folder when inside it. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+/** A model spec with its relative path made absolute (`./x.gguf`, `script:./replies.json`); aliases stay. */
+function resolveModel(model: string | undefined, dir: string): string | undefined {
+  if (model === undefined) return undefined;
+  const script = /^script:(.*)$/.exec(model);
+  if (script) return `script:${resolve(dir, script[1])}`;
+  if (/^\.{1,2}[\\/]/.test(model) || (/\.gguf$/i.test(model) && !/^[a-z]+:/i.test(model))) return resolve(dir, model);
+  return model;
+}
+
+/** The YAML document of a definition file, checked against the schema (the first problem names its field). */
+function readDefinitionYaml(path: string, display: string): AgentDefinitionYaml {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    throw new AgentDefinitionError(
+      missing ? "not_found" : "unreadable",
+      `${display}: ${missing ? "no such file" : (error as Error).message}`,
+      path,
+    );
+  }
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new AgentDefinitionError(
+      "yaml_syntax",
+      `${display}: ${(error as Error).message.split("\n")[0].replace(/:$/, "")}`,
+      path,
+    );
+  }
+  if (!isPlainObject(document))
+    throw new AgentDefinitionError("invalid", `${display}: expected a YAML mapping (name: ..., tools: ...)`, path);
+  const parsed = agentDefinitionSchema.safeParse(document);
+  if (!parsed.success) {
+    const { field, message } = describeIssue(parsed.error.issues[0], agentDefinitionSchema);
+    throw new AgentDefinitionError("invalid", `${display}: ${field}: ${message}`, path, field);
+  }
+  if (parsed.data.soul !== undefined && parsed.data.system_prompt !== undefined)
+    throw new AgentDefinitionError(
+      "invalid",
+      `${display}: soul, system_prompt: give one of them, not both (system_prompt is the soul's text written inline)`,
+      path,
+      "soul",
+    );
+  return parsed.data;
+}
+
+/** The definition's SOUL.md, parsed; its errors become the definition's, naming both files. */
+async function readSoul(file: string, display: string, path: string): Promise<Soul> {
+  try {
+    return await loadSoul(file);
+  } catch (error) {
+    if (error instanceof SoulError)
+      throw new AgentDefinitionError("soul", `${display}: soul: ${error.message}`, path, "soul");
+    throw error;
+  }
+}
+
+/** The definition's memory, loop policy and constraints, from the YAML's snake_case to the runtime's fields. */
+function policies(yaml: AgentDefinitionYaml): Pick<AgentDefinition, "memory" | "loopPolicy" | "constraints"> {
+  const loop = yaml.loop_policy;
+  const limits = yaml.constraints;
+  return {
+    ...(yaml.memory && {
+      memory: {
+        ...withoutUndefined({ tokenBudget: yaml.memory.token_budget }),
+        trimPolicy: (yaml.memory.trim_policy ?? "drop_oldest") as TrimPolicy,
+      },
+    }),
+    loopPolicy: {
+      ...withoutUndefined({ maxIterations: loop?.max_iterations, maxRetries: loop?.max_retries }),
+      onMaxIterations: loop?.on_max_iterations ?? "error",
+      ...withoutUndefined({ finalRoundWithoutTools: loop?.final_round_without_tools }),
+    },
+    ...(limits && {
+      constraints: withoutUndefined({
+        maxLatencyMs: limits.max_latency_ms,
+        maxTotalTokens: limits.max_total_tokens,
+        forbiddenPatterns: limits.forbidden_patterns,
+      }),
+    }),
+  };
+}
+
+/** The definition's tools: its `tools`, else the soul's `## Tools`, else every skill of the registry. */
+async function definitionTools(
+  yaml: AgentDefinitionYaml,
+  soul: Soul | string | undefined,
+  where: Where,
+  context: ToolContext,
+): Promise<{ tools: ToolDefinition[]; from: AgentDefinition["toolsFrom"] }> {
+  if (yaml.tools !== undefined)
+    return { tools: await resolveTools(yaml.tools, where, context, loadDefinition), from: "definition" };
+  if (typeof soul === "object" && soul.tools.length > 0)
+    return { tools: soulTools(soul, where, context.registry), from: "soul" };
+  return { tools: context.registry.names().map((name) => ({ type: "skill", name })), from: "registry" };
+}
+
+/** Load one definition file (and, through its tools, the files it nests), with the chain of files loading it. */
+async function loadDefinition(path: string, context: ToolContext): Promise<AgentDefinition> {
+  const display = context.stack.length === 0 ? context.topDisplay : shown(path);
+  if (context.stack.includes(path)) {
+    const chain = [...context.stack.slice(context.stack.indexOf(path)), path].map(shown).join(" → ");
+    throw new AgentDefinitionError("cycle", `${display}: the agent definitions nest in a cycle: ${chain}`, path);
+  }
+  const cached = context.loaded.get(path);
+  if (cached) return cached;
+  const yaml = readDefinitionYaml(path, display);
+  const dir = dirname(path);
+  const where: Where = { path, display, dir };
+  const soulPath = yaml.soul === undefined ? undefined : resolve(dir, yaml.soul);
+  const soul: Soul | string | undefined = soulPath ? await readSoul(soulPath, display, path) : yaml.system_prompt;
+  const inner: ToolContext = { ...context, stack: [...context.stack, path] };
+  const resolved = await definitionTools(yaml, soul, where, inner);
+  const { tools, handoffs } = await addHandoffs(resolved.tools, soul, where, inner);
+  const schema = yaml.output_schema === undefined ? undefined : readOutputSchema(yaml.output_schema, where);
+  const definition: AgentDefinition = {
+    name: yaml.name,
+    ...withoutUndefined({ description: yaml.description, model: resolveModel(yaml.model, dir), soul, soulPath }),
+    path,
+    tools,
+    toolsFrom: resolved.from,
+    handoffs,
+    ...policies(yaml),
+    ...withoutUndefined({ outputSchema: schema?.schema, outputSchemaPath: schema?.file }),
+    registry: context.registry,
+  };
+  context.loaded.set(path, definition);
+  return definition;
+}
+
+/**
+ * The soul's `## Handoffs`: each entry names an agent tool of the definition (by tool name or by its agent's name),
+ * or is a definition file (relative to the SOUL.md) added as an agent tool named after its agent.
+ */
+async function addHandoffs(
+  tools: ToolDefinition[],
+  soul: Soul | string | undefined,
+  where: Where,
+  context: ToolContext,
+): Promise<{ tools: ToolDefinition[]; handoffs: string[] }> {
+  if (typeof soul !== "object" || soul.handoffs.length === 0) return { tools, handoffs: [] };
+  const all = [...tools];
+  const handoffs: string[] = [];
+  const soulDir = dirname(soul.source ?? where.path);
+  for (const entry of soul.handoffs) {
+    const agents = all.filter((t): t is AgentToolDefinition => t.type === "agent");
+    const isFile = /\.ya?ml$/i.test(entry) || /^\.{0,2}[\\/]/.test(entry);
+    const file = isFile ? resolve(soulDir, entry) : undefined;
+    let tool = agents.find((t) => (file ? t.file === file : t.name === entry || t.definition.name === entry));
+    if (!tool && file) {
+      const definition = await loadDefinition(file, context);
+      if (!definition.description)
+        throw new AgentDefinitionError(
+          "invalid",
+          `${shown(file)}: description: a handed-off agent needs a description (its caller's model reads it)`,
+          file,
+          "description",
+        );
+      tool = { type: "agent", name: definition.name, description: definition.description, file, definition };
+      all.push(tool);
+    }
+    if (!tool)
+      throw new AgentDefinitionError(
+        "invalid",
+        `${shown(soul.source ?? where.path)}: ## Handoffs: "${entry}" is not an agent tool of ${where.display} (agent tools: ${agents.map((a) => a.name).join(", ") || "none"}); name one, or give the definition file's path`,
+        where.path,
+        "handoffs",
+      );
+    handoffs.push(tool.name);
+  }
+  return { tools: all, handoffs };
+}
+
+/**
+ * Read an agent definition (YAML), validated with a zod schema: every error is an {@link AgentDefinitionError} naming
+ * the file and the field path (`agents/x.yaml: loop_policy.max_iterations: expected an integer >= 1`); unknown keys
+ * are errors (a typo is never ignored); unknown tool names list the available ones. Relative paths resolve against
+ * the file's folder (a SOUL.md's handoffs against its own). Nested agent files are loaded too, and a cycle among them
+ * is an error naming it.
+ */
+export async function loadAgentDefinition(
+  path: string,
+  options: LoadAgentDefinitionOptions = {},
+): Promise<AgentDefinition> {
+  const registry = options.registry ?? new Registry(builtinSkills());
+  return loadDefinition(resolve(path), { registry, stack: [], loaded: new Map(), topDisplay: path });
+}
