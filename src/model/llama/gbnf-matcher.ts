@@ -58,6 +58,13 @@ export class GbnfMatcher {
     for (const seq of grammar.rules[grammar.root]) this.#expand(frame(seq, 0, 0, null), this.#leaves, seen, 0);
   }
 
+  /** An independent copy at the same point (frames are shared: they never change). */
+  clone(): GbnfMatcher {
+    const copy = new GbnfMatcher(this.#grammar);
+    copy.#leaves = new Map(this.#leaves);
+    return copy;
+  }
+
   /** False once text was given that the grammar does not allow. */
   get alive(): boolean {
     return this.#leaves.size > 0;
