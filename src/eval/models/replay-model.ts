@@ -146,7 +146,9 @@ function firstMissing(haystack: string, needles: readonly string[]): number {
  * A workflow run's trace (see {@link isWorkflowTrace}) is played back call by call: each call's prompt must contain
  * what that call asked (its system text, its prompt, a retry's feedback); a call whose prompt is not the next
  * recorded one takes the first later unused one it matches (calls of parallel branches may come in another order);
- * a nested agent's replies are played in order.
+ * a nested agent's replies are played in order. Each reply waits one turn of the event loop, as a real call takes
+ * longer than a skill: the skill calls of parallel branches then finish between the calls as they did when recorded,
+ * and their events come in the recorded order (a skill slower than that may still interleave differently).
  */
 export class ReplayModel implements ModelHandle {
   readonly info: ModelInfo;
@@ -176,7 +178,13 @@ export class ReplayModel implements ModelHandle {
   async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     const index = this.#calls++;
-    if (this.#workflow) return this.#reply(this.#workflowStep(prompt, index), options);
+    if (this.#workflow) {
+      const step = this.#workflowStep(prompt, index);
+      // A real call takes far longer than a skill: yield a turn so that work the recorded run finished during this
+      // call (the skill calls of parallel branches) finishes first again, and the events come in the recorded order.
+      await new Promise((resolve) => setImmediate(resolve));
+      return this.#reply(step, options);
+    }
     if (index >= this.#steps.length) {
       throw new ReplayMismatchError(
         index + 1,
