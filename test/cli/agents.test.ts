@@ -29,8 +29,8 @@ function cli(args: string[], input?: string): Promise<Result> {
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout!.on("data", (d) => (stdout += d));
+    child.stderr!.on("data", (d) => (stderr += d));
     if (input !== undefined) child.stdin!.end(input);
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("error", fail);

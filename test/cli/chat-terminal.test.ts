@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { answerReply, callReply } from "../../src/testing/index.js";
+import { callReply } from "../../src/testing/index.js";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
 
 const CLI = resolve("dist/cli/main.js");
