@@ -406,9 +406,25 @@ export class Agent {
     }
   }
 
-  /** The loop, or the workflow in its place. */
-  #execute(state: AgentState, options: ResolvedRunOptions, workflow: WorkflowLike | undefined): Promise<void> {
+  /** The loop, or the workflow in its place (inside the run's span, as the loop is). */
+  async #execute(state: AgentState, options: ResolvedRunOptions, workflow: WorkflowLike | undefined): Promise<void> {
     if (!workflow) return this.#loop(state, options);
+    state.trace = AgentRunTrace.start(this.#traceInfo());
+    try {
+      await this.#workflow(state, options, workflow);
+    } finally {
+      state.trace.end({
+        stopReason: state.stopReason ?? "aborted",
+        iterations: state.iterations,
+        usage: state.usage,
+        ...withoutUndefined({ message: lastProblem(state) }),
+      });
+      state.trace = undefined;
+    }
+  }
+
+  /** A workflow in place of the loop, on this agent's model, skills and settings (see runWorkflow). */
+  #workflow(state: AgentState, options: ResolvedRunOptions, workflow: WorkflowLike): Promise<void> {
     return runWorkflow(workflow, state, options, {
       model: this.model,
       registry: this.registry,

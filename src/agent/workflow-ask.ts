@@ -6,6 +6,7 @@ import { renderPrompt } from "../prompt-texts.js";
 import { withoutUndefined } from "../without-undefined.js";
 import type { EventInput } from "./events.js";
 import { generateCounted, type CountedGeneration } from "./generate-counted.js";
+import { recordUsage } from "./run-usage.js";
 import { countValidationError } from "./stop-run.js";
 import type { AskOptions } from "./workflow.js";
 import type { WorkflowRun } from "./workflow-run.js";
@@ -40,15 +41,18 @@ async function generateOnce(run: WorkflowRun, messages: ChatMessage[], options: 
   run.ensureOpen();
   run.checkBudget();
   run.state.iterations++;
+  const prompt = run.env.chatFormat.render(messages);
+  const { maxTokens, temperature } = options;
+  const span = run.state.trace?.chat({
+    json: options.jsonSchema !== undefined,
+    ...withoutUndefined({ maxTokens, temperature }),
+  });
   let reply: CountedGeneration;
   try {
-    reply = await generateCounted(
-      run.env.model,
-      run.env.chatFormat.render(messages),
-      { ...options, signal: run.signal },
-      run.state.stats,
-    );
+    reply = await generateCounted(run.env.model, prompt, { ...options, signal: run.signal }, run.state.stats);
+    span?.finish(recordUsage(run.state, reply, prompt));
   } catch (error) {
+    span?.fail(error);
     throw run.stopAfterFailure() ?? run.stopModelError(error);
   }
   run.ensureOpen();
