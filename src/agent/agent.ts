@@ -16,6 +16,7 @@ import {
 } from "../defaults.js";
 import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
+import { sharedOpeningLength } from "../prompt/shared-opening.js";
 import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
 import { Registry } from "../skills/registry.js";
 import { describeThrown } from "../safe-stringify.js";
@@ -196,6 +197,7 @@ export class Agent {
   readonly #conversations = new WeakMap<AgentState, RunTranscript>();
   readonly #chatFormat: ChatFormat;
   readonly #jsonSchema: JsonSchema | undefined;
+  #sharedOpeningLength: number | undefined;
   /** The final round's schema: the final answer alone (undefined when the grammar is off). */
   readonly #answerSchema: JsonSchema | undefined;
 
@@ -391,6 +393,7 @@ export class Agent {
     const { signal, schema } = step;
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
+      sharedPrefix: this.#sharedOpening(),
       ...(schema && { jsonSchema: schema }),
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
       ...(signal && { signal }),
@@ -398,12 +401,17 @@ export class Agent {
     const span = state.trace?.chat({ json: schema !== undefined, ...withoutUndefined(options) });
     try {
       const call = await generateCounted(this.model, prompt, options, state.stats);
-      span?.finish(recordUsage(state, call, prompt));
+      span?.finish(await recordUsage(state, call, prompt, this.model));
       return call.text;
     } catch (error) {
       span?.fail(error);
       throw error;
     }
+  }
+
+  /** The prompt's opening that every run of this agent shares (for a loader's prompt cache), computed once. */
+  #sharedOpening(): number {
+    return (this.#sharedOpeningLength ??= sharedOpeningLength(this.#chatFormat, this.#system));
   }
 
   /** The loop, or the workflow in its place (inside the run's span, as the loop is). */
