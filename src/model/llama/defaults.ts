@@ -46,3 +46,21 @@ export const GRAMMAR_CACHE_SIZE = 32;
  * prompt is evaluated in these slices so that an abort lands between two of them.
  */
 export const PROMPT_EVALUATION_SLICE = 512;
+
+/**
+ * The prompt cache keeps at most this many bytes of saved states (least recently used go first): 1 GiB holds the
+ * system prompts of dozens of agents on a small model (Gemma 3 270M: about 18 KB a token) and several on a larger one.
+ */
+export const DEFAULT_PROMPT_CACHE_MAX_BYTES = 1 << 30;
+
+/** ... and at most this many entries: one per agent (system prompt) and model in practice. */
+export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 64;
+
+/** A temporary or unrecorded file in the prompt cache older than this is a crashed write's leftover (10 minutes). */
+export const PROMPT_CACHE_ORPHAN_AGE_MS = 600_000;
+
+/**
+ * A shared prompt opening shorter than this many tokens is not worth a state file: loading one costs about as much
+ * as evaluating a few dozen tokens.
+ */
+export const PROMPT_CACHE_MIN_TOKENS = 64;

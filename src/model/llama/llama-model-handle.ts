@@ -15,6 +15,7 @@ import {
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
+  PROMPT_CACHE_MIN_TOKENS,
   PROMPT_EVALUATION_SLICE,
   WRAP_UP_LOGIT_BIAS,
 } from "./defaults.js";
@@ -22,6 +23,7 @@ import { GbnfMatcher } from "./gbnf-matcher.js";
 import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
+import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
 import type { TokenClasses } from "./token-classes.js";
@@ -52,6 +54,8 @@ export interface LlamaModelHandleParts {
   sampling: LlamaSamplingDefaults;
   /** Jump-forward under a grammar (see {@link LlamaModelHandle.jumpForward}). Default true. */
   jumpForward?: boolean;
+  /** Where a prompt's shared opening is saved and restored across processes; absent: no prompt cache. */
+  promptCache?: PromptCache;
 }
 
 /** A call's prompt and reply tokens, and where its tokens were sampled (see LlamaModelHandle.lastReply). */
@@ -73,6 +77,7 @@ function emptyStats(): GenerationStats {
   return {
     promptTokens: 0,
     reusedPromptTokens: 0,
+    restoredPromptTokens: 0,
     evaluatedPromptTokens: 0,
     generatedTokens: 0,
     sampledTokens: 0,
@@ -137,6 +142,7 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #stopTokens: ReadonlySet<Token>;
   readonly #stopText: string | undefined;
   readonly #jumpTokenizer: JumpTokenizer;
+  readonly #promptCache: PromptCache | undefined;
   #held: HeldContent = { text: "", tokens: [] };
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
   #stats: GenerationStats = emptyStats();
@@ -154,6 +160,7 @@ export class LlamaModelHandle implements ModelHandle {
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
     this.jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
+    this.#promptCache = parts.promptCache;
     const model = parts.model;
     this.#jumpTokenizer = {
       tokenize: (text) => model.tokenize(text, false),
@@ -255,7 +262,8 @@ export class LlamaModelHandle implements ModelHandle {
     if (this.#disposed) throw new Error("LlamaModelHandle: generate after dispose()");
     const started = performance.now();
     const { tokens, maxTokens, grammar } = await this.#planPrompt(prompt, options);
-    const next = await this.#evaluatePrompt(prompt, tokens, options.signal);
+    const shared = this.#sharedPrefixTokens(prompt, tokens, options.sharedPrefix);
+    const next = await this.#evaluatePrompt(prompt, tokens, options.signal, shared);
     const run = this.#startRun(tokens.length, maxTokens, grammar !== undefined, options);
     const generationStarted = performance.now();
     try {
@@ -302,20 +310,53 @@ export class LlamaModelHandle implements ModelHandle {
    * Keep what the sequence holds of the prompt, then evaluate the rest in slices (an abort lands between two), all
    * but its last token, which starts generation. Returns where the tokens left to feed the sampler begin.
    */
-  async #evaluatePrompt(prompt: string, tokens: Token[], signal: AbortSignal | undefined): Promise<number> {
-    const reused = await this.#alignSequence(tokens);
+  async #evaluatePrompt(
+    prompt: string,
+    tokens: Token[],
+    signal: AbortSignal | undefined,
+    sharedPrefix: number,
+  ): Promise<number> {
+    let reused = await this.#alignSequence(tokens);
+    let restored = 0;
+    const saveAt = this.#promptCache && sharedPrefix > reused ? sharedPrefix : 0;
+    if (saveAt > 0 && (await this.#promptCache!.restore(this.#sequence, tokens.slice(0, saveAt)))) {
+      reused = restored = saveAt;
+    } else if (saveAt > 0) reused = this.#sequence.nextTokenIndex === reused ? reused : 0;
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
     this.#held = { text: "", tokens: tokens.slice(0, reused) };
-    this.#recordPrompt(tokens.length, reused);
+    this.#recordPrompt(tokens.length, reused, restored);
     let next = reused;
-    while (tokens.length - 1 - next > 0) {
+    if (saveAt > 0 && restored === 0) {
+      next = await this.#evaluateRange(tokens, next, saveAt, signal);
+      await this.#promptCache!.save(this.#sequence, tokens.slice(0, saveAt));
+    }
+    next = await this.#evaluateRange(tokens, next, tokens.length - 1, signal);
+    this.#held = { text: prompt, tokens };
+    return next;
+  }
+
+  /** Evaluate `tokens[from, to)` in slices (an abort lands between two); returns `to`. */
+  async #evaluateRange(tokens: Token[], from: number, to: number, signal: AbortSignal | undefined): Promise<number> {
+    let next = from;
+    while (to - next > 0) {
       if (signal?.aborted) throw abortError(signal.reason);
-      const end = Math.min(tokens.length - 1, next + PROMPT_EVALUATION_SLICE);
+      const end = Math.min(to, next + PROMPT_EVALUATION_SLICE);
       await this.#sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(next, end));
       next = end;
     }
-    this.#held = { text: prompt, tokens };
     return next;
+  }
+
+  /**
+   * How many of `tokens` the shared opening of the prompt (its first `chars` characters: the system prompt) covers,
+   * when the prompt cache is on and it is long enough to be worth a state file; else 0.
+   */
+  #sharedPrefixTokens(prompt: string, tokens: readonly Token[], chars: number | undefined): number {
+    if (!this.#promptCache || !chars || chars <= 0 || chars >= prompt.length) return 0;
+    const opening = withBos(this.#model.tokenize(prompt.slice(0, chars), true), this.#bos);
+    // the opening's last token may merge with what follows it in the whole prompt: keep what both agree on
+    const shared = Math.min(commonPrefixLength(opening, tokens), tokens.length - 1);
+    return shared >= PROMPT_CACHE_MIN_TOKENS ? shared : 0;
   }
 
   /** This call's token run: its budget (and a grammar's wrap-up) within what the context has left. */
@@ -435,11 +476,15 @@ export class LlamaModelHandle implements ModelHandle {
     };
   }
 
-  /** The stats of a call whose prompt has `promptLength` tokens, `reused` of them already in the sequence. */
-  #recordPrompt(promptLength: number, reused: number): void {
+  /**
+   * The stats of a call whose prompt has `promptLength` tokens, `reused` of them already in the sequence (`restored`
+   * of those from the prompt cache).
+   */
+  #recordPrompt(promptLength: number, reused: number, restored: number): void {
     const stats = this.#stats;
     stats.promptTokens = promptLength;
     stats.reusedPromptTokens = reused;
+    stats.restoredPromptTokens = restored;
     stats.evaluatedPromptTokens = promptLength - reused;
     stats.generatedTokens = 0;
     stats.sampledTokens = 0;

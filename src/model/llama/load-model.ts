@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { LlamaContext, LlamaModel } from "node-llama-cpp";
+import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { chatFormatForArchitecture } from "../../prompt/chat-format.js";
 import { checkGgufFile, checkGgufRunnable } from "../gguf-check.js";
 import { quantizationName } from "../gguf-file-type.js";
@@ -10,6 +10,7 @@ import { LlamaModelHandle } from "./llama-model-handle.js";
 import { backendOf, getLlamaRuntime } from "./llama-runtime.js";
 import { toModelLoadError } from "./load-errors.js";
 import { modelChatFormat } from "./model-chat-format.js";
+import { PROMPT_CACHE_FORMAT, PromptCache, type PromptCacheOptions } from "./prompt-cache.js";
 import { defaultThreadCount } from "./threads.js";
 import { classifyTokens } from "./token-classes.js";
 
@@ -38,6 +39,12 @@ export interface LoadModelOptions {
    * (DEFAULT_JUMP_FORWARD).
    */
   jumpForward?: boolean;
+  /**
+   * Save the evaluated state of a prompt's shared opening (`GenerateOptions.sharedPrefix`: an agent's system prompt)
+   * and restore it in later processes instead of prefilling it: `true` for the default folder and bounds, or where and
+   * how much. Default false (the CLI turns it on; `--no-prompt-cache` off).
+   */
+  promptCache?: boolean | PromptCacheOptions;
   /** Called with the load progress, 0 to 1. */
   onProgress?: (fraction: number) => void;
   /** Where catalog aliases are looked up. Default: the models directory (env `GEMMA_AGENT_MODELS`). */
@@ -58,6 +65,29 @@ function checkOptions(options: LoadModelOptions): void {
     throw new TypeError("loadModel: `temperature` must be >= 0");
   if (options.seed !== undefined && !Number.isInteger(options.seed))
     throw new TypeError("loadModel: `seed` must be an integer");
+}
+
+/** The prompt cache of a loaded model: keyed by its file, its context's settings and the runtime. */
+function promptCacheFor(
+  options: true | PromptCacheOptions,
+  modelPath: string,
+  context: LlamaContext,
+  llama: Llama,
+): PromptCache {
+  return new PromptCache(
+    {
+      modelPath,
+      contextSize: context.contextSize,
+      settings: {
+        batchSize: context.batchSize,
+        flashAttention: context.flashAttention,
+        gpu: llama.gpu,
+        llamaCpp: llama.llamaCppRelease,
+        cacheFormat: PROMPT_CACHE_FORMAT,
+      },
+    },
+    options === true ? {} : options,
+  );
 }
 
 /**
@@ -122,6 +152,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
         ...(options.seed !== undefined && { seed: options.seed }),
       },
       ...(options.jumpForward !== undefined && { jumpForward: options.jumpForward }),
+      ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
     });
   } catch (error) {
     await context?.dispose().catch(() => undefined);
