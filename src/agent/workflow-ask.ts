@@ -50,7 +50,7 @@ async function generateOnce(run: WorkflowRun, messages: ChatMessage[], options: 
   let reply: CountedGeneration;
   try {
     reply = await generateCounted(run.env.model, prompt, { ...options, signal: run.signal }, run.state.stats);
-    span?.finish(recordUsage(run.state, reply, prompt));
+    span?.finish(await recordUsage(run.state, reply, prompt, run.env.model));
   } catch (error) {
     span?.fail(error);
     throw run.stopAfterFailure() ?? run.stopModelError(error);
