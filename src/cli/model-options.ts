@@ -12,10 +12,15 @@ export interface ModelCommandOptions {
   temperature?: number;
   /** `--no-jump-forward` sets it false. */
   jumpForward?: boolean;
+  /** `--no-prompt-cache` sets it false. */
+  promptCache?: boolean;
 }
 
 /** The same flags as the loader takes them: `ask` loads with them, `eval` passes them to its model process. */
-export type ModelFlags = Pick<LoadModelOptions, "threads" | "contextSize" | "seed" | "temperature" | "jumpForward"> & {
+export type ModelFlags = Pick<
+  LoadModelOptions,
+  "threads" | "contextSize" | "seed" | "temperature" | "jumpForward" | "promptCache"
+> & {
   gpu: "auto" | false;
 };
 
@@ -46,7 +51,11 @@ export function modelOptions(command: Command): Command {
     )
     .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2))
     .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0))
-    .addOption(jumpForwardOption());
+    .addOption(jumpForwardOption())
+    .option(
+      "--no-prompt-cache",
+      "prefill the system prompt every time instead of restoring it from ~/.cache/gemma-agent/prompt-cache",
+    );
 }
 
 /** The loader's options from the parsed flags (flags not given stay absent). */

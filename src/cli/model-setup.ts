@@ -216,6 +216,8 @@ export async function loadCommandModel(
   progress: Progress,
 ): Promise<{ model: CliModel; budgets: ModelBudgets }> {
   const resolved = await resolveModelForCli(io, modelSpecWithServer(spec, options), progress);
-  const model = await loadModelForCli(resolved, modelFlags(options), progress, { io, options });
+  // an interactive command keeps its system prompt's state across runs (`--no-prompt-cache` turns it off)
+  const flags = { ...modelFlags(options), promptCache: options.promptCache !== false };
+  const model = await loadModelForCli(resolved, flags, progress, { io, options });
   return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
 }

@@ -14,5 +14,7 @@ export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), "gemma-agent-tests-"));
   // os.tmpdir() reads these on every call: TMPDIR on POSIX, TMP/TEMP on Windows
   for (const name of ["TMPDIR", "TMP", "TEMP", TEST_TEMP_ENV]) process.env[name] = root;
+  // the CLI keeps system prompts' states in a prompt cache: the tests' go to this run's folder, not ~/.cache
+  process.env.GEMMA_AGENT_PROMPT_CACHE = join(root, "prompt-cache");
   return () => rmSync(root, { recursive: true, force: true });
 }
