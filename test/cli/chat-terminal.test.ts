@@ -3,62 +3,15 @@
  * memory, /save, /reset, /exit, Ctrl-C stopping an answer on the fixture model (real llama.cpp, mid-generation)
  * without ending the session, and two Ctrl-C at an empty prompt quitting with 130.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callReply } from "../../src/testing/index.js";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
+import { chatSession } from "../helpers/pty-session.js";
 
-const CLI = resolve("dist/cli/main.js");
 const CTRL_C = "\x03";
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-
-/** Each step waits for `until` to appear in the screen (after the previous step's text), then types `type`. */
-interface Step {
-  until: string | RegExp;
-  type: string;
-}
-
-/** Run the CLI under a pty and play the steps; killed after `killAfterMs`. */
-function chatSession(
-  args: string[],
-  steps: Step[],
-  killAfterMs = 60_000,
-): Promise<{ code: number | null; screen: string; typedAt: number[]; endedAt: number }> {
-  return new Promise((done, fail) => {
-    const command = `stty cols 120 rows 40; ${[process.execPath, CLI, ...args].map(quote).join(" ")}`;
-    const { CI: _ci, npm_lifecycle_event: _npm, ...env } = process.env;
-    const child = spawn("script", ["-q", "-e", "-f", "-c", command, "/dev/null"], {
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let screen = "";
-    let from = 0;
-    let next = 0;
-    const typedAt: number[] = [];
-    child.stdout.on("data", (d) => {
-      screen += d;
-      while (next < steps.length) {
-        const { until, type } = steps[next];
-        const rest = screen.slice(from);
-        const match = typeof until === "string" ? rest.indexOf(until) : rest.search(until);
-        if (match < 0) break;
-        from += match + 1;
-        next++;
-        typedAt.push(Date.now());
-        child.stdin.write(type);
-      }
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, screen, typedAt, endedAt: Date.now() });
-    });
-  });
-}
 
 describe("chat on a terminal", () => {
   it("turns with memory, /save, /reset, then two Ctrl-C at an empty prompt quit with 130", async () => {
