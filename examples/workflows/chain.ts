@@ -44,6 +44,7 @@ const say = prompt<Converted>((c) => `In one sentence, say that ${c.value} ${c.f
 
 export default defineWorkflow({
   name: "chain",
+  skills: ["convert_units"],
   description: "Reads a quantity, converts it with convert_units, and says the result; stops early when it cannot.",
   run: chain([read, convert, say], {
     gate: (value, { step }) =>

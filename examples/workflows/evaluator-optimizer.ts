@@ -31,6 +31,7 @@ const judge = prompt<DraftReview>(
 
 export default defineWorkflow({
   name: "evaluator-optimizer",
+  skills: [],
   description: "Writes a short title, has it judged, and revises it with the judge's feedback (two rounds at most).",
   run: evaluatorOptimizer({ generate: write, evaluate: judge, maxRounds: 2 }),
 });

@@ -12,6 +12,7 @@ import routerWorkflow from "./router.js";
 
 export default defineWorkflow({
   name: "orchestrator-workers",
+  skills: ["calculator", "convert_units"],
   description: "Splits a question into at most 3 parts, answers each with the router, and sums the results up.",
   run: orchestratorWorkers({
     maxWorkers: 3,

@@ -38,6 +38,7 @@ const gist = prompt("Sum this review up in at most eight words.\nReview:", { nam
 
 export default defineWorkflow({
   name: "parallel",
+  skills: [],
   description: "Looks at a review three ways at once (a vote on its mood, its topic, its gist) and merges them.",
   run: parallel({
     sections: { mood, topic, gist },

@@ -65,6 +65,7 @@ const answer = prompt("Answer in one short sentence.\nQuestion:", {
 
 export default defineWorkflow({
   name: "router",
+  skills: ["calculator", "convert_units"],
   description: "Routes a question to arithmetic, unit conversion or a direct answer, each one narrow model call.",
   run: router({ routes: { calculate, convert, answer } }),
 });

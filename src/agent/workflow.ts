@@ -114,6 +114,8 @@ export type WorkflowFunction<Out = unknown> = (ctx: WorkflowContext, query: stri
 export interface Workflow<Out = unknown> {
   readonly name: string;
   readonly description?: string;
+  /** The skills it calls: the CLI's `run FILE` gives it only these built-ins. Default: all of them. */
+  readonly skills?: readonly string[];
   run: WorkflowFunction<Out>;
 }
 

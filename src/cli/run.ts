@@ -18,6 +18,8 @@ import { Progress } from "./progress.js";
 import { jsonReport, readQuestion, steps, turnExitCode } from "./run-report.js";
 import { isInteractive } from "./terminal-question.js";
 import { openTrace, type Trace } from "./trace-file.js";
+import { isModulePath } from "../import-module.js";
+import { runWorkflowFile } from "./run-workflow.js";
 
 interface RunOptions extends AgentCommandOptions {
   json?: boolean;
@@ -103,8 +105,13 @@ async function runAgent(
 /** `gemma-agent run AGENT.yaml MESSAGE [--conversation FILE] [--model M] [--json] [--trace FILE]`: one turn. */
 const runCommand: CommandFactory = (io: CliIO, setExitCode) =>
   agentCommandOptions(new Command("run"))
-    .description("Run an agent defined in a YAML file on a message (one turn; --conversation keeps the memory).")
-    .argument("<agent.yaml>", "the agent definition (see examples/agents/)")
+    .description(
+      "Run an agent defined in a YAML file on a message (one turn; --conversation keeps the memory), or a workflow file.",
+    )
+    .argument(
+      "<agent.yaml | workflow.ts>",
+      "the agent definition (see examples/agents/), or a workflow file (.ts/.js: see examples/workflows/)",
+    )
     .argument("[message]", "the message, in quotes; - (or nothing, when piped) reads it from stdin")
     .option(
       "--json",
@@ -114,10 +121,12 @@ const runCommand: CommandFactory = (io: CliIO, setExitCode) =>
     .option("--overwrite-trace", "let --trace replace a file that exists")
     .addHelpText(
       "after",
-      `\nExamples:\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?"')}\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?" --model script:examples/replies/unit-helper.json')}   (scripted replies: no model needed)\n  ${hint(io, 'run examples/agents/file-assistant/agent.yaml "What is in notes.md?" --allow-dir examples/agents/file-assistant/files')}\n`,
+      `\nExamples:\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?"')}\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?" --model script:examples/replies/unit-helper.json')}   (scripted replies: no model needed)\n  ${hint(io, 'run examples/agents/file-assistant/agent.yaml "What is in notes.md?" --allow-dir examples/agents/file-assistant/files')}\n  ${hint(io, 'run examples/workflows/router.ts "What is 17 times 23 plus 4?" --model script:examples/workflows/replies/router.json')}   (a workflow file)\n`,
     )
     .action((file: string, argument: string | undefined, options: RunOptions) =>
-      runAgent(io, file, argument, options, setExitCode),
+      isModulePath(file)
+        ? runWorkflowFile(io, file, argument, options, setExitCode)
+        : runAgent(io, file, argument, options, setExitCode),
     );
 
 export default runCommand;

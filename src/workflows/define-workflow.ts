@@ -10,6 +10,7 @@ const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 export function defineWorkflow<Out = unknown>(definition: {
   name: string;
   description?: string;
+  skills?: readonly string[];
   run: WorkflowFunction<Out>;
 }): Workflow<Out> {
   if (typeof definition !== "object" || definition === null) throw new TypeError("defineWorkflow: give { name, run }");
@@ -19,5 +20,8 @@ export function defineWorkflow<Out = unknown>(definition: {
     throw new TypeError(`defineWorkflow(${definition.name}): run must be a function`);
   if (definition.description !== undefined && typeof definition.description !== "string")
     throw new TypeError(`defineWorkflow(${definition.name}): description must be a string`);
+  const { skills } = definition;
+  if (skills !== undefined && !(Array.isArray(skills) && skills.every((s) => typeof s === "string")))
+    throw new TypeError(`defineWorkflow(${definition.name}): skills must be an array of skill names`);
   return Object.freeze({ ...definition });
 }
