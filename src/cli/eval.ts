@@ -28,6 +28,7 @@ interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, Ev
   grammar: boolean;
   limit?: number;
   task?: string[];
+  compareLoop?: boolean;
 }
 
 /** `--budgets 4,8,12`: whole numbers >= 1. */
@@ -75,6 +76,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
       seeds: options.seeds,
       limit: options.limit,
       taskIds: options.task,
+      compareLoop: options.compareLoop,
       onProgress: bar && ((p: EvalProgress) => bar.update(p)),
     }),
   };
@@ -157,6 +159,10 @@ const evalCommand: CommandFactory = (io: CliIO) =>
     .option(
       "--no-grammar",
       "do not constrain replies with the action grammar (measures the model writing JSON on its own)",
+    )
+    .option(
+      "--compare-loop",
+      "also run the agent loop on each task that names a workflow, and compare the two (success, steps, tokens, time)",
     )
     .option(
       "--limit <n>",

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import type { LoopSettings } from "../agent/agent.js";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { bfclTasks } from "./bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "./bfcl/bfcl-files.js";
 import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, DEFAULT_EVAL_SEEDS, FIRST_SEED } from "./constants.js";
@@ -15,6 +15,8 @@ import { runEval, type EvalProgress, type RunEvalOptions } from "./runner/run-ev
 import { loadSuite } from "./suite/load-suite.js";
 import type { Suite } from "./suite/suite-schema.js";
 import { suiteTasks } from "./suite/suite-tasks.js";
+import { loadSuiteWorkflows } from "./suite/suite-workflows.js";
+import { withLoopBaselines } from "./runner/loop-baseline.js";
 import { withoutUndefined } from "../without-undefined.js";
 
 /** Options shared by suite and BFCL evals. */
@@ -45,6 +47,11 @@ export interface EvaluateOptions extends ProviderOptions {
    * whose file it is (its finished runs are kept, not run again). See results-file.ts.
    */
   results?: { path: string; resume?: boolean };
+  /**
+   * Also run the loop on every task that names a workflow (as `<id>@loop`), and compare the two in the report
+   * (`workflowComparison`: success rate, steps, tokens and time). Default false.
+   */
+  compareLoop?: boolean;
 }
 
 function checkBudgets(budgets: readonly number[]): number[] {
@@ -120,7 +127,7 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
   const header = { source, models: names, budgets, seeds, tasks: sample.length, grammar };
   const results = options.results && openResultsFile(options.results.path, header, options.results.resume ?? false);
   const { records, interrupted } = await runSweep(results, {
-    tasks: sample,
+    tasks: options.compareLoop ? withLoopBaselines(sample) : sample,
     providers,
     budgets,
     seeds,
@@ -191,11 +198,18 @@ function sampleTasks(tasks: EvalTask[], limit: number | undefined): EvalTask[] {
 export async function evaluateSuite(suite: string | Suite, options: EvaluateOptions): Promise<EvalReport> {
   const loaded = typeof suite === "string" ? loadSuite(suite) : suite;
   const budgets = checkBudgets(options.budgets ?? DEFAULT_EVAL_BUDGETS);
+  const source = typeof suite === "string" ? resolve(suite) : loaded.name;
+  // a suite's workflow paths are relative to its file (to the working folder for a suite given in memory)
+  const workflows = await loadSuiteWorkflows(
+    loaded,
+    typeof suite === "string" ? dirname(source) : process.cwd(),
+    source,
+  );
   return evaluate({
     kind: "suite",
     title: loaded.name,
-    source: typeof suite === "string" ? resolve(suite) : loaded.name,
-    tasks: suiteTasks(loaded),
+    source,
+    tasks: suiteTasks(loaded, workflows),
     options,
     budgets,
   });

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { aggregateAll, categoryRates, convergence } from "./aggregate.js";
+import { compareWorkflows } from "./compare-workflows.js";
 import type { EvalReport } from "./eval-report.js";
 import { renderConvergenceSvg } from "./render-convergence-svg.js";
 import { renderMarkdown } from "./render-markdown.js";
@@ -30,7 +31,10 @@ export type ReportInput = Pick<
 
 /** Assemble report.json's content: aggregates per model × budget, the convergence series, categories, and every run. */
 export function buildReport(input: ReportInput): EvalReport {
-  const aggregates = aggregateAll(input.runs, input.models, input.budgets);
+  // loop runs made only to compare with a workflow (--compare-loop) are compared apart, not aggregated
+  const specified = input.runs.filter((r) => r.baselineOf === undefined);
+  const aggregates = aggregateAll(specified, input.models, input.budgets);
+  const workflowComparison = compareWorkflows(input.runs, input.models, input.budgets);
   return {
     schemaVersion: 1,
     kind: input.kind,
@@ -46,8 +50,9 @@ export function buildReport(input: ReportInput): EvalReport {
     interrupted: input.interrupted,
     aggregates,
     convergence: convergence(aggregates, input.models),
-    categories: categoryRates(input.runs, input.models, input.budgets),
+    categories: categoryRates(specified, input.models, input.budgets),
     ...(input.bfcl && { bfcl: input.bfcl }),
+    ...(workflowComparison && { workflowComparison }),
     ...(input.servers && input.servers.length > 0 && { servers: input.servers }),
     ...(input.resumedRuns ? { resumedRuns: input.resumedRuns } : {}),
     runs: input.runs,

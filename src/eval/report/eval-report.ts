@@ -85,6 +85,32 @@ export interface ServerThroughput {
   down?: string;
 }
 
+/** Means over the runs of one runner (the loop, or a workflow) for one model and budget. */
+export interface RunnerStats {
+  runs: number;
+  successes: number;
+  successRate: number;
+  /** Mean model calls per run (a workflow's nested agents' included). */
+  meanSteps: number;
+  meanSkillCalls: number;
+  /** Mean tokens per run; null when the model reports none (scripted models). */
+  meanPromptTokens: number | null;
+  meanGeneratedTokens: number | null;
+  meanWallMs: number;
+}
+
+/** The loop and a workflow on the same tasks (`--compare-loop`), for one model and budget. */
+export interface WorkflowComparison {
+  model: string;
+  budget: number;
+  /** The workflow's name. */
+  workflow: string;
+  /** Tasks compared: those that name this workflow. */
+  tasks: number;
+  loop: RunnerStats;
+  workflowRuns: RunnerStats;
+}
+
 /** report.json. */
 export interface EvalReport {
   schemaVersion: 1;
@@ -108,6 +134,11 @@ export interface EvalReport {
   /** Success rate per category, model and budget (suites whose tasks have categories). */
   categories: { category: string; model: string; budget: number; runs: number; successRate: number }[];
   bfcl?: BfclSection;
+  /**
+   * With `--compare-loop`: the loop against each workflow on the tasks that name it (the loop runs, `<id>@loop`, are
+   * in `runs` with `baselineOf`, and are left out of `aggregates`, `convergence` and `categories`).
+   */
+  workflowComparison?: WorkflowComparison[];
   /** Model servers: each one's share of the runs and its throughput (evals of models on servers only). */
   servers?: ServerThroughput[];
   /** Runs taken from an earlier, interrupted sweep's results file (`--resume`) instead of being run again. */

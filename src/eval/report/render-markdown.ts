@@ -1,5 +1,6 @@
 import type { Aggregate, EvalReport } from "./eval-report.js";
 import { serversSection } from "./render-servers.js";
+import { workflowComparisonSection } from "./render-workflow-comparison.js";
 
 const pct = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -199,6 +200,7 @@ export function renderMarkdown(report: EvalReport): string {
     ...headerSection(report),
     ...convergenceSection(report),
     ...aggregatesSection(report),
+    ...workflowComparisonSection(report),
     ...serversSection(report),
     ...categorySection(report),
     ...perTaskSection(report),

@@ -1,5 +1,6 @@
 import type { SkillCall } from "../../actions/action.js";
 import type { AgentState } from "../../agent/agent-state.js";
+import type { WorkflowLike } from "../../agent/workflow.js";
 import type { Registry } from "../../skills/registry.js";
 import type { HeuristicLookup } from "../models/heuristic-model.js";
 import type { TrajectoryAction } from "../models/trajectory-model.js";
@@ -35,5 +36,12 @@ export interface EvalTask {
   parallelCalls?: boolean;
   trajectory?: readonly TrajectoryAction[];
   lookups?: readonly HeuristicLookup[];
+  /** Run this workflow instead of the loop (a suite task's `workflow`). */
+  workflow?: { name: string; run: WorkflowLike };
+  /**
+   * This is the loop run on the task of that id, made to compare with its workflow (`compareLoop`): its records are
+   * left out of the aggregates and compared in the report's loop-vs-workflow section.
+   */
+  baselineOf?: string;
   judge(outcome: RunOutcome): Verdict;
 }

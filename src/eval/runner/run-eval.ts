@@ -57,7 +57,7 @@ export interface EvalRuns {
 
 /** A record for a run that could not be made (the model could not be had, the run threw): no counts, no tokens. */
 function harnessError(
-  base: Pick<RunRecord, "model" | "taskId" | "category" | "budget" | "seed">,
+  base: Pick<RunRecord, "model" | "taskId" | "category" | "budget" | "seed" | "workflow" | "baselineOf">,
   message: string,
   wallMs: number,
 ): RunRecord {
@@ -141,6 +141,8 @@ async function runTaskWithState(
     ...(task.category && { category: task.category }),
     budget,
     seed,
+    ...(task.workflow && { workflow: task.workflow.name }),
+    ...(task.baselineOf !== undefined && { baselineOf: task.baselineOf }),
   };
   let model: ModelHandle;
   let state: AgentState;
@@ -155,10 +157,10 @@ async function runTaskWithState(
       grammar: setup.grammar,
       ...(task.parallelCalls && { parallelCalls: true }),
     });
-    state = await agent.run(task.query, {
-      maxIterations: Math.min(budget, task.maxIterations ?? budget),
-      ...(signal && { signal }),
-    });
+    const runOptions = { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) };
+    state = task.workflow
+      ? await agent.run(task.workflow.run, task.query, runOptions)
+      : await agent.run(task.query, runOptions);
   } catch (error) {
     return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
   } finally {
@@ -214,7 +216,8 @@ async function runBudgetPrefixes(
       records.set(budget, (await runTaskWithState(task, { ...setup, budget })).record);
       continue;
     }
-    const finalRound = setup.loop?.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS;
+    // a workflow has no final round: its smaller budgets are pure prefixes of the largest
+    const finalRound = !task.workflow && (setup.loop?.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS);
     const replay = new PrefixReplayModel(full.state.stream.toArray(), recording, {
       ...(finalRound && { liveFrom: budget }),
     });

@@ -18,6 +18,13 @@ export interface RunRecord extends RunCounters {
   model: string;
   taskId: string;
   category?: string;
+  /** The workflow the run used instead of the loop (the task's `workflow`); absent: the loop. */
+  workflow?: string;
+  /**
+   * This run is the loop on the task of that id, made to compare with its workflow (`--compare-loop`; its `taskId`
+   * is that id with `@loop`): left out of the aggregates, compared in the report's `workflowComparison`.
+   */
+  baselineOf?: string;
   budget: number;
   seed: number;
   success: boolean;

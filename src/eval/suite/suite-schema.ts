@@ -107,6 +107,8 @@ export const taskSchema = z.strictObject({
   maxIterations: z.int().min(1).optional(),
   /** The correct trajectory: what the oracle and the failure-profile models follow. Ends with an answer. */
   trajectory: z.array(trajectoryStepSchema).min(1).optional(),
+  /** Run this workflow (a name from the suite's `workflows`) instead of the loop. */
+  workflow: z.string().regex(NAME, { error: "a workflow name is 1-64 letters, digits, _ - ." }).optional(),
 });
 export type SuiteTask = z.infer<typeof taskSchema>;
 
@@ -132,8 +134,27 @@ function checkSkillNames(skills: readonly DataSkillDefinition[], ctx: z.Refineme
   return [...SUITE_BUILTIN_SKILLS, ...defined];
 }
 
-/** Task `t` names known skills; its expected calls and trajectory use only its own; the trajectory ends in an answer. */
-function checkTask(task: SuiteTask, t: number, known: readonly string[], ctx: z.RefinementCtx): void {
+/**
+ * Task `t` names known skills and, when it has one, a workflow the suite declares; its expected calls and trajectory
+ * use only its own skills; the trajectory ends in an answer.
+ */
+function checkTask(
+  task: SuiteTask,
+  t: number,
+  known: { skills: readonly string[]; workflows: readonly string[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (task.workflow !== undefined && !known.workflows.includes(task.workflow))
+    ctx.addIssue({
+      code: "custom",
+      path: ["tasks", t, "workflow"],
+      message: `unknown workflow "${task.workflow}" (the suite's workflows: ${known.workflows.join(", ") || "none"})`,
+    });
+  checkTaskSkills(task, t, known.skills, ctx);
+}
+
+/** Task `t`'s skills, expected calls and trajectory (see checkTask). */
+function checkTaskSkills(task: SuiteTask, t: number, known: readonly string[], ctx: z.RefinementCtx): void {
   task.skills.forEach((name, s) => {
     if (!known.includes(name))
       ctx.addIssue({
@@ -171,8 +192,11 @@ function checkTask(task: SuiteTask, t: number, known: readonly string[], ctx: z.
   });
 }
 
-function checkSuite(suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[] }, ctx: z.RefinementCtx): void {
-  const known = checkSkillNames(suite.skills, ctx);
+function checkSuite(
+  suite: { skills: DataSkillDefinition[]; tasks: SuiteTask[]; workflows: Record<string, string> },
+  ctx: z.RefinementCtx,
+): void {
+  const known = { skills: checkSkillNames(suite.skills, ctx), workflows: Object.keys(suite.workflows) };
   const ids = new Set<string>();
   suite.tasks.forEach((task, t) => {
     if (ids.has(task.id))
@@ -190,6 +214,13 @@ export const suiteSchema = z
     /** The instant `datetime` reports as now (ISO 8601). Default: a fixed instant (see DEFAULT_EVAL_NOW). */
     now: z.iso.datetime({ offset: true }).optional(),
     skills: z.array(dataSkillSchema).default([]),
+    /**
+     * Workflows tasks may name instead of the loop: name → the module that exports it (default export), a path
+     * relative to the suite file (`.js`/`.mjs`, or `.ts` with tsx installed).
+     */
+    workflows: z
+      .record(z.string().regex(NAME, { error: "a workflow name is 1-64 letters, digits, _ - ." }), z.string().min(1))
+      .default({}),
     tasks: z.array(taskSchema).min(1),
   })
   .superRefine(checkSuite);
