@@ -27,6 +27,7 @@ import { basename, dirname } from "node:path";
 import { buildActionJsonSchema } from "../src/actions/action-json-schema.js";
 import { loadModel, type LlamaModelHandle } from "../src/model/llama/index.js";
 import { benchRegistry, grammarTokenCounts, kvReuseAgentRun, kvReuseChatSession } from "./lib/bench-kv-reuse.js";
+import { kvReuseConversation } from "./lib/bench-conversation.js";
 import { commandLine, parseBenchArgs, type BenchOptions } from "./lib/bench-options.js";
 import { renderMarkdown, type BenchMeta, type ModelReport } from "./lib/bench-report.js";
 import { ratios, round, spread } from "./lib/bench-stats.js";
@@ -257,6 +258,8 @@ async function benchModel(path: string, options: BenchOptions) {
     const kvAgent = await kvReuseAgentRun(handle, options.maxTokens);
     log("(e) the same conversation through LlamaChatSession");
     const kvSession = await kvReuseChatSession(handle, kvAgent.records);
+    log("(f) a 10-turn conversation (Agent.invoke with a 1,000-token memory budget) for KV reuse across turns");
+    const kvConversation = await kvReuseConversation(handle, { turns: 10, tokenBudget: 1_000 });
 
     const col = <K extends keyof RoundSample>(key: K) => samples.map((s) => s[key]);
     const steps = col("step");
@@ -322,6 +325,15 @@ async function benchModel(path: string, options: BenchOptions) {
       },
       d_agent: kvAgent.result,
       e_llamaChatSession: kvSession,
+      f_conversation: {
+        turns: kvConversation.turns,
+        tokenBudget: kvConversation.tokenBudget,
+        modelCalls: kvConversation.calls.length,
+        largestPrompt: kvConversation.largestPrompt,
+        trimmedTurns: kvConversation.trimmedTurns,
+        reuseAll: kvConversation.reuseAll,
+        reuseFirstCalls: kvConversation.reuseFirstCalls,
+      },
       perRound: samples.map((s) => ({
         prefillRaw: round(s.prefillRaw, 1),
         prefillHandle: round(s.prefillHandle, 1),

@@ -74,6 +74,16 @@ export interface ModelReport {
   };
   d_agent: { evaluatedPromptTokens: number; newPromptTokens: number; evaluatedOverNew: number; steps: number };
   e_llamaChatSession: { evaluatedPromptTokens: number; newPromptTokens: number; evaluatedOverNew: number };
+  /** (f) KV reuse across the turns of a conversation (Agent.invoke with a memory budget); absent in older reports. */
+  f_conversation?: {
+    turns: number;
+    tokenBudget: number;
+    modelCalls: number;
+    largestPrompt: number;
+    trimmedTurns: number;
+    reuseAll: number;
+    reuseFirstCalls: number;
+  };
 }
 
 interface OneCallSide {
@@ -205,7 +215,10 @@ function modelSection(m: ModelReport, rounds: number): string[] {
     "",
     `Action grammar output: our compact JSON writes ${m.grammarTokens.compactTotal} tokens for four sample actions where node-llama-cpp's pretty-printed JSON-schema grammar writes ${m.grammarTokens.prettyTotal} (${m.grammarTokens.prettyOverCompact}x). ` +
       `KV reuse over an ${m.d_agent.steps}-step agent conversation: (d) ours evaluated ${m.d_agent.evaluatedPromptTokens} prompt tokens for ${m.d_agent.newPromptTokens} new (${m.d_agent.evaluatedOverNew}), ` +
-      `(e) LlamaChatSession ${m.e_llamaChatSession.evaluatedPromptTokens} for ${m.e_llamaChatSession.newPromptTokens} (${m.e_llamaChatSession.evaluatedOverNew}).`,
+      `(e) LlamaChatSession ${m.e_llamaChatSession.evaluatedPromptTokens} for ${m.e_llamaChatSession.newPromptTokens} (${m.e_llamaChatSession.evaluatedOverNew}).` +
+      (m.f_conversation
+        ? ` (f) A ${m.f_conversation.turns}-turn conversation within a ${m.f_conversation.tokenBudget}-token memory budget (${m.f_conversation.modelCalls} model calls, largest prompt ${m.f_conversation.largestPrompt} tokens, ${m.f_conversation.trimmedTurns} turn(s) trimmed the history): reused / prompt tokens ${m.f_conversation.reuseAll} over all calls, ${m.f_conversation.reuseFirstCalls} over each later turn's first call.`
+        : ""),
     "",
     ...agentRunSection(m),
     "",

@@ -63,15 +63,17 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
     while (drop < Math.min(maxDrop, target.levels) && tokens > target.tokens)
       tokens = await input.countTokens(input.render(++drop));
   let replyTokens = Math.min(input.replyTokens, room(tokens));
+  // a step that asks for fewer reply tokens than MIN_REPLY_TOKENS needs only those
+  const minReply = Math.min(MIN_REPLY_TOKENS, input.replyTokens);
   // Still short: keep only MIN_WRAP_UP_TOKENS of the overrun (closing a cut JSON value takes a few tokens).
-  if (replyTokens < MIN_REPLY_TOKENS)
+  if (replyTokens < minReply)
     replyTokens = Math.min(
       input.replyTokens,
       room(tokens) + input.replyOverrun - Math.min(input.replyOverrun, MIN_WRAP_UP_TOKENS),
     );
-  if (replyTokens < MIN_REPLY_TOKENS) {
+  if (replyTokens < minReply) {
     throw new ContextOverflowError(
-      `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${MIN_REPLY_TOKENS} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,
+      `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${minReply} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,
     );
   }
   if (tokens > budget)

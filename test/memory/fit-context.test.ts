@@ -137,3 +137,18 @@ describe("fitContext with a token budget (a conversation's memory)", () => {
     );
   });
 });
+
+describe("fitContext with a reply budget under MIN_REPLY_TOKENS", () => {
+  it("a step that asks for 48 reply tokens fits when 48 are left (not refused for lacking 64)", async () => {
+    const fit = await fitContext({
+      render: (drop: number) => "x".repeat(1000 - 100 * drop),
+      countTokens: (prompt: string) => prompt.length,
+      contextSize: 1_000,
+      replyTokens: 48,
+      replyOverrun: 0,
+      dropped: 0,
+      steps: 4,
+    });
+    expect(fit).toMatchObject({ droppedSteps: 1, promptTokensAfter: 900, replyTokens: 48 });
+  });
+});
