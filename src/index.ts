@@ -30,7 +30,39 @@ export type {
   ModelCallTokens,
   WorkflowErrorEvent,
   WorkflowNoteEvent,
+  ConstraintViolatedEvent,
+  ContextTrimmedEvent,
+  FinalRoundEvent,
+  MemorySummarizedEvent,
+  WarningEvent,
+  InvokeOptions,
+  InvokeResult,
+  TurnTokens,
+  AgentConstraints,
 } from "./agent/index.js";
+export {
+  loadAgentDefinition,
+  agentFromDefinition,
+  loadSoul,
+  AgentDefinitionError,
+  type AgentDefinition,
+  type AgentDefinitionErrorCode,
+  type AgentFromDefinitionOptions,
+  type AgentToolDefinition,
+  type LoadAgentDefinitionOptions,
+  type LoopPolicy,
+  type ToolDefinition,
+} from "./definitions/index.js";
+export { parseSoul, renderSoul, SoulError, type Soul, type SoulSection } from "./prompt/index.js";
+export {
+  Conversation,
+  ConversationError,
+  MemoryBudgetError,
+  type ConversationCall,
+  type ConversationTurn,
+  type MemoryOptions,
+  type TrimPolicy,
+} from "./memory/index.js";
 export {
   defineWorkflow,
   chain,

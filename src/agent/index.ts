@@ -22,7 +22,16 @@ export type {
   ModelCallTokens,
   WorkflowErrorEvent,
   WorkflowNoteEvent,
+  ConstraintName,
+  ConstraintViolatedEvent,
+  ContextTrimmedEvent,
+  FinalRoundEvent,
+  MemorySummarizedEvent,
+  WarningEvent,
 } from "./events.js";
+export type { InvokeOptions, InvokeResult, TurnTokens } from "./invoke.js";
+export { LatencyExceeded, type AgentConstraints } from "./run-limits.js";
+export type { RunUsage } from "./agent-state.js";
 export { isOwnEvent, modelReplyOf } from "./events.js";
 export { runValidators, type Validator, type ValidatorResult } from "./validator.js";
 export { summarizeEvent } from "./summarize-event.js";

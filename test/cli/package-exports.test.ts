@@ -14,4 +14,17 @@ describe("package exports", () => {
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect(JSON.parse(out)).toEqual(["42", "42", "function"]);
   });
+
+  it("load an agent definition and hold a conversation with it (issue 14's API)", () => {
+    const script = `
+      import { loadAgentDefinition, agentFromDefinition, Conversation, parseSoul } from "gemma-agent";
+      import { ScriptedModel } from "gemma-agent/testing";
+      const definition = await loadAgentDefinition("examples/agents/unit-helper/agent.yaml");
+      const model = new ScriptedModel([JSON.stringify({ final_answer: { value: 1, unit: "km", text: "One." } })]);
+      const conversation = new Conversation();
+      const result = await agentFromDefinition(definition, { model }).invoke("1 km?", { conversation });
+      console.log(JSON.stringify([result.reply, conversation.turns.length, parseSoul("## Rules\\nx").sections[0].key]));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([{ value: 1, unit: "km", text: "One." }, 1, "rules"]);
+  });
 });
