@@ -16,7 +16,6 @@ import {
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
   PROMPT_CACHE_MIN_TOKENS,
-  PROMPT_EVALUATION_SLICE,
   WRAP_UP_LOGIT_BIAS,
 } from "./defaults.js";
 import { GbnfMatcher } from "./gbnf-matcher.js";
@@ -25,7 +24,8 @@ import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
 import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
-import { commonPrefixLength, promptTokens, withBos, type HeldContent } from "./prompt-tokens.js";
+import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
+import { SequencePool, SequenceSlot } from "./sequence-slot.js";
 import type { TokenClasses } from "./token-classes.js";
 import { TokenRun } from "./token-run.js";
 
@@ -97,8 +97,8 @@ function emptyStats(): GenerationStats {
 }
 
 /**
- * A loaded GGUF model behind the {@link ModelHandle} interface: one llama.cpp context with one sequence, used by
- * one `generate` at a time (calls queue).
+ * A loaded GGUF model behind the {@link ModelHandle} interface: one llama.cpp context with one sequence (or more:
+ * `loadModel`'s `sequences`), each used by one `generate` at a time (more calls queue).
  *
  * - Prompts are tokenized with special tokens on: the chat markup the agent rendered (`<start_of_turn>`, ...) becomes
  *   control tokens; the BOS the GGUF asks for is put first (a prompt that begins with `<bos>` gets no second one). Untrusted text must already be neutralized
@@ -129,7 +129,7 @@ export class LlamaModelHandle implements ModelHandle {
 
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
-  readonly #sequence: LlamaContextSequence;
+  readonly #pool: SequencePool;
   readonly #grammars: GrammarCache;
   readonly #sampling: LlamaSamplingDefaults;
   readonly #baseBias: TokenBias;
@@ -143,10 +143,9 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #stopText: string | undefined;
   readonly #jumpTokenizer: JumpTokenizer;
   readonly #promptCache: PromptCache | undefined;
-  #held: HeldContent = { text: "", tokens: [] };
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
   #stats: GenerationStats = emptyStats();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #inFlight = new Set<Promise<unknown>>();
   #disposed = false;
 
   constructor(parts: LlamaModelHandleParts) {
@@ -156,7 +155,10 @@ export class LlamaModelHandle implements ModelHandle {
     this.backend = parts.backend;
     this.#model = parts.model;
     this.#context = parts.context;
-    this.#sequence = parts.context.getSequence();
+    const window = parts.model.fileInsights.swaSize;
+    this.#pool = new SequencePool(
+      Array.from({ length: parts.context.totalSequences }, () => new SequenceSlot(parts.context.getSequence(), window)),
+    );
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
     this.jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
@@ -201,14 +203,22 @@ export class LlamaModelHandle implements ModelHandle {
     return structuredClone(this.#lastReply);
   }
 
-  /** The sequence's context window in tokens. */
+  /** The context window of each sequence, in tokens. */
   get contextSize(): number {
-    return this.#sequence.contextSize;
+    return this.#pool.slots[0].sequence.contextSize;
   }
 
-  /** The underlying node-llama-cpp objects, for benchmarks and diagnostics. Do not evaluate on them while generating. */
+  /** How many `generate` calls may run at once (the context's sequences; more wait). */
+  get sequences(): number {
+    return this.#pool.slots.length;
+  }
+
+  /**
+   * The underlying node-llama-cpp objects (`sequence`: the first), for benchmarks and diagnostics. Do not evaluate on
+   * them while generating.
+   */
   get llamaObjects(): { model: LlamaModel; context: LlamaContext; sequence: LlamaContextSequence } {
-    return { model: this.#model, context: this.#context, sequence: this.#sequence };
+    return { model: this.#model, context: this.#context, sequence: this.#pool.slots[0].sequence };
   }
 
   /**
@@ -236,38 +246,47 @@ export class LlamaModelHandle implements ModelHandle {
     return tokens.shouldPrependBosToken && tokens.bos !== null ? tokens.bos : undefined;
   }
 
-  /** Generate a reply to `prompt` (already rendered in the model's chat markup). Calls run one at a time. */
+  /**
+   * Generate a reply to `prompt` (already rendered in the model's chat markup). Calls run one per sequence (see
+   * `loadModel`'s `sequences`); more wait for a free one, in order.
+   */
   generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (typeof prompt !== "string") return Promise.reject(new TypeError("generate: prompt must be a string"));
     const signal = options.signal;
-    const run = this.#queue.then(() => {
-      if (signal?.aborted) throw abortError(signal.reason);
-      return this.#generate(prompt, options);
+    const run = this.#pool.acquire(prompt).then(async (slot) => {
+      try {
+        if (signal?.aborted) throw abortError(signal.reason);
+        return await this.#generate(slot, prompt, options);
+      } finally {
+        this.#pool.release(slot);
+      }
     });
-    this.#queue = run.catch(() => undefined);
+    const settled = run.catch(() => undefined);
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
     return raceAbort(run, signal);
   }
 
-  /** Free the context and the model. Calls already queued fail; the handle cannot be used afterwards. */
+  /** Free the context and the model once calls in flight have ended; the handle cannot be used afterwards. */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    await this.#queue;
+    await Promise.all(this.#inFlight);
     await this.#context.dispose();
     await this.#model.dispose();
   }
 
   /** One call: plan and evaluate the prompt, sample the reply, record the stats. */
-  async #generate(prompt: string, options: GenerateOptions): Promise<string> {
+  async #generate(slot: SequenceSlot, prompt: string, options: GenerateOptions): Promise<string> {
     if (this.#disposed) throw new Error("LlamaModelHandle: generate after dispose()");
     const started = performance.now();
-    const { tokens, maxTokens, grammar } = await this.#planPrompt(prompt, options);
+    const { tokens, maxTokens, grammar } = await this.#planPrompt(slot, prompt, options);
     const shared = this.#sharedPrefixTokens(prompt, tokens, options.sharedPrefix);
-    const next = await this.#evaluatePrompt(prompt, tokens, options.signal, shared);
-    const run = this.#startRun(tokens.length, maxTokens, grammar !== undefined, options);
+    const next = await this.#evaluatePrompt(slot, prompt, tokens, options.signal, shared);
+    const run = this.#startRun(slot, tokens.length, maxTokens, grammar !== undefined, options);
     const generationStarted = performance.now();
     try {
-      await this.#sample(run, tokens.slice(next), {
+      await this.#sample(slot, run, tokens.slice(next), {
         temperature: options.temperature ?? this.#sampling.temperature,
         grammar,
         started,
@@ -277,7 +296,7 @@ export class LlamaModelHandle implements ModelHandle {
       run.finish();
       const elapsed = performance.now() - generationStarted;
       // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
-      this.#held = {
+      slot.held = {
         text: prompt + this.#model.detokenize(run.generated, false),
         tokens: [...tokens, ...run.generated],
       };
@@ -290,6 +309,7 @@ export class LlamaModelHandle implements ModelHandle {
 
   /** Check the call's options, compile its grammar, and tokenize the prompt (which must fit the context). */
   async #planPrompt(
+    slot: SequenceSlot,
     prompt: string,
     options: GenerateOptions,
   ): Promise<{ tokens: Token[]; maxTokens: number; grammar: CompiledGrammar | undefined }> {
@@ -297,10 +317,10 @@ export class LlamaModelHandle implements ModelHandle {
     if (!(maxTokens >= 1)) throw new TypeError(`generate: maxTokens must be at least 1 (got ${maxTokens})`);
     const grammar = options.jsonSchema ? await this.#grammars.get(options.jsonSchema) : undefined;
     if (prompt === "") throw new TypeError("generate: the prompt is empty");
-    const tokens = promptTokens(prompt, this.#held, (text) => this.#model.tokenize(text, true), this.#bos);
-    if (tokens.length >= this.#sequence.contextSize) {
+    const tokens = promptTokens(prompt, slot.held, (text) => this.#model.tokenize(text, true), this.#bos);
+    if (tokens.length >= this.contextSize) {
       throw new RangeError(
-        `generate: the prompt has ${tokens.length} tokens, the context holds ${this.#sequence.contextSize}; load the model with a larger contextSize or shorten the prompt`,
+        `generate: the prompt has ${tokens.length} tokens, the context holds ${this.contextSize}; load the model with a larger contextSize or shorten the prompt`,
       );
     }
     return { tokens, maxTokens, grammar };
@@ -311,39 +331,28 @@ export class LlamaModelHandle implements ModelHandle {
    * but its last token, which starts generation. Returns where the tokens left to feed the sampler begin.
    */
   async #evaluatePrompt(
+    slot: SequenceSlot,
     prompt: string,
     tokens: Token[],
     signal: AbortSignal | undefined,
     sharedPrefix: number,
   ): Promise<number> {
-    let reused = await this.#alignSequence(tokens);
+    let reused = await slot.align(tokens);
     let restored = 0;
     const saveAt = this.#promptCache && sharedPrefix > reused ? sharedPrefix : 0;
-    if (saveAt > 0 && (await this.#promptCache!.restore(this.#sequence, tokens.slice(0, saveAt)))) {
+    if (saveAt > 0 && (await this.#promptCache!.restore(slot.sequence, tokens.slice(0, saveAt)))) {
       reused = restored = saveAt;
-    } else if (saveAt > 0) reused = this.#sequence.nextTokenIndex === reused ? reused : 0;
+    } else if (saveAt > 0) reused = slot.sequence.nextTokenIndex === reused ? reused : 0;
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
-    this.#held = { text: "", tokens: tokens.slice(0, reused) };
+    slot.held = { text: "", tokens: tokens.slice(0, reused) };
     this.#recordPrompt(tokens.length, reused, restored);
     let next = reused;
     if (saveAt > 0 && restored === 0) {
-      next = await this.#evaluateRange(tokens, next, saveAt, signal);
-      await this.#promptCache!.save(this.#sequence, tokens.slice(0, saveAt));
+      next = await slot.evaluateRange(tokens, next, saveAt, signal);
+      await this.#promptCache!.save(slot.sequence, tokens.slice(0, saveAt));
     }
-    next = await this.#evaluateRange(tokens, next, tokens.length - 1, signal);
-    this.#held = { text: prompt, tokens };
-    return next;
-  }
-
-  /** Evaluate `tokens[from, to)` in slices (an abort lands between two); returns `to`. */
-  async #evaluateRange(tokens: Token[], from: number, to: number, signal: AbortSignal | undefined): Promise<number> {
-    let next = from;
-    while (to - next > 0) {
-      if (signal?.aborted) throw abortError(signal.reason);
-      const end = Math.min(to, next + PROMPT_EVALUATION_SLICE);
-      await this.#sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(next, end));
-      next = end;
-    }
+    next = await slot.evaluateRange(tokens, next, tokens.length - 1, signal);
+    slot.held = { text: prompt, tokens };
     return next;
   }
 
@@ -360,8 +369,14 @@ export class LlamaModelHandle implements ModelHandle {
   }
 
   /** This call's token run: its budget (and a grammar's wrap-up) within what the context has left. */
-  #startRun(promptLength: number, maxTokens: number, constrained: boolean, options: GenerateOptions): TokenRun {
-    const room = this.#sequence.contextSize - promptLength;
+  #startRun(
+    slot: SequenceSlot,
+    promptLength: number,
+    maxTokens: number,
+    constrained: boolean,
+    options: GenerateOptions,
+  ): TokenRun {
+    const room = slot.sequence.contextSize - promptLength;
     const budget = Math.min(maxTokens, room);
     return new TokenRun({
       model: this.#model,
@@ -386,13 +401,13 @@ export class LlamaModelHandle implements ModelHandle {
    * token comes up; that position is then sampled again with the list. Under a grammar the list is always on (the
    * grammar pass costs far more, and its state has moved with the token).
    */
-  async #sample(run: TokenRun, input: Token[], call: SamplingCall): Promise<void> {
+  async #sample(slot: SequenceSlot, run: TokenRun, input: Token[], call: SamplingCall): Promise<void> {
     if (call.signal?.aborted) throw abortError(call.signal.reason);
-    if (call.grammar) return this.#sampleConstrained(run, input, call, call.grammar);
+    if (call.grammar) return this.#sampleConstrained(slot.sequence, run, input, call, call.grammar);
     let banLazily = true;
     for (let resample = true; resample;) {
       resample = false;
-      const iterator = this.#sequence.evaluate(input, {
+      const iterator = slot.sequence.evaluate(input, {
         ...this.#samplingOptions(call),
         ...(!banLazily && { tokenBias: () => run.bias }),
       });
@@ -407,8 +422,8 @@ export class LlamaModelHandle implements ModelHandle {
       }
       if (resample) {
         // The banned token was sampled, not evaluated: step back one token and sample its successor again.
-        const held = this.#sequence.contextTokens;
-        input = held.slice(await this.#alignSequence(held));
+        const held = slot.sequence.contextTokens;
+        input = held.slice(await slot.align(held));
       }
     }
   }
@@ -419,6 +434,7 @@ export class LlamaModelHandle implements ModelHandle {
    * (see JumpForward), and a reply the grammar closes ends without sampling its end.
    */
   async #sampleConstrained(
+    sequence: LlamaContextSequence,
     run: TokenRun,
     input: Token[],
     call: SamplingCall,
@@ -433,7 +449,7 @@ export class LlamaModelHandle implements ModelHandle {
       if (run.takeForced(opening) || opening.finished) return;
       input = [...input, ...opening.tokens];
     }
-    const iterator = this.#sequence.evaluate(input, {
+    const iterator = sequence.evaluate(input, {
       ...this.#samplingOptions(call),
       grammarEvaluationState: () => state,
       tokenBias: () => run.bias,
@@ -508,28 +524,5 @@ export class LlamaModelHandle implements ModelHandle {
     stats.totals.generationMs += elapsed;
     stats.totals.sampledTokens = (stats.totals.sampledTokens ?? 0) + run.sampled;
     stats.totals.forcedTokens = (stats.totals.forcedTokens ?? 0) + run.forced;
-  }
-
-  /**
-   * Make the sequence hold a prefix of `tokens` and return its length. Tokens the sequence holds beyond the common
-   * prefix are erased, unless that would leave a sliding window with holes (SWA caches drop old cells): then the
-   * sequence starts over. At least one token is always left to evaluate, since generation needs fresh logits.
-   */
-  async #alignSequence(tokens: readonly Token[]): Promise<number> {
-    const sequence = this.#sequence;
-    const held = sequence.contextTokens;
-    let keep = Math.min(commonPrefixLength(held, tokens), tokens.length - 1);
-    if (keep < held.length) {
-      const window = this.#model.fileInsights.swaSize;
-      const firstCell = sequence.stateCellsStartIndex;
-      const windowIntact = !window || firstCell <= Math.max(0, keep - window);
-      if (keep === 0 || !windowIntact) {
-        await sequence.clearHistory();
-        keep = 0;
-      } else {
-        await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-      }
-    }
-    return Math.min(keep, sequence.nextTokenIndex);
   }
 }

@@ -40,6 +40,11 @@ export interface LoadModelOptions {
    */
   jumpForward?: boolean;
   /**
+   * Context sequences: how many `generate` calls run at once, their decode steps batched by llama.cpp (an evaluation's
+   * `--parallel`). Each holds its own KV cache of `contextSize` tokens, so memory grows with it. Default 1.
+   */
+  sequences?: number;
+  /**
    * Save the evaluated state of a prompt's shared opening (`GenerateOptions.sharedPrefix`: an agent's system prompt)
    * and restore it in later processes instead of prefilling it: `true` for the default folder and bounds, or where and
    * how much. Default false (the CLI turns it on; `--no-prompt-cache` off).
@@ -56,7 +61,7 @@ function checkOptions(options: LoadModelOptions): void {
     throw new TypeError("loadModel: `model` must be a path or a catalog alias");
   if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu)
     throw new TypeError('loadModel: `gpu` must be "auto" or false');
-  for (const key of ["contextSize", "threads"] as const) {
+  for (const key of ["contextSize", "threads", "sequences"] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isInteger(value) && value >= 1))
       throw new TypeError(`loadModel: \`${key}\` must be a positive integer`);
@@ -122,7 +127,12 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
     const contextSize =
       options.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextLength || DEFAULT_CONTEXT_SIZE);
     const threads = options.threads ?? defaultThreadCount(llama.cpuMathCores);
-    context = await model.createContext({ contextSize, threads, sequences: 1, failedCreationRemedy: false });
+    context = await model.createContext({
+      contextSize,
+      threads,
+      sequences: options.sequences ?? 1,
+      failedCreationRemedy: false,
+    });
 
     const architecture = checked.architecture;
     const metadata = model.fileInfo.metadata;
