@@ -17,6 +17,8 @@ import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalS
 
 interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, EvalServerFlags {
   model: string[];
+  /** `--parallel N`: runs at once on one loaded GGUF model, each on its own context sequence. */
+  parallel?: number;
   budgets?: number[];
   seeds?: number;
   out?: string;
@@ -68,7 +70,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
     signal: io.signal,
     grammar: options.grammar,
     loop: loopSettings(options),
-    gguf: { loadOptions: modelFlags(options) },
+    gguf: { loadOptions: { ...modelFlags(options), ...(options.parallel && { sequences: options.parallel }) } },
     server: evalServerOptions(options, io.env),
     ...withoutUndefined({
       results: resultsOption(options),
@@ -185,6 +187,11 @@ const evalCommand: CommandFactory = (io: CliIO) =>
       ),
     )
     .addOption(jumpForwardOption())
+    .option(
+      "--parallel <n>",
+      "GGUF models: runs at once on the one loaded model, each on its own context sequence (llama.cpp batches their decoding; memory grows with n; default 1)",
+      parseIntegerOption(1),
+    )
     .addHelpText("after", evalExamples(io))
     .action((suite: string | undefined, options: EvalCommandOptions) => evalAction(io, suite, options));
 

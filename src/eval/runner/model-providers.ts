@@ -99,9 +99,11 @@ function ggufProvider(name: string, model: string, options: ProviderOptions["ggu
     return current;
   };
   const temperature = options.loadOptions?.temperature;
+  // `--parallel N` loads the model with N context sequences: N runs at once, their decode steps batched
+  const sequences = Number(options.loadOptions?.sequences ?? GGUF_CONCURRENCY);
   return {
     name,
-    concurrency: GGUF_CONCURRENCY,
+    concurrency: sequences,
     deterministic: temperature === undefined || temperature === 0,
     async prepare() {
       await start();
