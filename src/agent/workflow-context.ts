@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
+import { DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
 import { isPlainObject } from "../is-plain-object.js";
 import type { ModelHandle } from "../model/model-handle.js";
 import type { AgentState } from "./agent-state.js";
@@ -80,8 +80,6 @@ async function runAgent(
   const depth = run.state.depth + 1;
   const agent = await nestedAgentOf(run, target);
   run.emit({ type: "call-skill", skillName: name, arguments: { task: message }, raw: "", origin: "workflow" });
-  if (depth > DEFAULT_MAX_AGENT_DEPTH)
-    throw agentFailed(run, name, `nesting depth limit (${DEFAULT_MAX_AGENT_DEPTH}) reached: ${name} cannot run here`);
   const left = run.iterationsLeft;
   run.state.stats.skillCalls++;
   const nested = await agent.runNested(

@@ -357,3 +357,53 @@ describe("agent.run(workflow, query)", () => {
     expect(types(back)).toContain("model-call");
   });
 });
+
+describe("ctx.agent", () => {
+  it("runs an agent definition (issue 14's YAML) on the run's model as one step", async () => {
+    const { loadAgentDefinition } = await import("../../src/definitions/load-agent-definition.js");
+    const { agentFromDefinition } = await import("../../src/definitions/agent-from-definition.js");
+    const definition = await loadAgentDefinition("examples/agents/supervisor/math-expert.yaml");
+    const model = new ScriptedModel([callReply("calculator", { expression: "3 * 250" }), answerReply("750")]);
+    const state = await new Agent({ model, registry: mathRegistry() }).run(
+      (ctx) => ctx.agent((runModel) => agentFromDefinition(definition, { model: runModel }), "3 * 250"),
+      "How much is 3 times 250 g?",
+    );
+    expect(state.answer).toBe("750");
+    expect(state.stream.toArray().map((e) => `${e.depth ?? 0}:${e.type}`)).toEqual([
+      "0:call-skill",
+      "1:call-skill",
+      "1:observation",
+      "1:final-answer",
+      "0:observation",
+      "0:final-answer",
+    ]);
+    expect(state.stream.ofType("call-skill")[0]).toMatchObject({ skillName: "agent", arguments: { task: "3 * 250" } });
+    model.assertConsumed();
+  });
+
+  it("gives the nested run what the budget has left, and reports a nested run without an answer as a tool-error", async () => {
+    const model = new ScriptedModel(["x", callReply("echo", { text: "a" }), callReply("echo", { text: "b" })]);
+    let caught: unknown;
+    const state = await new Agent({ model, registry: mathRegistry() }).run(
+      async (ctx) => {
+        await ctx.ask("warm up");
+        try {
+          await ctx.agent({ registry: mathRegistry(), name: "helper", finalRoundWithoutTools: false }, "echo twice");
+        } catch (error) {
+          caught = error;
+        }
+        return ctx.ask("one more");
+      },
+      "q",
+      { maxIterations: 3 },
+    );
+    expect(caught).toBeInstanceOf(WorkflowCallError);
+    expect(state.stream.ofType("tool-error")[0]).toMatchObject({
+      skillName: "helper",
+      message: "helper stopped without an answer (max_iterations)",
+    });
+    // the nested run had 2 of the 3 model calls; the run's next ask is past the budget
+    expect(state.iterations).toBe(3);
+    expect(state.stopReason).toBe("max_iterations");
+  });
+});
