@@ -129,11 +129,25 @@ export async function runTask(
   ).record;
 }
 
+/** The task on a fresh Agent with `model`: the loop, or the task's workflow in its place. */
+function runOnAgent(task: EvalTask, model: ModelHandle, setup: RunSetup): Promise<AgentState> {
+  const { budget, signal } = setup;
+  const agent = new Agent({
+    ...setup.loop,
+    model,
+    registry: task.registry,
+    grammar: setup.grammar,
+    ...(task.parallelCalls && { parallelCalls: true }),
+  });
+  const runOptions = { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) };
+  return task.workflow ? agent.run(task.workflow.run, task.query, runOptions) : agent.run(task.query, runOptions);
+}
+
 async function runTaskWithState(
   task: EvalTask,
   setup: RunSetup,
 ): Promise<{ record: RunRecord; state?: AgentState; model?: ModelHandle }> {
-  const { provider, budget, seed, signal } = setup;
+  const { provider, budget, seed } = setup;
   const started = performance.now();
   const base = {
     model: provider.name,
@@ -150,17 +164,7 @@ async function runTaskWithState(
   try {
     acquired = await provider.acquire(task, seed);
     model = setup.wrap ? setup.wrap(acquired) : acquired;
-    const agent = new Agent({
-      ...setup.loop,
-      model,
-      registry: task.registry,
-      grammar: setup.grammar,
-      ...(task.parallelCalls && { parallelCalls: true }),
-    });
-    const runOptions = { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) };
-    state = task.workflow
-      ? await agent.run(task.workflow.run, task.query, runOptions)
-      : await agent.run(task.query, runOptions);
+    state = await runOnAgent(task, model, setup);
   } catch (error) {
     return { record: harnessError(base, `harness error: ${describeThrown(error)}`, performance.now() - started) };
   } finally {
