@@ -18,8 +18,8 @@ export {
   renderResults,
   type OrchestratorWorkersOptions,
   type WorkerResult,
-  type CallPrompt,
 } from "./orchestrator-workers.js";
+export type { PromptSpec } from "./prompt-spec.js";
 export {
   evaluatorOptimizer,
   critiqueSchema,

@@ -4,35 +4,25 @@ import { DEFAULT_MAX_WORKERS, DEFAULT_WORKFLOW_CONCURRENCY } from "../defaults.j
 import { createLimiter } from "../promise-pool.js";
 import { renderPrompt } from "../prompt-texts.js";
 import { describeThrown } from "../safe-stringify.js";
+import { withoutUndefined } from "../without-undefined.js";
+import { promptFrom, promptParts, type PromptSpec } from "./prompt-spec.js";
 import { inputText, named, runStep, type Step, type StepFunction } from "./step.js";
 
 /** What one worker made of its subtask. */
 export type WorkerResult = { task: string; ok: true; value: unknown } | { task: string; ok: false; error: string };
 
-/** A model call's prompt and system text; the prompt may be written from what the call needs. */
-export interface CallPrompt<Args extends unknown[]> {
-  prompt?: string | ((...args: Args) => string);
-  system?: string;
-}
-
 /** Options of {@link orchestratorWorkers}. */
 export interface OrchestratorWorkersOptions {
   /** The planning call (structured: `{"subtasks": [...]}`). Default prompt: prompts/workflows/plan.md. */
-  plan?: CallPrompt<[input: string, maxWorkers: number]>;
+  plan?: PromptSpec<[input: string, maxWorkers: number]>;
   /** What handles one subtask (its input is the subtask's text): a prompt, code, a workflow or a nested agent. */
   worker: Step<string>;
   /** The final call that writes the answer from the results. Default prompt: prompts/workflows/synthesize.md. */
-  synthesize?: CallPrompt<[input: string, results: readonly WorkerResult[]]>;
+  synthesize?: PromptSpec<[input: string, results: readonly WorkerResult[]]>;
   /** Subtasks at most (the plan's schema allows no more). Default DEFAULT_MAX_WORKERS (4). */
   maxWorkers?: number;
   /** Workers running at once. Default DEFAULT_WORKFLOW_CONCURRENCY (4). */
   limit?: number;
-}
-
-function planPrompt(plan: OrchestratorWorkersOptions["plan"], input: string, maxWorkers: number): string {
-  if (typeof plan?.prompt === "function") return plan.prompt(input, maxWorkers);
-  if (typeof plan?.prompt === "string") return `${plan.prompt}\n\n${input}`;
-  return renderPrompt("workflows/plan", { input, max_workers: maxWorkers });
 }
 
 /** The results as the synthesizing call sees them: one line per subtask, a failure said as one. */
@@ -46,12 +36,19 @@ export function renderResults(results: readonly WorkerResult[]): string {
     .join("\n");
 }
 
+/** The planning call's prompt: the spec's, else prompts/workflows/plan.md. */
+function planPrompt(plan: OrchestratorWorkersOptions["plan"], input: string, maxWorkers: number): string {
+  return promptFrom(promptParts(plan), [input, maxWorkers], input, () =>
+    renderPrompt("workflows/plan", { input, max_workers: maxWorkers }),
+  );
+}
+
+/** The synthesizing call's prompt: the spec's, else prompts/workflows/synthesize.md with the results. */
 function synthesizePrompt(options: OrchestratorWorkersOptions, input: string, results: readonly WorkerResult[]) {
-  const synthesize = options.synthesize;
-  if (typeof synthesize?.prompt === "function") return synthesize.prompt(input, results);
   const lines = renderResults(results);
-  if (typeof synthesize?.prompt === "string") return `${synthesize.prompt}\n\n${input}\n\n${lines}`;
-  return renderPrompt("workflows/synthesize", { input, results: lines });
+  return promptFrom(promptParts(options.synthesize), [input, results], `${input}\n\n${lines}`, () =>
+    renderPrompt("workflows/synthesize", { input, results: lines }),
+  );
 }
 
 /** Run each subtask's worker, at most `limit` at once; a failure is the worker's result, a stop ends the run. */
@@ -93,7 +90,7 @@ export function orchestratorWorkers(options: OrchestratorWorkersOptions): StepFu
     const { subtasks } = await ctx.ask(planPrompt(options.plan, text, maxWorkers), {
       schema: planSchema,
       name: "plan",
-      ...(options.plan?.system !== undefined && { system: options.plan.system }),
+      ...withoutUndefined({ system: promptParts(options.plan).system }),
     });
     const results = await runWorkers(ctx, options.worker, subtasks, limit);
     const failed = results.filter((r) => !r.ok).length;
@@ -105,7 +102,7 @@ export function orchestratorWorkers(options: OrchestratorWorkersOptions): StepFu
       throw new Error(`orchestratorWorkers: every worker failed (${results.map((r) => !r.ok && r.error).join("; ")})`);
     return ctx.ask(synthesizePrompt(options, text, results), {
       name: "synthesize",
-      ...(options.synthesize?.system !== undefined && { system: options.synthesize.system }),
+      ...withoutUndefined({ system: promptParts(options.synthesize).system }),
     });
   });
 }

@@ -22,8 +22,11 @@ export interface VoteResult<T = unknown> {
 export interface ParallelOptions<T = unknown> {
   /** Independent sub-calls on the same input; the result holds each one's output under its name (or index). */
   sections?: Record<string, Step> | readonly Step[];
-  /** Voters on the same input; the result is the majority with the counts (a voter that fails is left out). */
-  votes?: readonly Step<unknown, T>[];
+  /**
+   * Voters on the same input, or one voter asked `count` times (`{ step, count }`: give its prompt a temperature, or
+   * every vote is the same); the result is the majority with the counts (a voter that fails is left out).
+   */
+  votes?: readonly Step<unknown, T>[] | { step: Step<unknown, T>; count: number };
   /** At most this many run at once. Default DEFAULT_WORKFLOW_CONCURRENCY (4). */
   limit?: number;
   /** Sections: merge the outputs (by name) into the result. Default: the outputs as they are. */
@@ -93,6 +96,18 @@ function collect(names: readonly string[], settled: readonly Settled[]): Record<
   return Object.fromEntries(names.map((n, i) => [n, (settled[i] as { value: unknown }).value]));
 }
 
+/** The voters: the list given, or one step `count` times. */
+function voterList<T>(votes: NonNullable<ParallelOptions<T>["votes"]>): readonly Step<unknown, T>[] {
+  if (Array.isArray(votes)) {
+    if (votes.length === 0) throw new TypeError("parallel: give at least one voter");
+    return votes;
+  }
+  const { step, count } = votes as { step: Step<unknown, T>; count: number };
+  if (step === undefined || !Number.isInteger(count) || count < 1)
+    throw new TypeError("parallel: votes is a list of voters, or { step, count } with count >= 1");
+  return Array.from({ length: count }, () => step);
+}
+
 /**
  * Parallelization: independent sub-calls on the same input, run concurrently up to `limit`, each isolated from the
  * others (its own prompt, no shared conversation). With one local model their model calls still go one at a time:
@@ -107,10 +122,10 @@ export function parallel<T = unknown>(options: ParallelOptions<T>): StepFunction
   const limit = options.limit ?? DEFAULT_WORKFLOW_CONCURRENCY;
   if (!Number.isInteger(limit) || limit < 1) throw new TypeError("parallel: limit must be an integer >= 1");
   if (votes !== undefined) {
-    if (!Array.isArray(votes) || votes.length === 0) throw new TypeError("parallel: give at least one voter");
+    const voters = voterList(votes);
     const key = options.key ?? defaultKey;
     return named("parallel", async (ctx: WorkflowContext, input: unknown) => {
-      const settled = await runAll(ctx, votes, input, limit);
+      const settled = await runAll(ctx, voters, input, limit);
       throwStop(settled);
       const result = tally(settled, key);
       ctx.note("votes", `${result.count} of ${result.total} votes`, { counts: result.counts, total: result.total });

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import type { WorkflowContext } from "../agent/workflow.js";
 import { renderPrompt } from "../prompt-texts.js";
+import { promptFrom, promptParts, type PromptSpec } from "./prompt-spec.js";
 import { describeStep, inputText, named, runStep, type Step, type StepFunction } from "./step.js";
 
-/** How the router asks for the route: its prompt (default: prompts/workflows/route.md) and system text. */
-export interface ClassifyOptions {
-  /** The classification prompt, or a function of the input and the routes' lines that writes it. */
-  prompt?: string | ((input: string, routes: string) => string);
-  system?: string;
-}
+/**
+ * How the router asks for the route: the classification prompt (text, followed by the route lines and the input; or
+ * a function of the input and the route lines; default: prompts/workflows/route.md), alone or with a system text.
+ */
+export type ClassifyOptions = PromptSpec<[input: string, routes: string]>;
 
 /** Options of {@link router}. */
 export interface RouterOptions<Route extends string> {
@@ -25,12 +25,6 @@ function routeLines(routes: Record<string, Step>): string {
     .join("\n");
 }
 
-function classifyPrompt(classify: ClassifyOptions, input: string, lines: string): string {
-  if (typeof classify.prompt === "function") return classify.prompt(input, lines);
-  if (typeof classify.prompt === "string") return `${classify.prompt}\n\n${lines}\n\n${input}`;
-  return renderPrompt("workflows/route", { routes: lines, input });
-}
-
 /**
  * Routing: one constrained model call picks a route from the enum of route names (`{"route": ...}`, named `classify`
  * on its `model-call` event); the chosen route then runs on the same input, and its output is the router's. The
@@ -43,10 +37,13 @@ export function router<Route extends string>(options: RouterOptions<Route>): Ste
   if (names.length === 0) throw new TypeError("router: give at least one route");
   const schema = z.object({ route: z.enum(names as [Route, ...Route[]]) });
   const lines = routeLines(routes);
-  const classify = options.classify ?? {};
+  const classify = promptParts(options.classify);
   return named("router", async (ctx: WorkflowContext, input: unknown) => {
     const text = inputText(input);
-    const { route } = await ctx.ask(classifyPrompt(classify, text, lines), {
+    const prompt = promptFrom(classify, [text, lines], `${lines}\n\n${text}`, () =>
+      renderPrompt("workflows/route", { routes: lines, input: text }),
+    );
+    const { route } = await ctx.ask(prompt, {
       schema,
       name: "classify",
       ...(classify.system !== undefined && { system: classify.system }),

@@ -145,6 +145,16 @@ describe("router", () => {
     expect(model.calls[0].prompt).toContain("ROUTE x\n- math:");
   });
 
+  it("takes the classify prompt as plain text (followed by the routes and the input) or as a function", async () => {
+    const text = run(['{"route": "echo"}'], router({ routes, classify: "Pick a route." }), "hello");
+    await text.done;
+    expect(text.model.calls[0].prompt).toContain("Pick a route.\n\n- math: questions that need arithmetic");
+    expect(text.model.calls[0].prompt).toContain("- echo: repeat the text back\n\nhello");
+    const fn = run(['{"route": "echo"}'], router({ routes, classify: (q) => `Route this: ${q}` }), "hi");
+    await fn.done;
+    expect(fn.model.calls[0].prompt).toContain("Route this: hi");
+  });
+
   it("rejects a router without routes (a caller bug)", () => {
     expect(() => router({ routes: {} })).toThrow(TypeError);
   });

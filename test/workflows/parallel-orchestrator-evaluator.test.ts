@@ -106,6 +106,14 @@ describe("parallel", () => {
     expect(spamState.stream.ofType("workflow-note")[0]).toMatchObject({ label: "votes", data: { total: 5 } });
   });
 
+  it("asks one voter several times with { step, count }", async () => {
+    const voter = prompt("yes or no?", { temperature: 0.8 });
+    const { model, done } = run(["yes", "no", "yes"], parallel({ votes: { step: voter, count: 3 } }));
+    expect(JSON.parse((await done).answer!)).toEqual({ value: "yes", count: 2, counts: { yes: 2, no: 1 }, total: 3 });
+    expect(model.calls.map((c) => c.options.temperature)).toEqual([0.8, 0.8, 0.8]);
+    expect(() => parallel({ votes: { step: voter, count: 0 } })).toThrow(TypeError);
+  });
+
   it("ends the run at its budget when the sections ask more than it allows, with no answer", async () => {
     const voter = prompt("yes or no?");
     const { done } = run(["yes", "no"], parallel({ votes: Array(4).fill(voter) }), { maxIterations: 2 });
@@ -151,6 +159,22 @@ describe("orchestratorWorkers", () => {
     expect(model.calls[1].prompt).toContain("Do this: find the capital");
     expect(model.calls[3].prompt).toContain("- find the capital: Paris\n- find the river: the Seine");
     expect(state.stream.ofType("model-call").map((e) => e.name)).toEqual(["plan", undefined, undefined, "synthesize"]);
+  });
+
+  it("takes the plan and synthesis prompts as text, functions or { prompt, system }", async () => {
+    const replies = ['{"subtasks": ["a"]}', "A", "done"];
+    const { model, done } = run(
+      replies,
+      orchestratorWorkers({
+        worker,
+        plan: { prompt: "List the parts of:", system: "You plan." },
+        synthesize: (input, results) => `Sum up ${input} from ${results.length} result`,
+      }),
+    );
+    expect((await done).answer).toBe("done");
+    expect(model.calls[0].prompt).toContain("You plan.");
+    expect(model.calls[0].prompt).toContain("List the parts of:\n\nthe input");
+    expect(model.calls[2].prompt).toContain("Sum up the input from 1 result");
   });
 
   it("reports a failed worker to the synthesis and goes on with the others", async () => {
