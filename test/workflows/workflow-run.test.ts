@@ -295,6 +295,26 @@ describe("agent.run(workflow, query)", () => {
     expect(next.value.answer).toBe("eight");
   });
 
+  it("stops the workflow when the runStream consumer stops early", async () => {
+    let seen: AbortSignal | undefined;
+    const model = new ScriptedModel([
+      "first",
+      (_prompt, options) =>
+        new Promise((_, reject) => {
+          seen = options.signal;
+          options.signal?.addEventListener("abort", () => reject(new Error("stopped")));
+        }),
+    ]);
+    const run = new Agent({ model, registry: mathRegistry() }).runStream(async (ctx) => {
+      await ctx.ask("one");
+      return ctx.ask("two");
+    }, "q");
+    for await (const event of run) if (event.type === "model-call") break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // either the second call never started (the run saw the abort first) or it started and was aborted
+    expect(model.calls.length === 1 || seen!.aborted).toBe(true);
+  });
+
   it("answers with a returned value's JSON, and ends workflow_error when nothing is returned", async () => {
     const agent = new Agent({ model: new ScriptedModel([]), registry: mathRegistry() });
     expect((await agent.run(() => ({ total: 3 }), "q")).answer).toBe('{"total":3}');
