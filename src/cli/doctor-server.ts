@@ -1,7 +1,5 @@
-import { buildActionJsonSchema } from "../actions/action-json-schema.js";
-import { parseAction } from "../actions/parse-action.js";
+import { parseStructured, resolveOutputSchema } from "../actions/parse-structured.js";
 import { HttpModelError, openAICompatibleModel, type OpenAICompatibleModel } from "../model/http/index.js";
-import { Registry } from "../skills/registry.js";
 import { oneLine } from "../one-line.js";
 import type { CliIO } from "./cli-io.js";
 import { serverModelOptions, type ServerCommandOptions } from "./server-model.js";
@@ -14,8 +12,16 @@ export interface ServerDoctorCheck {
   fix?: string;
 }
 
-/** Tokens the structured-output probe may write: a short final answer fits in far fewer. */
-const PROBE_TOKENS = 48;
+/** Tokens the structured-output probe may write: `{"greeting": "<up to 40 characters>"}` fits in far fewer. */
+const PROBE_TOKENS = 64;
+
+/** What the probe asks for: a shape no model writes unasked, with a bound a constrained decoder must keep. */
+const PROBE_SCHEMA = {
+  type: "object",
+  properties: { greeting: { type: "string", maxLength: 40 } },
+  required: ["greeting"],
+  additionalProperties: false,
+};
 
 /** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
 async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck[] | undefined> {
@@ -45,17 +51,15 @@ function fixFor(error: HttpModelError): string {
 }
 
 /**
- * Ask for a final answer under the action schema with a prompt that does not ask for JSON: a server that honours
- * the schema answers action JSON that parses as it is; one that ignores it writes prose (the parse path would refuse
- * every reply, so this is a warning: runs over it work only as well as the model writes JSON on its own).
+ * Ask for a small JSON object under a schema with a prompt that does not ask for JSON: a server that honours the
+ * schema answers an object that parses as it is; one that ignores it writes prose. (The parse path would then refuse
+ * every action; runs over it work only as well as the model writes JSON on its own: a warning, not a failure.)
  */
 async function structuredOutputCheck(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck> {
-  const registry = new Registry();
-  const schema = buildActionJsonSchema(registry, { answerOnly: true });
   const prompt = handle.chatFormat.render([{ role: "user", content: "Say hello to the user." }]);
   let reply: string;
   try {
-    reply = await handle.generate(prompt, { jsonSchema: schema, maxTokens: PROBE_TOKENS, signal: io.signal });
+    reply = await handle.generate(prompt, { jsonSchema: PROBE_SCHEMA, maxTokens: PROBE_TOKENS, signal: io.signal });
   } catch (error) {
     if (!(error instanceof HttpModelError)) throw error;
     return {
@@ -65,20 +69,19 @@ async function structuredOutputCheck(io: CliIO, handle: OpenAICompatibleModel): 
       fix: "the server must accept a JSON Schema (response_format json_schema, or Ollama's format)",
     };
   }
-  const parsed = parseAction(reply, registry);
-  const held = parsed.type === "final-answer" && !parsed.repaired;
-  return held
-    ? {
-        name: "structured out",
-        status: "ok",
-        detail: `the reply followed the action schema (${handle.info.structuredOutput})`,
-      }
-    : {
-        name: "structured out",
-        status: "warn",
-        detail: `the server ignored the action schema: it wrote ${JSON.stringify(oneLine(reply, 80))}`,
-        fix: "update the server (llama-server, vLLM, Ollama >= 0.5 and LM Studio take a JSON Schema), or try --structured-output gbnf on llama-server",
-      };
+  const parsed = parseStructured(reply, resolveOutputSchema(PROBE_SCHEMA));
+  if (parsed.ok && !parsed.repaired)
+    return {
+      name: "structured out",
+      status: "ok",
+      detail: `replies follow a JSON Schema (${handle.info.structuredOutput})`,
+    };
+  return {
+    name: "structured out",
+    status: "warn",
+    detail: `the server ${parsed.ok ? "did not keep the schema's bounds" : "ignored the JSON Schema"}: it wrote ${JSON.stringify(oneLine(reply, 80))}`,
+    fix: "update the server (llama-server, vLLM, Ollama >= 0.5 and LM Studio take a JSON Schema), or try --structured-output gbnf on llama-server",
+  };
 }
 
 /** `doctor --server URL`: reachability, dialect, models, and whether the server honours the action schema. */

@@ -102,7 +102,7 @@ describe("ask over HTTP", () => {
 
 describe("doctor --server", () => {
   it("reachable, dialect, models and structured output, each with its line", async () => {
-    const server = await fake({ reply: () => JSON.stringify({ final_answer: "Hello!" }) });
+    const server = await fake({ reply: () => JSON.stringify({ greeting: "Hello!" }) });
     const result = await runCli(["doctor", "--server", server.baseURL, "--json"]);
     expect(result.code).toBe(0);
     const { checks } = JSON.parse(result.stdout) as { checks: { name: string; status: string; detail: string }[] };
@@ -119,7 +119,7 @@ describe("doctor --server", () => {
     const server = await fake({ dialect: "lmstudio", reply: () => "Hello there! How can I help?" });
     const ignored = await runCli(["doctor", "--server", `${server.baseURL}#gemma-test`]);
     expect(ignored.code).toBe(0);
-    expect(ignored.stdout).toMatch(/! structured out +the server ignored the action schema/);
+    expect(ignored.stdout).toMatch(/! structured out +the server ignored the JSON Schema/);
     const url = server.baseURL;
     await server.close();
     servers = [];
