@@ -5,7 +5,9 @@
  */
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
 import { HttpModelError, openAICompatibleModel } from "../../src/model/http/index.js";
+import { Registry } from "../../src/skills/registry.js";
 import { retryDelayMs } from "../../src/model/http/retry.js";
 import { RETRY_MAX_DELAY_MS } from "../../src/model/http/defaults.js";
 import { startFakeServer, type FakeServer } from "./fake-server.js";
@@ -167,6 +169,19 @@ describe("abort", () => {
     expect(performance.now() - abortedAt).toBeLessThan(100);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(server.clientClosed).toBe(1);
+  });
+
+  it("an agent run over HTTP aborted mid-request ends 'aborted' at once", async () => {
+    const server = await fake();
+    server.faults.push({ kind: "hang" });
+    const { model } = handle(server);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = performance.now();
+    const state = await new Agent({ model, registry: new Registry() }).run("hi", { signal: controller.signal });
+    expect(state.stopReason).toBe("aborted");
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(state.stream.ofType("aborted")).toHaveLength(1);
   });
 
   it("an abort during a retry's wait ends the wait", async () => {
