@@ -3,6 +3,9 @@
  * `--model URL#name` and with `--server --server-model`, the setup errors of a missing server or model, `inspect` and
  * `doctor --server`. The same commands against the real llama-server: test/http/real-server.test.ts.
  */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeServer, type FakeServer } from "./fake-server.js";
 import { runCli } from "./run-cli.js";
@@ -126,6 +129,40 @@ describe("doctor --server", () => {
     const gone = await runCli(["doctor", "--server", url]);
     expect(gone.code).toBe(1);
     expect(gone.stdout).toMatch(/✗ server +cannot reach/);
+  });
+});
+
+describe("eval over model servers", () => {
+  it("spreads a sweep over two servers, writes DIR/results.jsonl and the Servers table; --resume redoes nothing", async () => {
+    const a = await fake({ models: ["gemma"], reply: () => '{"final_answer":"42"}' });
+    const b = await fake({ models: ["gemma"], reply: () => '{"final_answer":"42"}' });
+    const out = mkdtempSync(join(tmpdir(), "cli-eval-"));
+    const args = [
+      "eval",
+      "evals/basic.json",
+      "--model",
+      `${a.baseURL}#gemma`,
+      "--server",
+      b.baseURL,
+      "--server-model",
+      "gemma",
+    ];
+    args.push("--limit", "4", "--budgets", "2", "--concurrency", "2", "--out", out);
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/Servers:[\s\S]*runs\/min/);
+    expect(first.stdout).toContain(`${a.baseURL}#gemma`);
+    expect(first.stdout).toContain(`${b.baseURL}#gemma`);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n");
+    expect(lines).toHaveLength(1 + 4);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("## Servers");
+    const calls = a.generateRequests().length + b.generateRequests().length;
+    expect(calls).toBe(4);
+    const again = await runCli([...args, "--resume", "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    const report = JSON.parse(again.stdout) as { resumedRuns: number; runs: unknown[] };
+    expect([report.resumedRuns, report.runs.length]).toEqual([4, 4]);
+    expect(a.generateRequests().length + b.generateRequests().length).toBe(calls);
   });
 });
 
