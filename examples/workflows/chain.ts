@@ -9,12 +9,10 @@
  */
 import { z } from "zod";
 import { chain, defineWorkflow, prompt, WorkflowCallError, type WorkflowContext } from "../../src/workflows/index.js";
+import { UNITS } from "./router.js";
 
-const quantity = z.object({
-  value: z.number(),
-  from: z.string().min(1).max(24).describe('the unit of the value, e.g. "lb"'),
-  to: z.string().min(1).max(24).describe('the unit wanted, e.g. "kg"'),
-});
+// the units convert_units knows (an enum: the grammar lets the model write no other), no example values to copy
+const quantity = z.object({ value: z.number(), from: z.enum(UNITS), to: z.enum(UNITS) });
 type Quantity = z.infer<typeof quantity>;
 type Converted = Quantity & { result?: string; error?: string };
 

@@ -9,15 +9,16 @@
 import { z } from "zod";
 import { defineWorkflow, prompt, router, WorkflowCallError, type WorkflowContext } from "../../src/workflows/index.js";
 
-const expression = z.object({
-  expression: z.string().min(1).max(120).describe('the arithmetic, e.g. "17*23+4" or "sqrt(1764)"'),
-});
+// No example values in the schemas: the schema is shown to the model, and a tiny model copies an example
+// ("17*23+4") into every answer (measured: docs/results/workflows.md). Units are an enum the grammar enforces.
+const expression = z.object({ expression: z.string().min(1).max(120) });
 
-const quantity = z.object({
-  value: z.number().describe("the number to convert"),
-  from: z.string().min(1).max(24).describe('its unit, e.g. "mi", "lb", "F"'),
-  to: z.string().min(1).max(24).describe('the unit wanted, e.g. "km", "kg", "C"'),
-});
+/** The units convert_units knows, as the grammar lets the model write them. */
+export const UNITS = ["mm", "cm", "m", "km", "in", "ft", "yd", "mi", "mg", "g", "kg", "oz", "lb", "C", "F", "K"].concat(
+  ["mL", "L", "tsp", "tbsp", "fl oz", "cup", "pt", "qt", "gal"],
+) as [string, ...string[]];
+
+const quantity = z.object({ value: z.number(), from: z.enum(UNITS), to: z.enum(UNITS) });
 
 /** A skill's value, or why it failed (the run still answers, saying what went wrong). */
 async function tryCall<T>(ctx: WorkflowContext, skill: string, args: Record<string, unknown>) {
@@ -34,7 +35,7 @@ const calculate = {
   description: "arithmetic: sums, products, percentages, powers, square roots, averages",
   run: async (ctx: WorkflowContext, question: string) => {
     const { expression: text } = await ctx.ask(
-      `Write one arithmetic expression (numbers, + - * / ^ ( ), sqrt) that computes the answer.\nQuestion: ${question}`,
+      `Write one arithmetic expression (numbers, + - * / ^ ( ), sqrt; p% of x is p/100*x) that computes the answer.\nQuestion: ${question}`,
       { schema: expression, name: "expression", maxTokens: 96 },
     );
     const result = await tryCall<number>(ctx, "calculator", { expression: text });
