@@ -40,6 +40,7 @@ import {
   type OneCallSample,
   type RunSample,
 } from "./lib/bench-task.js";
+import { actionFigures, parallelFigures, promptCacheFigures, type SpeedReport } from "./lib/bench-speed.js";
 import { handleDecode, handlePrefill, prefillPrompt, rawDecode, rawPrefill } from "./lib/bench-throughput.js";
 import { FIXTURE_VERSION } from "./lib/fixture-model.js";
 import { FIXTURE_MODEL_PATH, makeFixtureModel } from "./make-fixture-model.js";
@@ -261,6 +262,8 @@ async function benchModel(path: string, options: BenchOptions) {
     log("(f) a 10-turn conversation (Agent.invoke with a 1,000-token memory budget) for KV reuse across turns");
     const kvConversation = await kvReuseConversation(handle, { turns: 10, tokenBudget: 1_000 });
 
+    const speed = options.skipSpeed ? undefined : await speedFigures(handle, path, options);
+
     const col = <K extends keyof RoundSample>(key: K) => samples.map((s) => s[key]);
     const steps = col("step");
     const sessions = col("session");
@@ -349,11 +352,42 @@ async function benchModel(path: string, options: BenchOptions) {
           parsed: x.parsed,
         })),
       })),
-      targets: { b_over_a: ">= 0.9", d_evaluatedOverNew: "<= 1.1" },
+      ...(speed && { speed }),
+      targets: {
+        b_over_a: ">= 0.9",
+        d_evaluatedOverNew: "<= 1.1",
+        refusalRate: "< 0.02",
+        constrainedOverFreePerSampledToken: "<= 1.15",
+        sampledOnOverGeneratedOff: "<= 0.5",
+        stepOnOverOff: "<= 0.7",
+        warmOverColdTimeToFirstToken: "<= 0.3",
+        tasksPerMinuteAt4OverAt1: ">= 2",
+      },
     };
   } finally {
     await handle.dispose();
   }
+}
+
+/** Issue 11's figures: actions with and without jump-forward, the prompt cache, parallel sequences. */
+async function speedFigures(handle: LlamaModelHandle, path: string, options: BenchOptions): Promise<SpeedReport> {
+  log("speed: agent steps with and without jump-forward");
+  const actions = await actionFigures(handle, { rounds: options.rounds, maxTokens: options.taskMaxTokens, log });
+  log("speed: prompt cache, cold and warm");
+  const common = { threads: options.threads ?? handle.threads, log };
+  const promptCache = await promptCacheFigures(path, {
+    ...common,
+    rounds: options.rounds,
+    contextSize: options.contextSize,
+  });
+  log("speed: parallel sequences");
+  const parallel = await parallelFigures(path, {
+    ...common,
+    rounds: options.parallelRounds,
+    tasks: options.parallelTasks,
+    budget: 2,
+  });
+  return { actions, promptCache, parallel };
 }
 
 function nodeLlamaCppVersion(): string {

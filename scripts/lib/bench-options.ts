@@ -18,12 +18,18 @@ export interface BenchOptions {
   /** The task run refuses an answer before a calculator result (false with --free-run). */
   calculatorFirst: boolean;
   contextSize: number;
+  /** Rounds of the parallel figures (each loads the model three times and runs `parallelTasks` tasks). */
+  parallelRounds: number;
+  /** evals/basic.json tasks per parallel sample (the first N). */
+  parallelTasks: number;
+  /** Skip the speed figures of issue 11 (actions, prompt cache, parallel). */
+  skipSpeed: boolean;
 }
 
 /** The flags; `npm run bench:model -- --help` prints this. */
 export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixture] [--threads N] [--rounds N] [--tokens N]
   [--prefill-tokens N] [--max-tokens N] [--task-max-tokens N] [--agent-steps N] [--free-run] [--context-size N]
-  [--out PATH-PREFIX] [--note TEXT]
+  [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--out PATH-PREFIX] [--note TEXT]
 
   --model PATH          a GGUF to benchmark (default: the fixture model only)
   --with-fixture        with --model, benchmark the fixture model first too
@@ -36,6 +42,9 @@ export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixtu
   --free-run            let the task's agent run answer without a calculator result first
   --max-tokens N        maxTokens of each step of the (d) KV-reuse run (default 24)
   --context-size N      context window (default 4096)
+  --parallel-rounds N   rounds of the parallel figure (tasks per minute at 1, 2, 4 sequences; default 2)
+  --parallel-tasks N    evals/basic.json tasks per parallel sample, the first N (default 8)
+  --skip-speed          skip the speed figures: actions with and without jump-forward, prompt cache, parallel
   --out PREFIX          also write PREFIX.json (the JSON document) and PREFIX.md (the report)
   --note TEXT           a line for the report, e.g. other load on the machine`;
 
@@ -62,6 +71,8 @@ const STRING_FLAGS = [
   "task-max-tokens",
   "agent-steps",
   "context-size",
+  "parallel-rounds",
+  "parallel-tasks",
   "out",
   "note",
 ];
@@ -83,6 +94,7 @@ export function parseBenchArgs(argv: string[]): {
         ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: "string" as const }])),
         "with-fixture": { type: "boolean" },
         "free-run": { type: "boolean" },
+        "skip-speed": { type: "boolean" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -106,6 +118,9 @@ export function parseBenchArgs(argv: string[]): {
     agentSteps: positiveInt("--agent-steps", str("agent-steps"), 4),
     calculatorFirst: parsed["free-run"] !== true,
     contextSize: positiveInt("--context-size", str("context-size"), 4096),
+    parallelRounds: positiveInt("--parallel-rounds", str("parallel-rounds"), 2),
+    parallelTasks: positiveInt("--parallel-tasks", str("parallel-tasks"), 8),
+    skipSpeed: parsed["skip-speed"] === true,
   };
   return {
     options,

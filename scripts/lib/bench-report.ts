@@ -3,6 +3,8 @@
  * per model a table of every figure's median and spread over the rounds, the agent run step by step, and the one-call
  * comparison of Agent.step against LlamaChatSession.
  */
+import type { SpeedReport } from "./bench-speed.js";
+import { speedSection } from "./bench-speed-report.js";
 import type { Spread } from "./bench-stats.js";
 
 /** What the report header needs; the JSON document's `meta`. */
@@ -74,6 +76,8 @@ export interface ModelReport {
   };
   d_agent: { evaluatedPromptTokens: number; newPromptTokens: number; evaluatedOverNew: number; steps: number };
   e_llamaChatSession: { evaluatedPromptTokens: number; newPromptTokens: number; evaluatedOverNew: number };
+  /** Issue 11's speed figures (absent with --skip-speed and in older reports). */
+  speed?: SpeedReport;
   /** (f) KV reuse across the turns of a conversation (Agent.invoke with a memory budget); absent in older reports. */
   f_conversation?: {
     turns: number;
@@ -224,6 +228,7 @@ function modelSection(m: ModelReport, rounds: number): string[] {
     "",
     ...oneCallSection(m),
     "",
+    ...speedSection(m.speed),
   ];
 }
 

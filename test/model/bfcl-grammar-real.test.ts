@@ -1,9 +1,11 @@
 /**
  * The grammar guarantee on real weights and real-world schemas: BFCL questions (all five categories in ../shared/bfcl),
- * each question's functions as the registry, one agent step each. Constrained, every reply must parse, name one of
- * the question's functions and validate against its schema: 100%. The same prompts unconstrained are counted (a base
- * model writes JSON only by luck). CI takes a fixed sample, the first GEMMA_AGENT_BFCL_PER_CATEGORY questions of each
- * category (default 3); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
+ * each question's functions as the registry, one agent step each, greedy. Constrained, with jump-forward on and off,
+ * every reply must parse, name one of the question's functions and validate against its schema: 100%; how often the
+ * two write the same action is counted (forced text is tokenized as the model writes it, which can change what a
+ * small model writes next). The first question of each category unconstrained is counted too (a base model writes
+ * JSON only by luck). CI takes a fixed sample, the first GEMMA_AGENT_BFCL_PER_CATEGORY questions of each category
+ * (default 3); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,15 +47,17 @@ describe.each<[string, TestModelVariable]>([
   afterAll(() => model?.dispose());
 
   it.skipIf(!path)(
-    "constrained: every reply parses, names a real function and validates; unconstrained: counted",
+    "constrained, jump-forward on and off: every reply parses, names a real function and validates; unconstrained: counted",
     async () => {
       const tasks = sampleTasks();
       expect(tasks.length).toBeGreaterThanOrEqual(Math.min(perCategory, 3) * CATEGORIES.length);
       const refused: string[] = [];
-      let tokens = 0;
+      const tokens = { on: 0, off: 0 };
+      let same = 0;
+      let unconstrained = 0;
       let unconstrainedFailures = 0;
-      for (const { category, task } of tasks) {
-        for (const grammar of [true, false]) {
+      for (const [index, { category, task }] of tasks.entries()) {
+        const step = async (grammar: boolean) => {
           const agent = new Agent({
             model,
             registry: task.registry,
@@ -61,23 +65,36 @@ describe.each<[string, TestModelVariable]>([
             maxTokens: grammar ? MAX_TOKENS : MAX_TOKENS_UNCONSTRAINED,
             ...(task.parallelCalls && { parallelCalls: true }),
           });
-          const reply = await agent.step(new AgentState(task.query));
-          if (grammar) {
-            tokens += model.stats.generatedTokens;
-            // Cut by the token budget is the only way a constrained reply may fail, and the wrap-up prevents even that.
-            if (reply.type === "validation-error")
-              refused.push(
-                `${category} ${task.id}: ${reply.errorType ?? reply.validatorName}: ${reply.feedback.slice(0, 200)}`,
-              );
-            else if (reply.type === "call-skill") expect(task.registry.names()).toContain(reply.skillName);
-            else if (reply.type === "call-skills")
-              for (const call of reply.calls) expect(task.registry.names()).toContain(call.skillName);
-          } else if (reply.type === "validation-error" && reply.validatorName === "action_parse")
-            unconstrainedFailures++;
+          return agent.step(new AgentState(task.query));
+        };
+        const replies: string[] = [];
+        for (const jumpForward of [true, false]) {
+          model.jumpForward = jumpForward;
+          const reply = await step(true);
+          tokens[jumpForward ? "on" : "off"] += model.stats.generatedTokens;
+          replies.push(reply.type === "validation-error" ? "" : JSON.stringify({ ...reply, raw: undefined }));
+          // Cut by the token budget is the only way a constrained reply may fail, and the wrap-up prevents even that.
+          if (reply.type === "validation-error")
+            refused.push(
+              `${category} ${task.id} (jump-forward ${jumpForward ? "on" : "off"}): ${reply.errorType ?? reply.validatorName}: ${reply.feedback.slice(0, 200)}`,
+            );
+          else if (reply.type === "call-skill") expect(task.registry.names()).toContain(reply.skillName);
+          else if (reply.type === "call-skills")
+            for (const call of reply.calls) expect(task.registry.names()).toContain(call.skillName);
+        }
+        model.jumpForward = true;
+        if (replies[0] === replies[1]) same++;
+        if (index % perCategory === 0) {
+          unconstrained++;
+          const reply = await step(false);
+          if (reply.type === "validation-error" && reply.validatorName === "action_parse") unconstrainedFailures++;
         }
       }
+      const n = tasks.length;
       console.info(
-        `${name}: ${tasks.length} BFCL questions; constrained: ${tasks.length - refused.length}/${tasks.length} valid, ${(tokens / tasks.length).toFixed(1)} generated tokens per action; unconstrained: ${unconstrainedFailures}/${tasks.length} did not parse as an action within ${MAX_TOKENS_UNCONSTRAINED} tokens`,
+        `${name}: ${n} BFCL questions; constrained: ${2 * n - refused.length}/${2 * n} valid (jump-forward on and off), ` +
+          `${(tokens.on / n).toFixed(1)} / ${(tokens.off / n).toFixed(1)} generated tokens per action (on / off), ` +
+          `the same action ${same}/${n}; unconstrained: ${unconstrainedFailures}/${unconstrained} did not parse as an action within ${MAX_TOKENS_UNCONSTRAINED} tokens`,
       );
       expect(refused).toEqual([]);
     },

@@ -1,0 +1,91 @@
+/**
+ * Jump-forward's correctness on every BFCL function schema, on a real model: for each distinct function in
+ * ../shared/bfcl (all five categories), one greedy generation constrained by its parameters' schema, jump-forward on
+ * and off; every reply must parse as JSON and validate against the schema. Prints one line per 100 schemas and a
+ * closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated, wall time).
+ *
+ *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--threads 1] [--limit N]
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { bfclToJsonSchema } from "../src/eval/bfcl/bfcl-json-schema.js";
+import { loadModel } from "../src/model/llama/index.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string" },
+    threads: { type: "string" },
+    limit: { type: "string" },
+    bfcl: { type: "string", default: join(import.meta.dirname, "../../shared/bfcl") },
+    "max-tokens": { type: "string", default: "96" },
+  },
+});
+if (!values.model) {
+  process.stderr.write("usage: npx tsx scripts/bfcl-jump-forward.ts --model GGUF [--threads N] [--limit N]\n");
+  process.exit(2);
+}
+const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
+const functions = new Map<string, { name: string; description: string; parameters: unknown }>();
+for (const category of CATEGORIES) {
+  for (const line of readFileSync(join(values.bfcl!, `BFCL_v4_${category}.json`), "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    for (const fn of (JSON.parse(line) as { function: { name: string; description: string; parameters: unknown }[] })
+      .function)
+      functions.set(`${fn.name} ${JSON.stringify(fn.parameters)}`, fn);
+  }
+}
+const all = [...functions.values()].slice(0, values.limit ? Number(values.limit) : undefined);
+const model = await loadModel({
+  model: values.model,
+  gpu: false,
+  contextSize: 4096,
+  ...(values.threads && { threads: Number(values.threads) }),
+});
+const maxTokens = Number(values["max-tokens"]);
+const totals = {
+  schemas: all.length,
+  valid: { on: 0, off: 0 },
+  identical: 0,
+  tokens: { on: { sampled: 0, forced: 0, generated: 0 }, off: { sampled: 0, forced: 0, generated: 0 } },
+  ms: { on: 0, off: 0 },
+  invalid: [] as string[],
+};
+const started = performance.now();
+for (const [i, fn] of all.entries()) {
+  const schema = bfclToJsonSchema(fn.parameters);
+  const validator = z.fromJSONSchema(schema);
+  const prompt = model.chatFormat.render([
+    { role: "user", content: `Call ${fn.name}: ${fn.description}\nWrite its arguments as one JSON object.` },
+  ]);
+  const replies: string[] = [];
+  for (const on of i % 2 === 0 ? [true, false] : [false, true]) {
+    model.jumpForward = on;
+    const side = on ? "on" : "off";
+    const t0 = performance.now();
+    const text = await model.generate(prompt, { jsonSchema: schema, maxTokens });
+    totals.ms[side] += performance.now() - t0;
+    const stats = model.stats;
+    totals.tokens[side].sampled += stats.sampledTokens ?? 0;
+    totals.tokens[side].forced += stats.forcedTokens ?? 0;
+    totals.tokens[side].generated += stats.generatedTokens;
+    let ok = false;
+    try {
+      ok = validator.safeParse(JSON.parse(text)).success;
+    } catch {
+      ok = false;
+    }
+    if (ok) totals.valid[side]++;
+    else totals.invalid.push(`${fn.name} (jump-forward ${side}): ${text.slice(0, 200)}`);
+    replies[on ? 0 : 1] = text;
+  }
+  if (replies[0] === replies[1]) totals.identical++;
+  if ((i + 1) % 100 === 0 || i + 1 === all.length)
+    process.stderr.write(
+      `${i + 1}/${all.length}: valid on ${totals.valid.on}, off ${totals.valid.off}, identical ${totals.identical} (${((performance.now() - started) / 60_000).toFixed(1)} min)\n`,
+    );
+}
+await model.dispose();
+console.log(JSON.stringify({ model: values.model, maxTokens, threads: model.threads, ...totals }, null, 2));
+process.exit(totals.invalid.length === 0 ? 0 : 1);

@@ -1,0 +1,339 @@
+/**
+ * The benchmark's speed-on-real-weights figures (issue 11), each measured in one process, pairs alternated:
+ * - actions: one agent step (the new turn's prefill and the action) on fixed prompts, jump-forward on and off:
+ *   wall ms, sampled / forced / generated tokens, the grammar's refusals (replayed without the grammar), and the
+ *   constrained ms per sampled token against free text's ms per token on the same prompt;
+ * - prompt cache: time to the first token with the system prompt prefilled (cold) and restored (warm), by length;
+ * - parallel: runs of evals/basic.json tasks per minute on one model loaded with 1, 2 and 4 sequences.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, AgentState } from "../../src/agent/index.js";
+import type { ParsedReply } from "../../src/actions/action.js";
+import { loadSuite } from "../../src/eval/suite/load-suite.js";
+import { suiteTasks } from "../../src/eval/suite/suite-tasks.js";
+import { loadModel, type LlamaModelHandle } from "../../src/model/llama/index.js";
+import { sharedOpeningLength } from "../../src/prompt/shared-opening.js";
+import { promisePool } from "../../src/promise-pool.js";
+import { Registry } from "../../src/skills/registry.js";
+import { builtinSkills } from "../../src/skills/builtin/index.js";
+import { callReply, ScriptedModel } from "../../src/testing/index.js";
+import { benchRegistry } from "./bench-kv-reuse.js";
+import { ratios, spread, type Spread } from "./bench-stats.js";
+import { countRefusals } from "./grammar-refusals.js";
+
+/** Questions of the action figures, each with the call its first (scripted) step made. */
+const ACTION_QUESTIONS: { question: string; skill: string; args: Record<string, unknown> }[] = [
+  { question: "What is 17% of 2,340?", skill: "calculator", args: { expression: "0.17*2340" } },
+  { question: "What is the weather in Paris?", skill: "weather", args: { city: "Paris" } },
+  { question: "What is (3+4)*2^3?", skill: "calculator", args: { expression: "(3+4)*2^3" } },
+  { question: "Is it warmer in Rome or in Oslo today?", skill: "weather", args: { city: "Rome" } },
+];
+
+interface ActionSample {
+  jumpForward: boolean;
+  wallMs: number;
+  generated: number;
+  sampled: number;
+  forced: number;
+  /** Generation only (the prompt's prefill excluded), ms. */
+  generationMs: number;
+}
+
+/** One side (jump-forward on or off) of the action figures, summed over the questions per round. */
+export interface ActionSide {
+  stepWallMs?: Spread;
+  generatedPerAction: number;
+  sampledPerAction: number;
+  forcedPerAction: number;
+  msPerSampledToken?: Spread;
+  refused: number;
+  sampledInReplay: number;
+  refusalRate: number;
+  refusalExamples: string[];
+}
+
+export interface ActionFigures {
+  questions: string[];
+  maxTokens: number;
+  on: ActionSide;
+  off: ActionSide;
+  /** Per round: step wall time with jump-forward over without (the same prompts). */
+  stepOnOverOff?: Spread;
+  /** Per round: sampled tokens per action with jump-forward over generated tokens without it. */
+  sampledOnOverGeneratedOff?: Spread;
+  /** Free text on the same prompts: ms per token. */
+  freeMsPerToken?: Spread;
+  /** Per round: constrained ms per sampled token (jump-forward on / off) over free ms per token. */
+  constrainedOverFreeOn?: Spread;
+  constrainedOverFreeOff?: Spread;
+  /** Actions identical with and without jump-forward (greedy), of all compared. */
+  sameAction: string;
+}
+
+function sampleOf(handle: LlamaModelHandle, jumpForward: boolean, wallMs: number): ActionSample {
+  const stats = handle.stats;
+  return {
+    jumpForward,
+    wallMs,
+    generated: stats.generatedTokens,
+    sampled: stats.sampledTokens ?? stats.generatedTokens,
+    forced: stats.forcedTokens ?? 0,
+    generationMs: stats.tokensPerSecond > 0 ? (stats.generatedTokens * 1000) / stats.tokensPerSecond : 0,
+  };
+}
+
+/** The state after a first step that made `call` and got its result (scripted: the same for every measurement). */
+async function afterFirstCall(registry: Registry, q: (typeof ACTION_QUESTIONS)[number]): Promise<AgentState> {
+  const scripted = new ScriptedModel([callReply(q.skill, q.args)]);
+  return new Agent({ model: scripted, registry }).run(q.question, { maxIterations: 1 });
+}
+
+function describeReply(reply: ParsedReply | unknown): string {
+  return JSON.stringify(reply, (key, value) => (key === "at" || key === "raw" ? undefined : value));
+}
+
+/**
+ * Agent steps on fixed prompts (a question, a scripted call and its result: the second step of a run), jump-forward
+ * on and off alternated; before each, the sequence holds the first step's prompt, so the step evaluates the new turn
+ * and writes the action, as in a run. Free text on the same prompts gives the per-token baseline.
+ */
+export async function actionFigures(
+  handle: LlamaModelHandle,
+  options: { rounds: number; maxTokens: number; log: (m: string) => void },
+): Promise<ActionFigures> {
+  const registry = benchRegistry();
+  const agent = new Agent({ model: handle, registry, maxTokens: options.maxTokens });
+  const states = await Promise.all(ACTION_QUESTIONS.map((q) => afterFirstCall(registry, q)));
+  const firstPrompts = ACTION_QUESTIONS.map((q) => agent.renderPrompt(new AgentState(q.question)));
+  const { sequence, model } = handle.llamaObjects;
+  const step = async (k: number, jumpForward: boolean) => {
+    handle.jumpForward = jumpForward;
+    await sequence.clearHistory();
+    await handle.generate(firstPrompts[k], { maxTokens: 1 });
+    const started = performance.now();
+    const reply = await agent.step(states[k]);
+    return { sample: sampleOf(handle, jumpForward, performance.now() - started), reply };
+  };
+  const rounds: { on: ActionSample[]; off: ActionSample[]; free: number[] }[] = [];
+  const refusals = {
+    on: { refused: 0, sampled: 0, examples: [] as string[] },
+    off: { refused: 0, sampled: 0, examples: [] as string[] },
+  };
+  let same = 0;
+  for (let r = 0; r < options.rounds; r++) {
+    const round = { on: [] as ActionSample[], off: [] as ActionSample[], free: [] as number[] };
+    for (const k of ACTION_QUESTIONS.keys()) {
+      const order = (r + k) % 2 === 0 ? [true, false] : [false, true];
+      const replies: Record<string, string> = {};
+      for (const on of order) {
+        const { sample, reply } = await step(k, on);
+        round[on ? "on" : "off"].push(sample);
+        replies[String(on)] = describeReply(reply);
+        if (r === 0) {
+          const count = await countRefusals(model, sequence, handle.lastReply);
+          const side = refusals[on ? "on" : "off"];
+          side.refused += count.refused;
+          side.sampled += count.sampled;
+          side.examples.push(...count.examples.map((e) => `${JSON.stringify(e.wanted)}→${JSON.stringify(e.got)}`));
+        }
+      }
+      if (r === 0 && replies.true === replies.false) same++;
+      // free text on the step's prompt, as many tokens as the jump-forward action sampled
+      await sequence.clearHistory();
+      await handle.generate(firstPrompts[k], { maxTokens: 1 });
+      const tokens = Math.max(8, round.on.at(-1)!.sampled);
+      await handle.generate(agent.renderPrompt(states[k]), { maxTokens: tokens });
+      const free = handle.stats;
+      round.free.push(free.tokensPerSecond > 0 ? 1000 / free.tokensPerSecond : Number.NaN);
+    }
+    rounds.push(round);
+    options.log(`actions round ${r + 1}/${options.rounds}`);
+  }
+  handle.jumpForward = true;
+  const sum = (xs: ActionSample[], key: keyof ActionSample) => xs.reduce((a, x) => a + Number(x[key]), 0);
+  const perStep = (side: "on" | "off") => rounds.map((x) => sum(x[side], "wallMs") / x[side].length);
+  const msPerSampled = (side: "on" | "off") =>
+    rounds.map((x) => sum(x[side], "generationMs") / sum(x[side], "sampled"));
+  const freeMs = rounds.map((x) => x.free.reduce((a, b) => a + b, 0) / x.free.length);
+  const side = (name: "on" | "off"): ActionSide => {
+    const all = rounds.flatMap((x) => x[name]);
+    return {
+      stepWallMs: spread(perStep(name), 1),
+      generatedPerAction: sum(all, "generated") / all.length,
+      sampledPerAction: sum(all, "sampled") / all.length,
+      forcedPerAction: sum(all, "forced") / all.length,
+      msPerSampledToken: spread(msPerSampled(name), 2),
+      refused: refusals[name].refused,
+      sampledInReplay: refusals[name].sampled,
+      refusalRate: refusals[name].sampled > 0 ? refusals[name].refused / refusals[name].sampled : 0,
+      refusalExamples: refusals[name].examples.slice(0, 12),
+    };
+  };
+  return {
+    questions: ACTION_QUESTIONS.map((q) => q.question),
+    maxTokens: options.maxTokens,
+    on: side("on"),
+    off: side("off"),
+    stepOnOverOff: spread(ratios(perStep("on"), perStep("off"))),
+    sampledOnOverGeneratedOff: spread(
+      ratios(
+        rounds.map((x) => sum(x.on, "sampled")),
+        rounds.map((x) => sum(x.off, "generated")),
+      ),
+    ),
+    freeMsPerToken: spread(freeMs, 2),
+    constrainedOverFreeOn: spread(ratios(msPerSampled("on"), freeMs)),
+    constrainedOverFreeOff: spread(ratios(msPerSampled("off"), freeMs)),
+    sameAction: `${same}/${ACTION_QUESTIONS.length}`,
+  };
+}
+
+/** Time to the first token with the shared opening prefilled (cold) and restored from the prompt cache (warm). */
+export interface PromptCacheFigures {
+  /** With every built-in skill (calculator, datetime, convert_units, list_files, read_file). */
+  full: { openingTokens: number; stateBytes: number; coldMs?: Spread; warmMs?: Spread; warmOverCold?: Spread };
+  /** By the opening's length (the system prompt padded): prefill (cold) against restore (warm). */
+  byLength: { openingTokens: number; stateBytes: number; coldMs?: Spread; warmMs?: Spread }[];
+}
+
+export async function promptCacheFigures(
+  path: string,
+  options: { rounds: number; threads?: number; contextSize: number; log: (m: string) => void },
+): Promise<PromptCacheFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-prompt-cache-"));
+  const handle = await loadModel({
+    model: path,
+    gpu: false,
+    contextSize: options.contextSize,
+    promptCache: { dir },
+    ...(options.threads !== undefined && { threads: options.threads }),
+  });
+  try {
+    const registry = new Registry();
+    for (const skill of builtinSkills({ allowDir: tmpdir() })) registry.register(skill);
+    const measure = async (soul: string | undefined) => {
+      const agent = new Agent({ model: handle, registry, ...(soul !== undefined && { soul }) });
+      const prompt = agent.renderPrompt(new AgentState("What is 17% of 2,340?"));
+      const sharedPrefix = sharedOpeningLength(handle.chatFormat, agent.systemPrompt);
+      const ttft = async () => {
+        await handle.llamaObjects.sequence.clearHistory();
+        await handle.generate(prompt, { maxTokens: 1, sharedPrefix });
+        return handle.stats;
+      };
+      const cold: number[] = [];
+      const warm: number[] = [];
+      let openingTokens = 0;
+      for (let r = 0; r < options.rounds; r++) {
+        for (const which of r % 2 === 0 ? ["cold", "warm"] : ["warm", "cold"]) {
+          if (which === "cold") for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true });
+          const stats = await ttft();
+          if (which === "warm") openingTokens = stats.restoredPromptTokens ?? 0;
+          (which === "cold" ? cold : warm).push(stats.timeToFirstTokenMs);
+        }
+      }
+      const state = readdirSync(dir).find((name) => name.endsWith(".state"));
+      const stateBytes = state ? statSync(join(dir, state)).size : 0;
+      return {
+        openingTokens,
+        stateBytes,
+        coldMs: spread(cold, 1),
+        warmMs: spread(warm, 1),
+        warmOverCold: spread(ratios(warm, cold)),
+      };
+    };
+    const full = await measure(undefined);
+    options.log(`prompt cache: full skill set, opening ${full.openingTokens} tokens`);
+    const byLength = [];
+    for (const repeat of [0, 8, 24, 56]) {
+      const soul = `You are a careful assistant.\n${"Check every figure twice before you answer, and say which skill gave it. ".repeat(repeat)}`;
+      const { openingTokens, stateBytes, coldMs, warmMs } = await measure(soul);
+      byLength.push({ openingTokens, stateBytes, coldMs, warmMs });
+      options.log(`prompt cache: opening ${openingTokens} tokens`);
+    }
+    return { full, byLength };
+  } finally {
+    await handle.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs of the same tasks on one model loaded with N sequences, N runs at a time. */
+export interface ParallelFigures {
+  tasks: number;
+  budget: number;
+  byParallel: {
+    parallel: number;
+    tasksPerMinute?: Spread;
+    rssMb: number;
+    /** Runs whose answer and calls equal the run at N = 1 (greedy). */
+    sameAsSequential: string;
+  }[];
+  /** Per round: tasks per minute at N over N = 1. */
+  speedup: { parallel: number; overSequential?: Spread }[];
+}
+
+export async function parallelFigures(
+  path: string,
+  options: { rounds: number; threads?: number; tasks: number; budget: number; log: (m: string) => void },
+): Promise<ParallelFigures> {
+  const suitePath = join(import.meta.dirname, "../../evals/basic.json");
+  const tasks = suiteTasks(loadSuite(suitePath)).slice(0, options.tasks);
+  const levels = [1, 2, 4];
+  const rates = new Map<number, number[]>(levels.map((n) => [n, []]));
+  const outcomes = new Map<number, string[]>();
+  const rss = new Map<number, number>();
+  for (let r = 0; r < options.rounds; r++) {
+    for (const n of r % 2 === 0 ? levels : [...levels].reverse()) {
+      const handle = await loadModel({
+        model: path,
+        gpu: false,
+        contextSize: 4096,
+        sequences: n,
+        ...(options.threads !== undefined && { threads: options.threads }),
+      });
+      try {
+        rss.set(n, Math.max(rss.get(n) ?? 0, process.memoryUsage().rss / 2 ** 20));
+        const started = performance.now();
+        const results = await promisePool(tasks, n, async (task) => {
+          const state = await new Agent({ model: handle, registry: task.registry }).run(task.query, {
+            maxIterations: options.budget,
+          });
+          const calls = state.stream.ofType("call-skill").map((e) => [e.skillName, e.arguments]);
+          return JSON.stringify({ answer: state.answer, stop: state.stopReason, calls });
+        });
+        rates.get(n)!.push((tasks.length * 60_000) / (performance.now() - started));
+        if (r === 0)
+          outcomes.set(
+            n,
+            results.map((x) => x ?? ""),
+          );
+      } finally {
+        await handle.dispose();
+      }
+      options.log(`parallel ${n}: round ${r + 1}/${options.rounds}`);
+    }
+  }
+  const sequential = outcomes.get(1)!;
+  return {
+    tasks: tasks.length,
+    budget: options.budget,
+    byParallel: levels.map((n) => ({
+      parallel: n,
+      tasksPerMinute: spread(rates.get(n)!, 2),
+      rssMb: Math.round(rss.get(n)!),
+      sameAsSequential: `${outcomes.get(n)!.filter((x, i) => x === sequential[i]).length}/${sequential.length}`,
+    })),
+    speedup: levels
+      .slice(1)
+      .map((n) => ({ parallel: n, overSequential: spread(ratios(rates.get(n)!, rates.get(1)!)) })),
+  };
+}
+
+/** Issue 11's figures in the benchmark's JSON document (`speed`). */
+export interface SpeedReport {
+  actions: ActionFigures;
+  promptCache: PromptCacheFigures;
+  parallel: ParallelFigures;
+}
