@@ -103,6 +103,25 @@ describe("ask over HTTP", () => {
   });
 });
 
+describe("run over HTTP", () => {
+  it("run agent.yaml --model URL#name: an agent definition on a model server (its output schema to the server)", async () => {
+    const answer = { value: 1, unit: "km", text: "One kilometre." };
+    const server = await fake({ models: ["gemma"], reply: () => JSON.stringify({ final_answer: answer }) });
+    const result = await runCli([
+      "run",
+      "examples/agents/unit-helper/agent.yaml",
+      "1000 m in km?",
+      "--model",
+      `${server.baseURL}#gemma`,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(answer);
+    const [request] = server.generateRequests();
+    expect((request.body!.messages as { role: string }[])[0].role).toBe("system");
+    expect(JSON.stringify(request.body!.response_format)).toContain("final_answer");
+  });
+});
+
 describe("doctor --server", () => {
   it("reachable, dialect, models and structured output, each with its line", async () => {
     const server = await fake({ reply: () => JSON.stringify({ greeting: "Hello!" }) });
