@@ -29,7 +29,7 @@ if (!values.model) {
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
 const functions = new Map<string, { name: string; description: string; parameters: unknown }>();
 for (const category of CATEGORIES) {
-  for (const line of readFileSync(join(values.bfcl!, `BFCL_v4_${category}.json`), "utf8").split("\n")) {
+  for (const line of readFileSync(join(values.bfcl, `BFCL_v4_${category}.json`), "utf8").split("\n")) {
     if (line.trim() === "") continue;
     for (const fn of (JSON.parse(line) as { function: { name: string; description: string; parameters: unknown }[] })
       .function)

@@ -90,7 +90,7 @@ async function afterFirstCall(registry: Registry, q: (typeof ACTION_QUESTIONS)[n
   return new Agent({ model: scripted, registry }).run(q.question, { maxIterations: 1 });
 }
 
-function describeReply(reply: ParsedReply | unknown): string {
+function describeReply(reply: ParsedReply): string {
   return JSON.stringify(reply, (key, value) => (key === "at" || key === "raw" ? undefined : value));
 }
 
