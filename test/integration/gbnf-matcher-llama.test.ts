@@ -21,9 +21,9 @@ import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/ind
 const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
 /** Characters a random walk tries: JSON's structure, letters, digits, escapes, non-ASCII, spaces. */
-const ALPHABET = [...'{}[]",:.-+0123456789eEabcdfnrtuxyzABZ \\/_é中😀\t'];
+const ALPHABET = Array.from('{}[]",:.-+0123456789eEabcdfnrtuxyzABZ \\/_é中😀\t'); // code points, the emoji whole
 /** Closing: the characters that end strings, objects and arrays first, then the cheapest value characters. */
-const CLOSERS = [...'"}]0a1te,:[{.-'];
+const CLOSERS = Array.from('"}]0a1te,:[{.-');
 
 function bfclSchemas(): { name: string; gbnf: string }[] {
   const seen = new Map<string, { name: string; gbnf: string }>();

@@ -95,6 +95,48 @@ function promptCacheFor(
   );
 }
 
+/** The handle over a loaded model and its context: its description, chat format, grammars, sampling, caches. */
+function handleFor(parts: {
+  options: LoadModelOptions;
+  path: string;
+  architecture: string;
+  model: LlamaModel;
+  context: LlamaContext;
+  llama: Llama;
+  threads: number;
+}): LlamaModelHandle {
+  const { options, path, architecture, model, context, llama } = parts;
+  const metadata = model.fileInfo.metadata;
+  const tokenClasses = classifyTokens(model);
+  return new LlamaModelHandle({
+    model,
+    context,
+    info: {
+      architecture,
+      name:
+        typeof metadata?.general?.name === "string" && metadata.general.name !== ""
+          ? metadata.general.name
+          : basename(path),
+      contextLength: context.contextSize,
+      trainContextLength: model.trainContextSize,
+      vocabularySize: tokenClasses.vocabularySize,
+      quantization: quantizationName(metadata?.general?.file_type),
+      path,
+    },
+    chatFormat: chatFormatForArchitecture(architecture) ?? modelChatFormat(model),
+    grammars: new GrammarCache(llama),
+    tokenClasses,
+    threads: parts.threads,
+    backend: backendOf(llama, model.gpuLayers),
+    sampling: {
+      temperature: options.temperature ?? DEFAULT_TEMPERATURE,
+      ...(options.seed !== undefined && { seed: options.seed }),
+    },
+    ...(options.jumpForward !== undefined && { jumpForward: options.jumpForward }),
+    ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
+  });
+}
+
 /**
  * Load a GGUF model with node-llama-cpp and return a {@link LlamaModelHandle}: one context with one sequence, the
  * chat format of its architecture (Gemma 3 / 3n / 4 turns; the model's own template otherwise), grammar-constrained
@@ -134,36 +176,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
       failedCreationRemedy: false,
     });
 
-    const architecture = checked.architecture;
-    const metadata = model.fileInfo.metadata;
-    const tokenClasses = classifyTokens(model);
-    return new LlamaModelHandle({
-      model,
-      context,
-      info: {
-        architecture,
-        name:
-          typeof metadata?.general?.name === "string" && metadata.general.name !== ""
-            ? metadata.general.name
-            : basename(path),
-        contextLength: context.contextSize,
-        trainContextLength,
-        vocabularySize: tokenClasses.vocabularySize,
-        quantization: quantizationName(metadata?.general?.file_type),
-        path,
-      },
-      chatFormat: chatFormatForArchitecture(architecture) ?? modelChatFormat(model),
-      grammars: new GrammarCache(llama),
-      tokenClasses,
-      threads,
-      backend: backendOf(llama, model.gpuLayers),
-      sampling: {
-        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
-        ...(options.seed !== undefined && { seed: options.seed }),
-      },
-      ...(options.jumpForward !== undefined && { jumpForward: options.jumpForward }),
-      ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
-    });
+    return handleFor({ options, path, architecture: checked.architecture, model, context, llama, threads });
   } catch (error) {
     await context?.dispose().catch(() => undefined);
     await model?.dispose().catch(() => undefined);
