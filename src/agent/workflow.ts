@@ -145,12 +145,23 @@ export function workflowName(workflow: WorkflowLike): string {
   return (typeof workflow === "function" ? workflow.name : workflow.name) || "workflow";
 }
 
+const WORKFLOW_CALL_ERROR = Symbol.for("gemma-agent.workflow-call-error");
+/** Whether `value` carries `brand` (set by this module, or by another copy of it). */
+function branded(value: unknown, brand: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
 /**
  * A failed `ctx.call` or `ctx.agent`: the skill or nested agent, and the failure as the model would have seen it
- * (also on the stream as a `tool-error`). Uncaught, it ends the run with a `workflow-error`.
+ * (also on the stream as a `tool-error`). Uncaught, it ends the run with a `workflow-error`. `instanceof` holds across
+ * copies of this module (a workflow file loaded from source by the built CLI gets the built runtime's errors).
  */
 export class WorkflowCallError extends Error {
   override readonly name = "WorkflowCallError";
+  readonly [WORKFLOW_CALL_ERROR] = true;
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, WORKFLOW_CALL_ERROR);
+  }
   constructor(
     /** The skill (or nested agent) that failed. */
     readonly skillName: string,
@@ -174,6 +185,9 @@ export class WorkflowStop extends Error {
   override readonly name = "WorkflowStop";
   /** The brand {@link isWorkflowStop} reads: it holds across copies of this module (a workflow file loaded apart). */
   readonly [WORKFLOW_STOP] = true;
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, WORKFLOW_STOP);
+  }
   constructor(readonly reason: StopReason) {
     super(`the run has ended (${reason})`);
   }
@@ -184,7 +198,5 @@ export class WorkflowStop extends Error {
  * as when a workflow file is loaded from source by the built CLI).
  */
 export function isWorkflowStop(error: unknown): error is WorkflowStop {
-  return (
-    typeof error === "object" && error !== null && (error as { [WORKFLOW_STOP]?: unknown })[WORKFLOW_STOP] === true
-  );
+  return branded(error, WORKFLOW_STOP);
 }

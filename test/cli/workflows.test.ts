@@ -45,6 +45,18 @@ describe("gemma-agent run WORKFLOW.ts", () => {
     expect(result.code).toBe(0);
   });
 
+  it("lets the workflow file catch a failed skill call (the built runtime's error is the file's WorkflowCallError)", async () => {
+    const result = await run([
+      "run",
+      "examples/workflows/router.ts",
+      "What is 2 plus?",
+      "--model",
+      script("router-bad-expression"),
+    ]);
+    expect(result.stdout).toMatch(/^2\+ could not be computed: /);
+    expect(result.code).toBe(0);
+  });
+
   it("writes the --json document and a --trace that reads back as the run's events", async () => {
     const trace = join(work, "chain.jsonl");
     const question = "How many kilograms is 150 pounds?";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent, EventStream, type AgentEvent } from "../../src/agent/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
-import { defineWorkflow, WorkflowCallError, type WorkflowContext } from "../../src/workflows/index.js";
+import { defineWorkflow, isWorkflowStop, WorkflowCallError, type WorkflowContext } from "../../src/workflows/index.js";
 import { mathRegistry } from "../helpers/skills.js";
 
 const types = (events: Iterable<{ type: string }>) => [...events].map((e) => e.type);
@@ -169,6 +169,16 @@ describe("agent.run(workflow, query)", () => {
     ]);
     expect(state.answer).toBe("3");
     expect(state.stats.toolErrors).toBe(2);
+  });
+
+  it("recognises its errors from another copy of the module (a workflow file loaded apart) by their brand", () => {
+    const foreign = Object.assign(new Error("x"), { [Symbol.for("gemma-agent.workflow-call-error")]: true });
+    expect(foreign instanceof WorkflowCallError).toBe(true);
+    expect(new Error("plain") instanceof WorkflowCallError).toBe(false);
+    expect(new WorkflowCallError("add", "no") instanceof WorkflowCallError).toBe(true);
+    const stop = Object.assign(new Error("ended"), { [Symbol.for("gemma-agent.workflow-stop")]: true });
+    expect(isWorkflowStop(stop)).toBe(true);
+    expect(isWorkflowStop(new WorkflowCallError("add", "no"))).toBe(false);
   });
 
   it("ends with workflow_error when a failed call is not caught, the tool-error before it", async () => {
