@@ -64,3 +64,13 @@ export const PROMPT_CACHE_ORPHAN_AGE_MS = 600_000;
  * as evaluating a few dozen tokens.
  */
 export const PROMPT_CACHE_MIN_TOKENS = 64;
+
+/**
+ * A constrained reply whose last LOOP_GUARD_MIN_TOKENS tokens (at least) are one stretch of at most
+ * LOOP_GUARD_MAX_PERIOD tokens repeated LOOP_GUARD_MIN_REPEATS times or more is wrapped up (see loop-guard.ts): a
+ * degenerate loop, not content. 24 tokens and 3 repeats leave room for real repetition in a value (a short list of
+ * equal numbers) while stopping "0000…" after 24 tokens instead of 500.
+ */
+export const LOOP_GUARD_MIN_TOKENS = 24;
+export const LOOP_GUARD_MIN_REPEATS = 3;
+export const LOOP_GUARD_MAX_PERIOD = 24;

@@ -1,5 +1,6 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import { JsonStringState } from "./json-string-state.js";
+import { inLoop } from "./loop-guard.js";
 import { TextAssembler } from "./text-assembler.js";
 
 /** What one reply's token run is built from: the handle's model, stops and biases, and this call's limits. */
@@ -44,6 +45,8 @@ export class TokenRun {
   readonly #streamText: boolean;
   readonly #assembler: TextAssembler;
   readonly #jsonState = new JsonStringState();
+  /** Past the budget, or in a loop: the reply is being closed (constrained replies only). */
+  #wrappingUp = false;
 
   constructor(setup: TokenRunSetup) {
     this.#setup = setup;
@@ -91,14 +94,18 @@ export class TokenRun {
       return true;
     }
     if (this.generated.length >= hardLimit) return true;
-    if (this.generated.length >= budget) {
-      if (!this.#setup.constrained) return true;
+    if (this.generated.length >= budget && !this.#setup.constrained) return true;
+    if (this.#setup.constrained && (this.#wrappingUp || this.generated.length >= budget || inLoop(this.generated))) {
+      this.#wrappingUp = true;
       this.#wrapUp();
     }
     return false;
   }
 
-  /** Past the budget under a grammar: favour closing the string the reply is in, or else closing its containers. */
+  /**
+   * Past the budget or in a loop, under a grammar: favour closing the string the reply is in, or else closing its
+   * containers.
+   */
   #wrapUp(): void {
     const text = this.#streamText ? this.#assembler.text : this.#setup.model.detokenize(this.generated, false);
     const { wrapUpInString, wrapUpBetweenValues } = this.#setup.biases;
