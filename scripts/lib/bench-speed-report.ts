@@ -38,6 +38,11 @@ function actionsSection(speed: SpeedReport): string[] {
       `${a.on.refused}/${a.on.sampledInReplay} (${pct(a.on.refusalRate)})`,
       `${a.off.refused}/${a.off.sampledInReplay} (${pct(a.off.refusalRate)})`,
     ),
+    row(
+      "... of them about form (whitespace, fences, spacing)",
+      `${a.on.formRefused} (${pct(a.on.formRefusalRate)} of samplings)`,
+      `${a.off.formRefused} (${pct(a.off.formRefusalRate)} of samplings)`,
+    ),
     row("Generation ms per sampled token", brief(a.on.msPerSampledToken), brief(a.off.msPerSampledToken)),
     row(
       "... over free text's ms per token, per round",

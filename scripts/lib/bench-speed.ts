@@ -49,6 +49,9 @@ export interface ActionSide {
   forcedPerAction: number;
   msPerSampledToken?: Spread;
   refused: number;
+  /** Refusals about form (whitespace, fences, spacing), and their rate over the samplings. */
+  formRefused: number;
+  formRefusalRate: number;
   sampledInReplay: number;
   refusalRate: number;
   refusalExamples: string[];
@@ -118,8 +121,8 @@ export async function actionFigures(
   };
   const rounds: { on: ActionSample[]; off: ActionSample[]; free: number[] }[] = [];
   const refusals = {
-    on: { refused: 0, sampled: 0, examples: [] as string[] },
-    off: { refused: 0, sampled: 0, examples: [] as string[] },
+    on: { refused: 0, form: 0, sampled: 0, examples: [] as string[] },
+    off: { refused: 0, form: 0, sampled: 0, examples: [] as string[] },
   };
   let same = 0;
   for (let r = 0; r < options.rounds; r++) {
@@ -135,6 +138,7 @@ export async function actionFigures(
           const count = await countRefusals(model, sequence, handle.lastReply);
           const side = refusals[on ? "on" : "off"];
           side.refused += count.refused;
+          side.form += count.formRefused;
           side.sampled += count.sampled;
           side.examples.push(...count.examples.map((e) => `${JSON.stringify(e.wanted)}→${JSON.stringify(e.got)}`));
         }
@@ -166,6 +170,8 @@ export async function actionFigures(
       forcedPerAction: sum(all, "forced") / all.length,
       msPerSampledToken: spread(msPerSampled(name), 2),
       refused: refusals[name].refused,
+      formRefused: refusals[name].form,
+      formRefusalRate: refusals[name].sampled > 0 ? refusals[name].form / refusals[name].sampled : 0,
       sampledInReplay: refusals[name].sampled,
       refusalRate: refusals[name].sampled > 0 ? refusals[name].refused / refusals[name].sampled : 0,
       refusalExamples: refusals[name].examples.slice(0, 12),

@@ -8,8 +8,20 @@ export interface RefusalCount {
   sampled: number;
   /** Of those, how many the grammar refused (the model's own greedy choice was not allowed). */
   refused: number;
+  /**
+   * Of the refusals, those about form, not content: the model wanted whitespace, a code fence, or the same text
+   * spaced otherwise (what compact examples and a forced opening remove). The rest chose other content (another key,
+   * another skill, prose instead of JSON).
+   */
+  formRefused: number;
   /** Each refusal: the token the model wanted, and the one it got. */
   examples: { wanted: string; got: string }[];
+}
+
+/** A refusal about form: the wanted token is whitespace, starts with it, opens a code fence, or is the got text spaced. */
+export function aboutForm({ wanted, got }: { wanted: string; got: string }): boolean {
+  const bare = (text: string) => text.replace(/\s+/g, "");
+  return /^\s/.test(wanted) || wanted.includes("`") || (bare(wanted) !== "" && bare(wanted) === bare(got));
 }
 
 /**
@@ -28,7 +40,7 @@ export async function countRefusals(
   await sequence.clearHistory();
   const prompt = reply.promptTokens;
   await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
-  const result: RefusalCount = { sampled: reply.samples.length, refused: 0, examples: [] };
+  const result: RefusalCount = { sampled: reply.samples.length, refused: 0, formRefused: 0, examples: [] };
   if (reply.samples.length === 0) return result;
   const feed = (from: number, to: number): Token[] => reply.tokens.slice(from, to);
   const [firstPosition] = reply.samples[0];
@@ -39,8 +51,10 @@ export async function countRefusals(
       const next = await iterator.next(i === 0 ? undefined : feed(reply.samples[i - 1][0], position));
       if (next.done) break;
       if (next.value !== got) {
+        const refusal = { wanted: model.detokenize([next.value]), got: model.detokenize([got]) };
         result.refused++;
-        result.examples.push({ wanted: model.detokenize([next.value]), got: model.detokenize([got]) });
+        if (aboutForm(refusal)) result.formRefused++;
+        result.examples.push(refusal);
       }
     }
   } finally {
