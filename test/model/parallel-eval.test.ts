@@ -1,0 +1,66 @@
+/**
+ * `gemma-agent eval --parallel N` on a real model (issue 11 §4): the built CLI, the model loaded once with N context
+ * sequences and N runs in flight, against the same evaluation one run at a time. At temperature 0 the records (success,
+ * stop reason, iterations, answer, calls made) must be the same.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { testModelPath } from "../helpers/test-models.js";
+
+const CLI = resolve("dist/cli/main.js");
+
+function evaluate(
+  model: string,
+  parallel: number,
+): Promise<{ code: number | null; report: { runs: Record<string, unknown>[] } }> {
+  const out = mkdtempSync(join(tmpdir(), `ga-parallel-${parallel}-`));
+  const args = [CLI, "eval", "evals/basic.json", "--model", model, "--limit", "4", "--budgets", "1", "--threads", "1"];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [...args, "--parallel", String(parallel), "--out", out, "--quiet"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 280_000);
+    child.on("error", fail);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        done({ code, report: JSON.parse(readFileSync(join(out, "report.json"), "utf8")) });
+      } catch (error) {
+        fail(
+          new Error(`eval --parallel ${parallel} wrote no report (exit ${code}): ${stderr.slice(-2000)}`, {
+            cause: error,
+          }),
+        );
+      }
+    });
+  });
+}
+
+/** What must not depend on how many runs were in flight. */
+const outcome = (run: Record<string, unknown>) => ({
+  taskId: run.taskId,
+  success: run.success,
+  stopReason: run.stopReason,
+  iterations: run.iterations,
+  skillCalls: run.skillCalls,
+  answer: run.answer,
+});
+
+describe("eval --parallel on Gemma 3 270M", () => {
+  const path = testModelPath("GEMMA_AGENT_TEST_MODEL");
+  it.skipIf(!path)(
+    "two runs at a time on two sequences give the records of one at a time",
+    async () => {
+      const sequential = await evaluate(path!, 1);
+      const parallel = await evaluate(path!, 2);
+      expect(sequential.report.runs).toHaveLength(4);
+      expect(parallel.report.runs.map(outcome)).toEqual(sequential.report.runs.map(outcome));
+    },
+    600_000,
+  );
+});
