@@ -4,7 +4,7 @@ import type { ServerProviderOptions } from "../eval/models/server-pool.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { CliUsageError } from "./cli-io.js";
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
-import { SERVER_API_KEY_ENV, type ServerCommandOptions } from "./server-model.js";
+import { serverHandleFlags, type ServerCommandOptions } from "./server-model.js";
 
 /** The flags of `eval` for model servers and sweeps, as commander parses them. */
 export interface EvalServerFlags extends Omit<ServerCommandOptions, "server"> {
@@ -28,15 +28,7 @@ export function serverSpecs(options: EvalServerFlags): string[] {
 export function evalServerOptions(options: EvalServerFlags, env: NodeJS.ProcessEnv): ServerProviderOptions {
   return withoutUndefined({
     concurrency: options.concurrency,
-    handle: withoutUndefined({
-      apiKey: env[SERVER_API_KEY_ENV] || undefined,
-      promptMode: options.promptMode,
-      structuredOutput: options.structuredOutput,
-      timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
-      retries: options.httpRetries,
-      temperature: options.temperature,
-      seed: options.seed,
-    }),
+    handle: serverHandleFlags(options, env),
   });
 }
 

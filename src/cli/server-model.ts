@@ -80,19 +80,23 @@ export function serverModelOptions(
   env: NodeJS.ProcessEnv,
 ): OpenAICompatibleModelOptions {
   const { baseURL, model } = parseServerModelUrl(spec);
-  return {
-    baseURL,
-    model,
-    ...withoutUndefined({
-      apiKey: env[SERVER_API_KEY_ENV] || undefined,
-      promptMode: options.promptMode,
-      structuredOutput: options.structuredOutput,
-      timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
-      retries: options.httpRetries,
-      temperature: options.temperature,
-      seed: options.seed,
-    }),
-  };
+  return { baseURL, model, ...serverHandleFlags(options, env) };
+}
+
+/** The handle options the server flags give, whatever the server (the API key from {@link SERVER_API_KEY_ENV}). */
+export function serverHandleFlags(
+  options: Omit<ServerCommandOptions, "server"> & { temperature?: number; seed?: number },
+  env: NodeJS.ProcessEnv,
+): Omit<OpenAICompatibleModelOptions, "baseURL" | "model"> {
+  return withoutUndefined({
+    apiKey: env[SERVER_API_KEY_ENV] || undefined,
+    promptMode: options.promptMode,
+    structuredOutput: options.structuredOutput,
+    timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
+    retries: options.httpRetries,
+    temperature: options.temperature,
+    seed: options.seed,
+  });
 }
 
 /**
