@@ -1,7 +1,10 @@
+import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { inLoop } from "../../src/model/llama/loop-guard.js";
+import { inLoop as inLoopOf } from "../../src/model/llama/loop-guard.js";
 
 const repeat = (stretch: number[], times: number) => Array.from({ length: times }, () => stretch).flat();
+/** Token ids are numbers under a brand. */
+const inLoop = (ids: number[]) => inLoopOf(ids as Token[]);
 
 describe("inLoop", () => {
   it("sees a token, or a stretch of up to 24 tokens, repeated over the last 24 tokens or more", () => {
