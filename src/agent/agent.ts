@@ -272,7 +272,7 @@ export class Agent {
   async invoke(message: string, options: InvokeOptions = {}): Promise<InvokeResult> {
     const { conversation: _conversation, onEvent: _onEvent, ...run } = options;
     const resolved = checkRunOptions(message, run, this.options);
-    return invokeTurn(this, message, options, (state) => this.#loop(state, resolved));
+    return invokeTurn(this, message, options, (state) => this.#traced(state, () => this.#loop(state, resolved)));
   }
 
   /** The JSON Schema sent to the model with each step (undefined when the grammar is off). */
@@ -336,7 +336,7 @@ export class Agent {
     const resolved = checkRunOptions(query, options, this.options);
     const state = new AgentState(query, { depth: nesting.depth });
     state.stream.subscribe(nesting.onEvent);
-    await this.#loop(state, resolved);
+    await this.#traced(state, () => this.#loop(state, resolved));
     return state;
   }
 
@@ -414,12 +414,17 @@ export class Agent {
     return (this.#sharedOpeningLength ??= sharedOpeningLength(this.#chatFormat, this.#system));
   }
 
-  /** The loop, or the workflow in its place (inside the run's span, as the loop is). */
+  /** The loop, or the workflow in its place, inside the run's span. */
   async #execute(state: AgentState, options: ResolvedRunOptions, workflow: WorkflowLike | undefined): Promise<void> {
-    if (!workflow) return this.#loop(state, options);
+    if (!workflow) return this.#traced(state, () => this.#loop(state, options));
+    return this.#traced(state, () => this.#workflow(state, options, workflow));
+  }
+
+  /** Run `body` inside the run's span (`invoke_agent`), ended with the run's outcome. */
+  async #traced(state: AgentState, body: () => Promise<void>): Promise<void> {
     state.trace = AgentRunTrace.start(this.#traceInfo());
     try {
-      await this.#workflow(state, options, workflow);
+      await body();
     } finally {
       state.trace.end({
         stopReason: state.stopReason ?? "aborted",
@@ -445,21 +450,13 @@ export class Agent {
     });
   }
 
-  /** The loop inside the run's span, with the run's latency limit on its signal. */
+  /** The loop, with the run's latency limit on its signal. */
   async #loop(state: AgentState, options: ResolvedRunOptions): Promise<void> {
     const limited = withLatencyLimit(state, this.options.constraints, options.signal);
-    state.trace = AgentRunTrace.start(this.#traceInfo());
     try {
       await this.#steps(state, { ...options, signal: limited.signal });
     } finally {
       limited.dispose();
-      state.trace.end({
-        stopReason: state.stopReason ?? "aborted",
-        iterations: state.iterations,
-        usage: state.usage,
-        ...withoutUndefined({ message: lastProblem(state) }),
-      });
-      state.trace = undefined;
     }
   }
 
