@@ -64,8 +64,10 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
     expect(state.stream.ofType("validation-error").filter((e) => e.validatorName === "action_parse")).toEqual([]);
     expect(state.stream.ofType("model-error")).toEqual([]);
     expect(["answer", "max_iterations"]).toContain(state.stopReason);
-    // every call the model made went to the one real skill with a non-empty city
-    for (const call of state.stream.ofType("call-skill")) expect(call.skillName).toBe("get_weather");
-    expect(ran.length).toBe(state.stream.ofType("call-skill").length);
+    // every call the model made went to the one real skill with a non-empty city; an exact repeat of a call that
+    // succeeded is answered from memory (issue 19), not run again
+    const calls = state.stream.ofType("call-skill");
+    for (const call of calls) expect(call.skillName).toBe("get_weather");
+    expect(ran.length).toBe(calls.filter((call) => !call.repeated).length);
   }, 300_000);
 });
