@@ -5,7 +5,7 @@
  * two write the same action is counted (forced text is tokenized as the model writes it, which can change what a
  * small model writes next). The first question of each category unconstrained is counted too (a base model writes
  * JSON only by luck). CI takes a fixed sample, the first GEMMA_AGENT_BFCL_PER_CATEGORY questions of each category
- * (default 3); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
+ * (default 2); `GEMMA_AGENT_BFCL_PER_CATEGORY=all` runs every question (hours on 2 CPU cores).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple"
 const perCategory =
   process.env.GEMMA_AGENT_BFCL_PER_CATEGORY === "all"
     ? Infinity
-    : Number(process.env.GEMMA_AGENT_BFCL_PER_CATEGORY ?? 3);
+    : Number(process.env.GEMMA_AGENT_BFCL_PER_CATEGORY ?? 2);
 /** Tokens per constrained reply (the wrap-up closes the JSON past it), and per unconstrained one: a valid action is
  * 30-80 tokens, and a base model that has not closed its JSON in 128 tokens is counted as failing. */
 const MAX_TOKENS = 256;
