@@ -89,6 +89,12 @@ export interface ContextTrimmedEvent extends EventBase {
   tokenBudget?: number;
   /** The counts are estimates: the model has no tokenizer (see memory/token-counter.ts). */
   estimated?: true;
+  /**
+   * `compact` when the system prompt is in the compact style (skills as signature lines) from this step on: even with
+   * every earlier step left out, the full one left too little room for a reply, so the run condensed it (set on that
+   * event and on every later one of the run; `promptTokensBefore` is then the full prompt's count, on that event).
+   */
+  promptStyle?: "compact";
 }
 
 /** The iteration budget ran out without an answer. */
