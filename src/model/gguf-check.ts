@@ -131,8 +131,10 @@ async function readCheckedHeader(path: string): Promise<GgufHeader & { architect
     if (error.code === "not_a_file") throw new ModelLoadError("not_gguf", error.message, path, { cause: error });
     throw corrupt(path, error.message, error);
   }
-  if (header.tensorCount === 0) throw corrupt(path, "the file holds no tensors");
-  if (!header.architecture) throw corrupt(path, "the header names no general.architecture");
+  // the tensor count is the u64 at byte 8 (after the magic and the version); the metadata starts at byte 24
+  if (header.tensorCount === 0) throw corrupt(path, "the tensor count at byte 8 is 0: the file holds no tensors");
+  if (!header.architecture)
+    throw corrupt(path, `the metadata (bytes 24 to ${header.metadataBytes}) has no string general.architecture`);
   return header as GgufHeader & { architecture: string };
 }
 

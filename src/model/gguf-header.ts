@@ -148,7 +148,7 @@ class HeaderReader {
 
   async read(): Promise<GgufHeader> {
     if (this.fileSize < 4) throw new GgufHeaderError("not_gguf", `not a GGUF file: only ${this.fileSize} bytes`);
-    await this.need(4);
+    await this.need(4, "magic");
     if (!isGgufMagic(this.bytes(4)))
       throw new GgufHeaderError("not_gguf", "not a GGUF file: the first bytes are not 'GGUF'");
     this.pos += 4;
@@ -215,6 +215,7 @@ class HeaderReader {
     let dataEnd = 0;
     let last = "";
     for (let index = 0; index < count; index++) {
+      const infoStart = this.pos;
       const { name, bytes, offset, typeName } = await this.tensorInfo(index, names);
       if (offset !== expectedOffset)
         throw this.corrupt(
@@ -225,7 +226,7 @@ class HeaderReader {
       if (!Number.isSafeInteger(expectedOffset) || dataEnd > this.fileSize) {
         throw new GgufHeaderError(
           "truncated",
-          `tensor ${name} (${bytes} bytes of ${typeName}) does not fit in the ${this.fileSize}-byte file: a truncated download?`,
+          `tensor ${name} (${bytes} bytes of ${typeName}) does not fit in the ${this.fileSize}-byte file (its tensor info at byte ${infoStart}): a truncated download?`,
         );
       }
       last = name;
@@ -243,7 +244,7 @@ class HeaderReader {
       throw this.corrupt(name === "" ? `tensor ${index} has no name` : `tensor name "${name}" appears twice`);
     names.add(name);
     const { elements, rowLength } = await this.tensorShape(name);
-    const type = await this.u32();
+    const type = await this.u32(`type of tensor ${name}`);
     const traits = ggmlTypeTraits(type);
     if (!traits) throw this.corrupt(`tensor ${name} has type ${type}, not a ggml type llama.cpp reads`);
     if (rowLength % traits.blockSize !== 0)
@@ -251,19 +252,19 @@ class HeaderReader {
         `tensor ${name} rows of ${rowLength} are not whole ${traits.name} blocks of ${traits.blockSize}`,
       );
     const bytes = (elements / traits.blockSize) * traits.typeSize;
-    const offset = await this.u64();
+    const offset = await this.u64(`data offset of tensor ${name}`);
     return { name, bytes, offset, typeName: traits.name };
   }
 
   /** A tensor's dimensions (1 to 4): its element count (exact below 2^53) and its row length (the first extent). */
   private async tensorShape(name: string): Promise<{ elements: number; rowLength: number }> {
-    const dims = await this.u32();
+    const dims = await this.u32(`dimension count of tensor ${name}`);
     if (dims < 1 || dims > GGML_MAX_DIMS)
       throw this.corrupt(`tensor ${name} has ${dims} dimensions (1 to ${GGML_MAX_DIMS})`);
     const extents: number[] = [];
     let elements = 1;
     for (let d = 0; d < dims; d++) {
-      const extent = await this.u64();
+      const extent = await this.u64(`dimension ${d} of tensor ${name}`);
       if (extent === undefined || !Number.isSafeInteger(elements * extent))
         throw this.corrupt(`tensor ${name} has more than 2^53 elements`);
       elements *= extent;
@@ -289,24 +290,24 @@ class HeaderReader {
     return { tensorDataOffset, tensorDataBytes: dataEnd };
   }
 
-  /** A u32 at the current position. */
-  private async u32(): Promise<number> {
-    await this.need(4);
+  /** A u32 at the current position (`what`: the field, for a truncation). */
+  private async u32(what: string): Promise<number> {
+    await this.need(4, what);
     const view = this.bytes(4);
     this.pos += 4;
     return this.littleEndian ? view.readUInt32LE(0) : view.readUInt32BE(0);
   }
 
   /** A u64 at the current position as a number, or undefined above 2^53 (no file-size bound: see {@link HeaderReader.count}). */
-  private async u64(): Promise<number | undefined> {
-    await this.need(8);
+  private async u64(what: string): Promise<number | undefined> {
+    await this.need(8, what);
     const value = safeInteger(this.littleEndian ? this.bytes(8).readBigUInt64LE(0) : this.bytes(8).readBigUInt64BE(0));
     this.pos += 8;
     return typeof value === "number" ? value : undefined;
   }
 
   private async readVersion(): Promise<number> {
-    await this.need(4);
+    await this.need(4, "version");
     const view = this.bytes(4);
     const little = view.readUInt32LE(0);
     const big = view.readUInt32BE(0);
@@ -317,15 +318,18 @@ class HeaderReader {
       return big;
     }
     if (little === 1)
-      throw new GgufHeaderError("unsupported_version", "GGUF version 1 is obsolete; convert the model again");
-    throw new GgufHeaderError("unsupported_version", `unsupported GGUF version ${little}`);
+      throw new GgufHeaderError(
+        "unsupported_version",
+        "GGUF version 1 (the version at byte 4) is obsolete; convert the model again",
+      );
+    throw new GgufHeaderError("unsupported_version", `unsupported GGUF version ${little} (the version at byte 4)`);
   }
 
   private async value(type: GgufValueTypeName, key: string, depth: number): Promise<GgufMetadataValue> {
     if (type === "string") return this.string(`value of ${key}`, GGUF_MAX_STRING_BYTES);
     if (type === "array") return this.array(key, depth);
     const size = FIXED_SIZES[type]!;
-    await this.need(size);
+    await this.need(size, `value of ${key}`);
     const view = this.bytes(size);
     this.pos += size;
     const le = this.littleEndian;
@@ -362,33 +366,33 @@ class HeaderReader {
     const length = await this.count(`length of ${key}`, Number.MAX_SAFE_INTEGER);
     const fixed = FIXED_SIZES[itemType];
     if (fixed !== undefined) {
-      this.skip(fixed * length, key);
+      this.skip(fixed * length, `items of ${key}`);
     } else if (itemType === "string") {
-      if (length * 8 > this.limit - this.pos) this.beyondLimit(this.pos + length * 8, key);
+      if (length * 8 > this.limit - this.pos) this.beyondLimit(this.pos + length * 8, `items of ${key}`);
       for (let index = 0; index < length; index++) {
-        if (!this.inWindow(8)) await this.need(8);
-        this.skip(this.countNow(`string length in ${key}`, Number.MAX_SAFE_INTEGER), key);
+        if (!this.inWindow(8)) await this.need(8, `string length in ${key}`);
+        this.skip(this.countNow(`string length in ${key}`, Number.MAX_SAFE_INTEGER), `a string in ${key}`);
       }
     } else {
-      if (length * 12 > this.limit - this.pos) this.beyondLimit(this.pos + length * 12, key);
+      if (length * 12 > this.limit - this.pos) this.beyondLimit(this.pos + length * 12, `items of ${key}`);
       for (let index = 0; index < length; index++) await this.array(key, depth + 1);
     }
     return { array: itemType, length };
   }
 
   private async valueType(key: string): Promise<GgufValueTypeName> {
-    await this.need(4);
+    await this.need(4, `value type of ${key}`);
     const view = this.bytes(4);
     const type = this.littleEndian ? view.readUInt32LE(0) : view.readUInt32BE(0);
     this.pos += 4;
     const name = VALUE_TYPES[type];
-    if (name === undefined) throw this.corrupt(`unknown value type ${type} for ${key}`);
+    if (name === undefined) throw this.corrupt(`unknown value type ${type} for key ${JSON.stringify(key)}`);
     return name;
   }
 
   private async string(what: string, maxBytes: number): Promise<string> {
     const length = await this.count(what, maxBytes);
-    await this.need(length);
+    await this.need(length, what);
     const text = this.bytes(length).toString("utf8");
     this.pos += length;
     return text;
@@ -396,7 +400,7 @@ class HeaderReader {
 
   /** A u64 count, rejected when above `max` or when that many bytes could not possibly follow in the file. */
   private async count(what: string, max: number): Promise<number> {
-    await this.need(8);
+    await this.need(8, what);
     return this.countNow(what, max);
   }
 
@@ -427,16 +431,16 @@ class HeaderReader {
     );
   }
 
-  /** Makes `[pos, pos + bytes)` readable from the window. */
-  private async need(bytes: number): Promise<void> {
+  /** Makes `[pos, pos + bytes)` readable from the window (`what`: the field it holds, named when it is cut short). */
+  private async need(bytes: number, what: string): Promise<void> {
     const end = this.pos + bytes;
-    if (end > this.limit) this.beyondLimit(end, "header");
+    if (end > this.limit) this.beyondLimit(end, what);
     if (this.inWindow(bytes)) return;
     const length = Math.min(Math.max(bytes, GGUF_READ_CHUNK_BYTES), this.fileSize - this.pos);
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await this.handle.read(buffer, 0, length, this.pos);
     if (bytesRead < bytes)
-      throw new GgufHeaderError("truncated", `GGUF header truncated at byte ${this.pos + bytesRead}`);
+      throw new GgufHeaderError("truncated", `GGUF header truncated at byte ${this.pos + bytesRead}, in ${what}`);
     this.window = buffer.subarray(0, bytesRead);
     this.windowStart = this.pos;
   }
