@@ -17,7 +17,11 @@ export interface AgentConstraints {
   forbiddenPatterns?: readonly string[];
 }
 
-/** The abort reason of a run stopped by its latency limit. */
+/**
+ * The abort reason of a run stopped by its latency limit. Not a CodedError: a run that hits its limit ends with
+ * `constraint_violated` (ask exits 1), not as a setup error (the CLI reports any CodedError as one, exit 2); callers
+ * tell it by `instanceof` and read `limitMs` / `elapsedMs`, and there is one kind.
+ */
 export class LatencyExceeded extends Error {
   override readonly name = "LatencyExceeded";
   constructor(

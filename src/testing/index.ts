@@ -1,6 +1,7 @@
 export {
   ScriptedModel,
   ScriptedModelError,
+  type ScriptedModelErrorCode,
   type ScriptedReply,
   type ScriptedCall,
   type ScriptedModelOptions,

@@ -1,4 +1,5 @@
 import { abortError } from "../abort.js";
+import { CodedError } from "../coded-error.js";
 import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { scriptedModelInfo } from "./scripted-model-info.js";
@@ -13,8 +14,11 @@ export interface ScriptedCall {
   options: GenerateOptions;
 }
 
+/** Why a script failed: `exhausted` (called more often than scripted), `unused` (replies left over). Stable. */
+export type ScriptedModelErrorCode = "exhausted" | "unused";
+
 /** Thrown when a ScriptedModel is called more often than scripted, or `assertConsumed` finds replies left over. */
-export class ScriptedModelError extends Error {
+export class ScriptedModelError extends CodedError<ScriptedModelErrorCode> {
   override readonly name = "ScriptedModelError";
 }
 
@@ -66,6 +70,7 @@ export class ScriptedModel implements ModelHandle {
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     if (index >= this.#replies.length) {
       throw new ScriptedModelError(
+        "exhausted",
         `ScriptedModel: called ${index + 1} times but only ${this.#replies.length} replies were scripted`,
       );
     }
@@ -105,6 +110,7 @@ export class ScriptedModel implements ModelHandle {
   assertConsumed(): void {
     if (this.remaining > 0) {
       throw new ScriptedModelError(
+        "unused",
         `ScriptedModel: ${this.remaining} of ${this.#replies.length} scripted replies were never used`,
       );
     }

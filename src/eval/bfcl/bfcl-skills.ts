@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CodedError } from "../../coded-error.js";
 import { bfclToJsonSchema } from "./bfcl-json-schema.js";
 import { defineSkill, type Skill } from "../../skills/skill.js";
 import { Registry } from "../../skills/registry.js";
@@ -7,14 +8,22 @@ import type { BfclFunction } from "./bfcl-files.js";
 /** What every BFCL skill returns: the harness scores calls, it does not execute them. */
 export const BFCL_SKILL_RESULT = { status: "recorded", note: "The call was recorded. Answer the user now." } as const;
 
+/**
+ * Why a BFCL function is not a skill: `bad_schema` (its parameters do not convert to a zod schema), `not_object`
+ * (they are not an object schema), `bad_skill` (the skill itself is refused, as a name the grammar cannot carry),
+ * `duplicate` (a question declares the function twice). Stable: callers switch on it.
+ */
+export type BfclConversionCode = "bad_schema" | "not_object" | "bad_skill" | "duplicate";
+
 /** A BFCL function that could not become a skill (a name the grammar cannot carry, a schema zod cannot read). */
-export class BfclConversionError extends Error {
+export class BfclConversionError extends CodedError<BfclConversionCode> {
   override readonly name = "BfclConversionError";
   constructor(
+    code: BfclConversionCode,
     readonly functionName: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -39,12 +48,17 @@ export function bfclSkill(fn: BfclFunction): Skill {
     parameters = z.fromJSONSchema(bfclParametersSchema(fn));
   } catch (error) {
     throw new BfclConversionError(
+      "bad_schema",
       fn.name,
       `function ${fn.name}: its parameters do not convert to a schema (${(error as Error).message.split("\n")[0]})`,
     );
   }
   if (!(parameters instanceof z.ZodObject))
-    throw new BfclConversionError(fn.name, `function ${fn.name}: its parameters are not an object schema`);
+    throw new BfclConversionError(
+      "not_object",
+      fn.name,
+      `function ${fn.name}: its parameters are not an object schema`,
+    );
   try {
     return defineSkill({
       name: fn.name,
@@ -53,7 +67,7 @@ export function bfclSkill(fn: BfclFunction): Skill {
       run: () => BFCL_SKILL_RESULT,
     });
   } catch (error) {
-    throw new BfclConversionError(fn.name, (error as Error).message);
+    throw new BfclConversionError("bad_skill", fn.name, (error as Error).message);
   }
 }
 
@@ -62,7 +76,8 @@ export function bfclRegistry(functions: readonly BfclFunction[]): Registry {
   const registry = new Registry();
   for (const fn of functions) {
     const skill = bfclSkill(fn);
-    if (registry.has(skill.name)) throw new BfclConversionError(fn.name, `function ${fn.name} is declared twice`);
+    if (registry.has(skill.name))
+      throw new BfclConversionError("duplicate", fn.name, `function ${fn.name} is declared twice`);
     registry.register(skill);
   }
   return registry;

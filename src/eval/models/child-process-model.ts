@@ -16,7 +16,8 @@ import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 /**
  * The model process died or stopped answering; the task that was running fails, the next one gets a fresh process.
- * Not a CodedError: a crash is not a setup error, and nothing switches on its kind.
+ * Not a CodedError: a crash is not a setup error (the CLI reports any CodedError as one, exit 2), and nothing
+ * switches on its kind (callers read `alive`).
  */
 export class ModelProcessError extends Error {
   override readonly name = "ModelProcessError";

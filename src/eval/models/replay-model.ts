@@ -6,17 +6,26 @@ import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-
 import { neutralizeControlText } from "../../prompt/chat-format.js";
 import { abortError } from "../../abort.js";
 import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
+import { CodedError } from "../../coded-error.js";
 import { EvalSetupError } from "../errors.js";
 
+/**
+ * How a replay parted from its recording: `beyond_recording` (more model calls than the trace holds),
+ * `query_differs` (the first prompt lacks the recorded query), `diverged` (a prompt lacks what the recording showed
+ * the model). Stable: callers switch on it.
+ */
+export type ReplayMismatchCode = "beyond_recording" | "query_differs" | "diverged";
+
 /** The replay and the run parted ways: the prompt of a step lacks what the recording saw at that point. */
-export class ReplayMismatchError extends Error {
+export class ReplayMismatchError extends CodedError<ReplayMismatchCode> {
   override readonly name = "ReplayMismatchError";
   constructor(
+    code: ReplayMismatchCode,
     /** The step (model call, from 1) whose prompt differed. */
     readonly step: number,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -187,17 +196,19 @@ export class ReplayModel implements ModelHandle {
     }
     if (index >= this.#steps.length) {
       throw new ReplayMismatchError(
+        "beyond_recording",
         index + 1,
         `replay: step ${index + 1} was asked for, but the trace records only ${this.#steps.length} model calls`,
       );
     }
     if (index === 0 && this.#query !== undefined && !prompt.includes(neutralizeControlText(this.#query))) {
-      throw new ReplayMismatchError(1, "replay: the query differs from the recorded one");
+      throw new ReplayMismatchError("query_differs", 1, "replay: the query differs from the recorded one");
     }
     const expected = this.#steps.slice(0, index).flatMap((s) => s.feedback.map(neutralizeControlText));
     const missing = firstMissing(prompt, expected);
     if (missing >= 0) {
       throw new ReplayMismatchError(
+        "diverged",
         index + 1,
         `replay diverged at step ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected[missing].slice(0, 160))}`,
       );
@@ -216,6 +227,7 @@ export class ReplayModel implements ModelHandle {
     const next = this.#used.indexOf(false);
     if (next < 0) {
       throw new ReplayMismatchError(
+        "beyond_recording",
         index + 1,
         `replay: call ${index + 1} was asked for, but the trace records only ${this.#steps.length} model calls`,
       );
@@ -227,6 +239,7 @@ export class ReplayModel implements ModelHandle {
     if (found < 0) {
       const expected = this.#steps[next].expects![lacks(this.#steps[next])];
       throw new ReplayMismatchError(
+        "diverged",
         index + 1,
         `replay diverged at call ${index + 1}: the prompt lacks the recorded ${JSON.stringify(expected.slice(0, 160))}`,
       );

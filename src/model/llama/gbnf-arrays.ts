@@ -21,7 +21,7 @@ function compileTuple(
 ): string {
   const count = Math.min(prefixItems.length, maxItems ?? prefixItems.length);
   if (count < minItems && items === false)
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
+    throw new JsonSchemaGrammarError("unsatisfiable", `jsonSchemaToGbnf: tuple at "${hint}" cannot reach minItems`);
   const parts = prefixItems.slice(0, count).map((item, i) => compiler.compile(item, `${hint}-${i}`));
   let tail = "";
   if (items !== false && (maxItems === undefined || maxItems > count)) {
@@ -47,7 +47,10 @@ function compileList(
   const { rules } = compiler;
   if (maxItems === 0 || items === false) {
     if (minItems > 0)
-      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" allows no items but needs ${minItems}`);
+      throw new JsonSchemaGrammarError(
+        "unsatisfiable",
+        `jsonSchemaToGbnf: array at "${hint}" allows no items but needs ${minItems}`,
+      );
     return rules.rule(hint, `"[" "]"`);
   }
   const item = compiler.compile(items ?? true, `${hint}-item`);
@@ -63,7 +66,10 @@ export function compileArray(compiler: GbnfCompiler, schema: JsonSchema, hint: s
   const maxRaw = finiteNumber(own(schema, "maxItems"));
   const maxItems = maxRaw === undefined ? undefined : Math.floor(maxRaw);
   if (maxItems !== undefined && maxItems < minItems)
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: array at "${hint}" cannot satisfy its length bounds`);
+    throw new JsonSchemaGrammarError(
+      "unsatisfiable",
+      `jsonSchemaToGbnf: array at "${hint}" cannot satisfy its length bounds`,
+    );
   const prefixItems = own<Schema[]>(schema, "prefixItems") ?? [];
   const items = own<Schema>(schema, "items");
   if (prefixItems.length > 0) return compileTuple(compiler, prefixItems, items, { minItems, maxItems }, hint);

@@ -38,7 +38,8 @@ export function compileInteger(rules: GbnfRules, schema: JsonSchema, hint: strin
   const { lo, hi } = integerBounds(schema);
   if (lo === null && hi === null) return rules.primitive("integer");
   const body = integerRangeGbnf(lo, hi);
-  if (body === null) throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no integer satisfies the bounds at "${hint}"`);
+  if (body === null)
+    throw new JsonSchemaGrammarError("unsatisfiable", `jsonSchemaToGbnf: no integer satisfies the bounds at "${hint}"`);
   return rules.rule(hint, body);
 }
 
@@ -68,6 +69,6 @@ export function compileNumber(rules: GbnfRules, schema: JsonSchema, hint: string
     if (whole !== null) alternatives.push(`"-" (${whole}) ${fraction}`);
   }
   if (alternatives.length === 0)
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: no number satisfies the bounds at "${hint}"`);
+    throw new JsonSchemaGrammarError("unsatisfiable", `jsonSchemaToGbnf: no number satisfies the bounds at "${hint}"`);
   return rules.rule(hint, alternatives.join(" | "));
 }

@@ -58,7 +58,7 @@ function compileDeclared(
 export function compileObject(compiler: GbnfCompiler, schema: JsonSchema, hint: string): string {
   const properties = own<Record<string, Schema>>(schema, "properties") ?? {};
   if (!isObject(properties))
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "properties" at "${hint}" must be an object`);
+    throw new JsonSchemaGrammarError("malformed", `jsonSchemaToGbnf: "properties" at "${hint}" must be an object`);
   const required = new Set((own<unknown[]>(schema, "required") ?? []).map(String));
   const keys = Object.keys(properties);
   for (const name of required) if (!keys.includes(name)) keys.push(name);

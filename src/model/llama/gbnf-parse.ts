@@ -4,6 +4,8 @@
  * `.`, `*` `+` `?` `{m}` `{m,}` `{m,n}`, comments); the loader uses it to know which text a grammar forces next.
  */
 
+import { CodedError } from "../../coded-error.js";
+
 /** A set of code points: inclusive ranges `[lo, hi]`, or everything but them. */
 export interface CharSet {
   readonly ranges: readonly (readonly [number, number])[];
@@ -28,8 +30,14 @@ export interface ParsedGbnf {
   readonly root: number;
 }
 
-/** A grammar this reader cannot take: the message names the offset. */
-export class GbnfParseError extends Error {
+/**
+ * Why a grammar could not be read: `syntax` (the text at an offset is not GBNF), `undefined_rule` (a rule is used but
+ * never defined), `no_root` (the start rule is missing). Stable: callers switch on it.
+ */
+export type GbnfParseErrorCode = "syntax" | "undefined_rule" | "no_root";
+
+/** A grammar this reader cannot take: the message names the offset (or the rule). */
+export class GbnfParseError extends CodedError<GbnfParseErrorCode> {
   override readonly name = "GbnfParseError";
 }
 
@@ -58,10 +66,10 @@ class Parser {
   finish(root: string): ParsedGbnf {
     for (const [name, id] of this.#ids) {
       if (!this.#defined.has(id) && !name.startsWith("\u0000"))
-        throw new GbnfParseError(`rule "${name}" is not defined`);
+        throw new GbnfParseError("undefined_rule", `rule "${name}" is not defined`);
     }
     const rootId = this.#ids.get(root);
-    if (rootId === undefined || !this.#defined.has(rootId)) throw new GbnfParseError(`no rule "${root}"`);
+    if (rootId === undefined || !this.#defined.has(rootId)) throw new GbnfParseError("no_root", `no rule "${root}"`);
     return { rules: this.#rules, root: rootId };
   }
 
@@ -241,6 +249,6 @@ class Parser {
   }
 
   #fail(message: string): never {
-    throw new GbnfParseError(`GBNF at offset ${this.#pos}: ${message}`);
+    throw new GbnfParseError("syntax", `GBNF at offset ${this.#pos}: ${message}`);
   }
 }

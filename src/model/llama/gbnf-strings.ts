@@ -40,7 +40,10 @@ export function compileString(rules: GbnfRules, schema: JsonSchema, hint: string
   if (earlierCalls !== undefined) return compileCallReference(rules, earlierCalls, hint);
   const nonBlank = typeof pattern === "string" && NON_BLANK_PATTERNS.has(pattern);
   if (maxLength !== undefined && (maxLength < minLength || (nonBlank && maxLength < 1))) {
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: string at "${hint}" cannot satisfy its length bounds`);
+    throw new JsonSchemaGrammarError(
+      "unsatisfiable",
+      `jsonSchemaToGbnf: string at "${hint}" cannot satisfy its length bounds`,
+    );
   }
   if (!nonBlank && minLength === 0 && maxLength === undefined) return rules.primitive("string");
   if (maxLength === 0) return rules.rule(hint, gbnfLiteral('""'));

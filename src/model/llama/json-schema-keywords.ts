@@ -1,7 +1,16 @@
+import { CodedError } from "../../coded-error.js";
 import type { JsonSchema } from "../../json-schema.js";
 
+/**
+ * Why a schema has no grammar: `unsatisfiable` (no value matches it: `false`, contradictory bounds, an `allOf` of
+ * parts that exclude each other), `malformed` (a keyword of the wrong shape), `unknown_type` (a `type` JSON Schema
+ * does not have), `unresolved_ref` (a `$ref` outside "#", "#/$defs/..." and "#/definitions/..."). Stable: callers
+ * switch on it.
+ */
+export type JsonSchemaGrammarErrorCode = "unsatisfiable" | "malformed" | "unknown_type" | "unresolved_ref";
+
 /** A JSON Schema the grammar compiler cannot turn into GBNF (a caller bug: fix the schema). */
-export class JsonSchemaGrammarError extends Error {
+export class JsonSchemaGrammarError extends CodedError<JsonSchemaGrammarErrorCode> {
   override readonly name = "JsonSchemaGrammarError";
 }
 
@@ -61,7 +70,10 @@ export function schemaTypes(schema: JsonSchema, hint: string): string[] | undefi
   if (typeof declared === "string") types = [declared];
   else if (Array.isArray(declared)) types = declared.map(String);
   else if (declared !== undefined)
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "type" at "${hint}" must be a string or an array of strings`);
+    throw new JsonSchemaGrammarError(
+      "malformed",
+      `jsonSchemaToGbnf: "type" at "${hint}" must be a string or an array of strings`,
+    );
   else {
     const implied = impliedType(schema);
     types = implied === undefined ? undefined : [implied];
@@ -70,6 +82,7 @@ export function schemaTypes(schema: JsonSchema, hint: string): string[] | undefi
   for (const type of types) {
     if (!KNOWN_TYPES.has(type))
       throw new JsonSchemaGrammarError(
+        "unknown_type",
         `jsonSchemaToGbnf: unknown type "${type}" at "${hint}" (map Python-style types first, e.g. bfclToJsonSchema)`,
       );
   }
@@ -81,7 +94,10 @@ export function schemaTypes(schema: JsonSchema, hint: string): string[] | undefi
 export function mergeSchemas(a: JsonSchema, b: Schema, hint: string): JsonSchema {
   if (b === true) return a;
   if (b === false || !isObject(b))
-    throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "allOf" at "${hint}" holds a schema no value matches`);
+    throw new JsonSchemaGrammarError(
+      "unsatisfiable",
+      `jsonSchemaToGbnf: "allOf" at "${hint}" holds a schema no value matches`,
+    );
   const merged: JsonSchema = { ...a, ...b };
   const pa = own<JsonSchema>(a, "properties");
   const pb = own<JsonSchema>(b, "properties");

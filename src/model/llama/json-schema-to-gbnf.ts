@@ -35,9 +35,15 @@ class SchemaCompiler implements GbnfCompiler {
   compile(schema: Schema, hint: string): string {
     if (schema === true) return this.rules.primitive("value");
     if (schema === false)
-      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is false: no value can match it`);
+      throw new JsonSchemaGrammarError(
+        "unsatisfiable",
+        `jsonSchemaToGbnf: schema at "${hint}" is false: no value can match it`,
+      );
     if (!isObject(schema))
-      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: schema at "${hint}" is not an object or boolean`);
+      throw new JsonSchemaGrammarError(
+        "malformed",
+        `jsonSchemaToGbnf: schema at "${hint}" is not an object or boolean`,
+      );
     const ref = own<string>(schema, "$ref");
     if (ref !== undefined) return this.#compileRef(ref, hint);
     if (Object.hasOwn(schema, "const")) return this.rules.rule(hint, jsonLiteral(schema.const));
@@ -62,14 +68,17 @@ class SchemaCompiler implements GbnfCompiler {
 
   #compileEnum(values: unknown[] | undefined, hint: string): string {
     if (!Array.isArray(values) || values.length === 0)
-      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "enum" at "${hint}" must be a non-empty array`);
+      throw new JsonSchemaGrammarError("malformed", `jsonSchemaToGbnf: "enum" at "${hint}" must be a non-empty array`);
     return this.rules.rule(hint, [...new Set(values.map((v) => jsonLiteral(v)))].join(" | "));
   }
 
   /** `anyOf` / `oneOf`: one alternative per branch, the schema's other keywords merged into each object branch. */
   #compileBranches(schema: JsonSchema, branches: Schema[], hint: string): string {
     if (!Array.isArray(branches) || branches.length === 0)
-      throw new JsonSchemaGrammarError(`jsonSchemaToGbnf: "anyOf"/"oneOf" at "${hint}" must be a non-empty array`);
+      throw new JsonSchemaGrammarError(
+        "malformed",
+        `jsonSchemaToGbnf: "anyOf"/"oneOf" at "${hint}" must be a non-empty array`,
+      );
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
     const hasRest = Object.keys(rest).some((k) => !ANNOTATIONS.has(k));
     const alternatives = branches.map((branch, i) =>
@@ -111,6 +120,7 @@ class SchemaCompiler implements GbnfCompiler {
     }
     if (target === undefined)
       throw new JsonSchemaGrammarError(
+        "unresolved_ref",
         `jsonSchemaToGbnf: cannot resolve "$ref": "${ref}" at "${hint}" (only "#", "#/$defs/..." and "#/definitions/...")`,
       );
     const name = this.rules.uniqueName(`ref-${ref.split("/").pop()}`);

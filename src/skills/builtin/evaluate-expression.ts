@@ -30,14 +30,14 @@ const variadic = (apply: (...xs: number[]) => number): MathFunction => ({
 });
 
 function requirePositive(name: string, x: number): number {
-  if (x <= 0) throw new ExpressionError(`${name} of zero or a negative number (${x}) is undefined`);
+  if (x <= 0) throw new ExpressionError("math", `${name} of zero or a negative number (${x}) is undefined`);
   return x;
 }
 
 /** Rounds half away from zero (2.5 → 3, -2.5 → -3), to `digits` decimals, via exponent shifts that avoid 1.005 * 100 noise. */
 function roundHalfAway(x: number, digits: number): number {
   if (!Number.isInteger(digits) || digits < 0 || digits > 15) {
-    throw new ExpressionError(`round(x, digits): digits must be a whole number from 0 to 15, got ${digits}`);
+    throw new ExpressionError("math", `round(x, digits): digits must be a whole number from 0 to 15, got ${digits}`);
   }
   const magnitude = Math.round(Number(`${Math.abs(x)}e${digits}`));
   return Math.sign(x) * Number(`${magnitude}e-${digits}`);
@@ -47,7 +47,7 @@ const FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map([
   [
     "sqrt",
     unary((x) => {
-      if (x < 0) throw new ExpressionError(`sqrt of a negative number (${x}) has no real result`);
+      if (x < 0) throw new ExpressionError("math", `sqrt of a negative number (${x}) has no real result`);
       return Math.sqrt(x);
     }),
   ],
@@ -64,7 +64,8 @@ const FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map([
       maxArgs: 2,
       apply: ([x, base = 10]) => {
         requirePositive("log", x);
-        if (base <= 0 || base === 1) throw new ExpressionError(`log base must be positive and not 1, got ${base}`);
+        if (base <= 0 || base === 1)
+          throw new ExpressionError("math", `log base must be positive and not 1, got ${base}`);
         return base === 10 ? Math.log10(x) : Math.log(x) / Math.log(base);
       },
     },
@@ -97,8 +98,9 @@ const PREFIX_POWER = 25;
 const describe = (token: ExpressionToken) => (token.kind === "end" ? "the end" : JSON.stringify(token.text));
 
 function checkResult(value: number, what: string): number {
-  if (Number.isNaN(value)) throw new ExpressionError(`${what} has no real result`);
-  if (!Number.isFinite(value)) throw new ExpressionError(`${what} overflows: the result is too large to represent`);
+  if (Number.isNaN(value)) throw new ExpressionError("math", `${what} has no real result`);
+  if (!Number.isFinite(value))
+    throw new ExpressionError("math", `${what} overflows: the result is too large to represent`);
   return value;
 }
 
@@ -115,15 +117,15 @@ function applyInfix(op: InfixOp, left: number, right: number): number {
     case "*":
       return checkResult(left * right, what);
     case "/":
-      if (right === 0) throw new ExpressionError(`Division by zero (${what}) has no answer`);
+      if (right === 0) throw new ExpressionError("math", `Division by zero (${what}) has no answer`);
       return checkResult(left / right, what);
     case "%":
-      if (right === 0) throw new ExpressionError(`Modulo by zero (${what}) has no answer`);
+      if (right === 0) throw new ExpressionError("math", `Modulo by zero (${what}) has no answer`);
       return checkResult(left % right, what);
     case "^":
-      if (left === 0 && right < 0) throw new ExpressionError(`${what} is a division by zero and has no answer`);
+      if (left === 0 && right < 0) throw new ExpressionError("math", `${what} is a division by zero and has no answer`);
       if (left < 0 && !Number.isInteger(right)) {
-        throw new ExpressionError(`${what}: a negative number raised to a fractional power has no real result`);
+        throw new ExpressionError("math", `${what}: a negative number raised to a fractional power has no real result`);
       }
       return checkResult(left ** right, what);
   }
@@ -145,27 +147,33 @@ class ExpressionParser {
     if (token.kind === "end") return value;
     if (token.text === ")") {
       throw new ExpressionError(
+        "syntax",
         `Unbalanced parentheses: ")" at position ${token.at + 1} has no matching "("`,
         token.at,
       );
     }
     if (token.text === ",") {
       throw new ExpressionError(
+        "syntax",
         `Unexpected "," at position ${token.at + 1}: commas only separate function arguments, as in max(1, 2); write 1000, not 1,000`,
         token.at,
       );
     }
-    throw new ExpressionError(`Unexpected ${describe(token)} at position ${token.at + 1}`, token.at);
+    throw new ExpressionError("syntax", `Unexpected ${describe(token)} at position ${token.at + 1}`, token.at);
   }
 
   #expression(minPower: number): number {
     if (++this.#depth > this.#maxDepth)
-      throw new ExpressionError(`The expression is nested too deeply (more than ${this.#maxDepth} levels)`);
+      throw new ExpressionError(
+        "too_large",
+        `The expression is nested too deeply (more than ${this.#maxDepth} levels)`,
+      );
     let left = this.#prefix();
     for (;;) {
       const token = this.#lexer.peek();
       if (token.kind === "number" || token.kind === "name" || token.text === "(") {
         throw new ExpressionError(
+          "syntax",
           `Missing operator before ${describe(token)} at position ${token.at + 1}; write multiplication explicitly, as in 2*pi or 3*(4+1)`,
           token.at,
         );
@@ -191,9 +199,10 @@ class ExpressionParser {
       return value;
     }
     if (token.kind === "end") {
-      throw new ExpressionError("The expression ends too early: a number is missing at the end", token.at);
+      throw new ExpressionError("syntax", "The expression ends too early: a number is missing at the end", token.at);
     }
     throw new ExpressionError(
+      "syntax",
       `Expected a number, a function or "(" at position ${token.at + 1}, found ${describe(token)}`,
       token.at,
     );
@@ -206,13 +215,14 @@ class ExpressionParser {
     const fn = FUNCTIONS.get(key);
     if (!fn) {
       throw new ExpressionError(
+        "syntax",
         `Unknown name ${JSON.stringify(token.text)} at position ${token.at + 1}; known functions: ${EXPRESSION_FUNCTIONS.join(", ")}; constants: ${EXPRESSION_CONSTANTS.join(", ")}`,
         token.at,
       );
     }
     const open = this.#lexer.next();
     if (open.text !== "(")
-      throw new ExpressionError(`${key} is a function: write ${key}(x), with parentheses`, open.at);
+      throw new ExpressionError("syntax", `${key} is a function: write ${key}(x), with parentheses`, open.at);
     const args: number[] = [];
     if (this.#lexer.peek().text === ")") this.#lexer.next();
     else {
@@ -235,6 +245,7 @@ class ExpressionParser {
             ? `${fn.minArgs} or more`
             : `${fn.minArgs} or ${fn.maxArgs}`;
       throw new ExpressionError(
+        "syntax",
         `${key} takes ${wanted} argument${fn.maxArgs === 1 ? "" : "s"}, got ${args.length}`,
         token.at,
       );
@@ -246,9 +257,13 @@ class ExpressionParser {
     const token = this.#lexer.next();
     if (token.text === text) return;
     if (token.kind === "end") {
-      throw new ExpressionError(`Unbalanced parentheses: "(" at position ${opener.at + 1} is never closed`, opener.at);
+      throw new ExpressionError(
+        "syntax",
+        `Unbalanced parentheses: "(" at position ${opener.at + 1} is never closed`,
+        opener.at,
+      );
     }
-    throw new ExpressionError(`Expected ")" at position ${token.at + 1}, found ${describe(token)}`, token.at);
+    throw new ExpressionError("syntax", `Expected ")" at position ${token.at + 1}, found ${describe(token)}`, token.at);
   }
 }
 
@@ -262,17 +277,21 @@ class ExpressionParser {
  */
 export function evaluateExpression(source: string, options: EvaluateExpressionOptions = {}): number {
   const maxLength = options.maxLength ?? CALCULATOR_MAX_EXPRESSION_LENGTH;
-  if (typeof source !== "string") throw new ExpressionError("The expression must be a string");
+  if (typeof source !== "string") throw new ExpressionError("syntax", "The expression must be a string");
   if (source.length > maxLength) {
-    throw new ExpressionError(`The expression is too long (${source.length} characters, at most ${maxLength})`);
+    throw new ExpressionError(
+      "too_large",
+      `The expression is too long (${source.length} characters, at most ${maxLength})`,
+    );
   }
-  if (source.trim() === "") throw new ExpressionError("The expression is empty");
+  if (source.trim() === "") throw new ExpressionError("syntax", "The expression is empty");
   try {
     return new ExpressionParser(source, options.maxDepth ?? CALCULATOR_MAX_DEPTH).parseAll();
   } catch (error) {
     // Small models write "15% of 80" or "80*15%": say what % means here, once, after the parse error.
     if (error instanceof ExpressionError && source.includes("%") && !error.message.startsWith("Modulo")) {
       throw new ExpressionError(
+        error.code,
         `${error.message}. Note: % is the remainder operator (7 % 3 = 1); for a percentage write 15/100*80`,
         error.at,
       );

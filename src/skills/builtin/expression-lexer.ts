@@ -1,3 +1,5 @@
+import { CodedError } from "../../coded-error.js";
+
 /** One token of an arithmetic expression; `at` is its 0-based position in the source, for error messages. */
 export type ExpressionToken =
   | { kind: "number"; value: number; text: string; at: number }
@@ -5,14 +7,26 @@ export type ExpressionToken =
   | { kind: "op"; text: "+" | "-" | "*" | "/" | "%" | "^" | "(" | ")" | ","; at: number }
   | { kind: "end"; text: ""; at: number };
 
-/** A malformed expression; `at` is the 0-based position of the problem. The message is written for the model. */
-export class ExpressionError extends Error {
+/**
+ * What is wrong with an expression: `syntax` (not a well-formed expression: a character, name, operator, parenthesis
+ * or argument count), `math` (well formed, but with no finite real result: a division by zero, a root of a negative
+ * number, an overflow, an argument outside a function's domain), `too_large` (longer or more deeply nested than
+ * allowed). Stable: callers switch on it.
+ */
+export type ExpressionErrorCode = "syntax" | "math" | "too_large";
+
+/**
+ * A bad expression; `at` is the 0-based position of the problem, when it has one. The message is written for the
+ * model (it becomes the calculator's tool error).
+ */
+export class ExpressionError extends CodedError<ExpressionErrorCode> {
   override readonly name = "ExpressionError";
   constructor(
+    code: ExpressionErrorCode,
     message: string,
     readonly at?: number,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -67,7 +81,7 @@ export class ExpressionLexer {
     if (number) {
       this.#pos = NUMBER.lastIndex;
       const value = Number(number[0]);
-      if (!Number.isFinite(value)) throw new ExpressionError(`The number ${number[0]} is too large`, at);
+      if (!Number.isFinite(value)) throw new ExpressionError("math", `The number ${number[0]} is too large`, at);
       return { kind: "number", value, text: number[0], at };
     }
 
@@ -91,6 +105,7 @@ export class ExpressionLexer {
     }
     const shown = String.fromCodePoint(source.codePointAt(at)!);
     throw new ExpressionError(
+      "syntax",
       `Unexpected character ${JSON.stringify(shown)} at position ${at + 1}; only numbers, + - * / % ^ ( ) , and the listed functions are allowed`,
       at,
     );

@@ -22,6 +22,7 @@ export {
   EXPRESSION_FUNCTIONS,
   type EvaluateExpressionOptions,
 } from "./evaluate-expression.js";
+export type { ExpressionErrorCode } from "./expression-lexer.js";
 export {
   AllowDirError,
   FileAccessError,
