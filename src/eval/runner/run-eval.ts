@@ -111,24 +111,6 @@ interface RunSetup {
   wrap?: (model: ModelHandle) => ModelHandle;
 }
 
-/**
- * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
- * iterations, judged by the task. Never throws: a model that cannot be had or a run that throws is a failed record.
- */
-export async function runTask(
-  task: EvalTask,
-  provider: ModelProvider,
-  budget: number,
-  seed: number,
-  signal?: AbortSignal,
-  grammar = true,
-  loop?: LoopSettings,
-): Promise<RunRecord> {
-  return (
-    await runTaskWithState(task, { provider, budget, seed, grammar, ...(loop && { loop }), ...(signal && { signal }) })
-  ).record;
-}
-
 /** The task on a fresh Agent with `model`: the loop, or the task's workflow in its place. */
 function runOnAgent(task: EvalTask, model: ModelHandle, setup: RunSetup): Promise<AgentState> {
   const { budget, signal } = setup;
@@ -143,6 +125,11 @@ function runOnAgent(task: EvalTask, model: ModelHandle, setup: RunSetup): Promis
   return task.workflow ? agent.run(task.workflow.run, task.query, runOptions) : agent.run(task.query, runOptions);
 }
 
+/**
+ * One run: a fresh Agent on the task's skills with the provider's model and `min(budget, task.maxIterations)`
+ * iterations, judged by the task, with the run's state and model when it ran. Never throws: a model that cannot be
+ * had or a run that throws is a failed record.
+ */
 async function runTaskWithState(
   task: EvalTask,
   setup: RunSetup,
