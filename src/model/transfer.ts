@@ -288,8 +288,9 @@ export class Transfer {
 
   /**
    * The finished file through the same bounded GGUF reader as every model file: a header whose tensors run past the
-   * end is an incomplete download (kept, to resume); a header that is not valid GGUF, or tensor data followed by
-   * bytes no tensor owns (two writers into one file), is a bad file (deleted).
+   * end of a body of unknown length is an incomplete download (kept, to resume); a header that is not valid GGUF
+   * (past the end of a body as long as announced included), or tensor data followed by bytes no tensor owns (two
+   * writers into one file), is a bad file (deleted).
    */
   private async verifyHeader(
     reject: (code: "size_mismatch" | "bad_source", message: string) => Promise<never>,
@@ -305,7 +306,9 @@ export class Transfer {
       }
     } catch (error) {
       if (!(error instanceof GgufHeaderError)) throw error;
-      if (error.code === "truncated")
+      // A header that runs past the end is a cut transfer only when the server gave no length: a body as long as it
+      // announced is the whole file, and a resume would get nothing more (416), so that header lies and is deleted.
+      if (error.code === "truncated" && this.total === undefined)
         throw new DownloadError(
           "network",
           `The download is incomplete (${error.message}); run the pull again to resume.`,
