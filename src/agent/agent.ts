@@ -183,6 +183,32 @@ function runArguments(
 }
 
 /**
+ * The agent's system prompt in its style and, for an agent in the full style, the compact one a run condenses to when
+ * even its newest step alone leaves too little room for a reply (see fitStep): skills as signature lines, without the
+ * worked example.
+ */
+function systemPrompts(
+  registry: Registry,
+  options: AgentOptions,
+  shape: { style: PromptStyle; parallelCalls: boolean; thought: ThoughtPlacement },
+): { full: string; compact: string | undefined } {
+  const common = {
+    soul: options.soul,
+    parallelCalls: shape.parallelCalls,
+    thought: shape.thought,
+    ...(options.outputSchema && { outputSchema: options.outputSchema }),
+  };
+  const exampleTrajectory = options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY;
+  return {
+    full: buildSystemPrompt(registry, { ...common, style: shape.style, exampleTrajectory }),
+    compact:
+      shape.style === "full"
+        ? buildSystemPrompt(registry, { ...common, style: "compact", exampleTrajectory: false })
+        : undefined,
+  };
+}
+
+/**
  * The agent loop: each step renders the conversation, asks the model for one action (JSON, grammar-constrained when
  * the model supports it), parses and validates it, runs the skill, and feeds the result back, until an answer, the
  * iteration budget, the retry budget, a model error or an abort. Every failure of the model or of a skill is an event;
@@ -193,11 +219,14 @@ export class Agent {
   readonly registry: Registry;
   readonly options: Readonly<AgentOptions>;
   readonly #system: string;
+  /** The compact system prompt a run of a full-style agent condenses to when its context is short (see fitStep). */
+  readonly #compactSystem: string | undefined;
   /** Each run's transcript, built up one step at a time (see RunTranscript). */
   readonly #conversations = new WeakMap<AgentState, RunTranscript>();
   readonly #chatFormat: ChatFormat;
   readonly #jsonSchema: JsonSchema | undefined;
-  #sharedOpeningLength: number | undefined;
+  /** The shared opening's length for each system prompt a run may begin with (see #sharedOpening). */
+  readonly #sharedOpenings = new Map<string, number>();
   /** The final round's schema: the final answer alone (undefined when the grammar is off). */
   readonly #answerSchema: JsonSchema | undefined;
 
@@ -218,14 +247,9 @@ export class Agent {
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
     if (style !== "full" && style !== "compact")
       throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
-    this.#system = buildSystemPrompt(this.registry, {
-      soul: options.soul,
-      parallelCalls,
-      style,
-      thought,
-      exampleTrajectory: options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY,
-      ...(options.outputSchema && { outputSchema: options.outputSchema }),
-    });
+    const prompts = systemPrompts(this.registry, options, { style, parallelCalls, thought });
+    this.#system = prompts.full;
+    this.#compactSystem = prompts.compact;
     this.#chatFormat = options.chatFormat ?? options.model.chatFormat ?? gemma3ChatFormat;
     const shape = {
       parallelCalls,
@@ -242,6 +266,14 @@ export class Agent {
   /** The system prompt every run starts with. */
   get systemPrompt(): string {
     return this.#system;
+  }
+
+  /**
+   * The compact system prompt a run condenses to when even its newest step alone leaves too little of the context
+   * for a reply (a `context-trimmed` event with `promptStyle: "compact"`); undefined for an agent in the compact style.
+   */
+  get compactSystemPrompt(): string | undefined {
+    return this.#compactSystem;
   }
 
   /** The agent's name (AgentOptions.name). */
@@ -280,15 +312,20 @@ export class Agent {
     return this.#jsonSchema;
   }
 
-  /** The full prompt of the next step of this run, as the model will see it. */
-  renderPrompt(state: AgentState, options: { droppedSteps?: number } = {}): string {
+  /**
+   * The full prompt of the next step of this run, as the model will see it; `droppedSteps` and `promptStyle` render
+   * it at another trim level or system prompt style (fitting the context measures some), `promptStyle: "compact"`
+   * only for an agent in the full style (its compact system prompt, see fitStep).
+   */
+  renderPrompt(state: AgentState, options: { droppedSteps?: number; promptStyle?: PromptStyle } = {}): string {
     let conversation = this.#conversations.get(state);
     if (!conversation)
       this.#conversations.set(
         state,
-        (conversation = new RunTranscript(this.#system, state.query, state.depth, state.history)),
+        (conversation = new RunTranscript(this.#system, state.query, state.depth, state.history, this.#compactSystem)),
       );
-    return conversation.add(state.stream.toArray()).render(this.#chatFormat, options.droppedSteps);
+    const compact = options.promptStyle === undefined ? undefined : options.promptStyle === "compact";
+    return conversation.add(state.stream.toArray()).render(this.#chatFormat, options.droppedSteps, compact);
   }
 
   /**
@@ -393,7 +430,7 @@ export class Agent {
     const { signal, schema } = step;
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
-      sharedPrefix: this.#sharedOpening(),
+      sharedPrefix: this.#sharedOpening(this.#conversations.get(state)?.systemPrompt ?? this.#system),
       ...(schema && { jsonSchema: schema }),
       ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
       ...(signal && { signal }),
@@ -409,9 +446,15 @@ export class Agent {
     }
   }
 
-  /** The prompt's opening that every run of this agent shares (for a loader's prompt cache), computed once. */
-  #sharedOpening(): number {
-    return (this.#sharedOpeningLength ??= sharedOpeningLength(this.#chatFormat, this.#system));
+  /**
+   * The prompt's opening that every run of this agent with this system prompt shares (for a loader's prompt cache),
+   * computed once per system prompt: the agent's own, or the compact one a run condensed to.
+   */
+  #sharedOpening(system: string): number {
+    let length = this.#sharedOpenings.get(system);
+    if (length === undefined)
+      this.#sharedOpenings.set(system, (length = sharedOpeningLength(this.#chatFormat, system)));
+    return length;
   }
 
   /** The loop, or the workflow in its place, inside the run's span. */
@@ -480,7 +523,13 @@ export class Agent {
       this.#startFinalRound(state, options.maxIterations);
       let reply: ParsedReply;
       try {
-        const fit = await fitStep(state, agentBudget(this), (drop) => this.renderPrompt(state, { droppedSteps: drop }));
+        const fit = await fitStep(
+          state,
+          agentBudget(this),
+          (drop, compact) =>
+            this.renderPrompt(state, { droppedSteps: drop, ...(compact && { promptStyle: "compact" }) }),
+          { condense: this.#compactSystem !== undefined },
+        );
         reply = await this.step(state, { signal, ...(fit && { maxTokens: fit.replyTokens }) });
       } catch (error) {
         if (signal?.aborted) return aborted();

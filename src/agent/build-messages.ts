@@ -42,17 +42,20 @@ export function finalRoundText(): string {
  * it and, as the next user turn, what came of it (results, errors, feedback, a final-round note). Built only from the
  * events, in order, so the rendered prompt of step k+1 begins with the prompt of step k, except after a
  * `context-trimmed` event: from then on its `droppedSteps` oldest steps are left out (a note after the question says
- * how many; `options.droppedSteps` renders another count, to measure it). Events forwarded from nested agents (a depth other than `depth`, the depth of the agent whose
- * conversation this is) are not part of it.
+ * how many; `options.droppedSteps` renders another count, to measure it), and after one with `promptStyle: "compact"`
+ * the system prompt is `options.compactSystem`. Events forwarded from nested agents (a depth other than `depth`, the
+ * depth of the agent whose conversation this is) are not part of it.
  */
 export function buildMessages(
   system: string,
   query: string,
   events: readonly AgentEvent[],
   depth = 0,
-  options: { droppedSteps?: number } = {},
+  options: { droppedSteps?: number; compactSystem?: string } = {},
 ): ChatMessage[] {
-  return new RunTranscript(system, query, depth).add(events).messages(options.droppedSteps);
+  return new RunTranscript(system, query, depth, undefined, options.compactSystem)
+    .add(events)
+    .messages(options.droppedSteps);
 }
 
 /** A message of the conversation, tagged with the step it belongs to (0: before the first reply, always shown). */
@@ -74,16 +77,28 @@ export class RunTranscript {
   #feedback: string[] = [];
   #steps = 0;
   #dropped = 0;
+  /** The run condensed its system prompt to `compactSystem` (a `context-trimmed` event with `promptStyle: "compact"`). */
+  #compact = false;
   #consumed = 0;
-  /** The rendered text of the head (system, history, question) and the settled turns, for one trim level. */
-  #rendered: { drop: number; text: string; turns: number } | undefined;
+  /** The rendered text of the head (system, history, question) and the settled turns, for one trim level and style. */
+  #rendered: { drop: number; compact: boolean; text: string; turns: number } | undefined;
 
+  /**
+   * `compactSystem`: the system prompt in the compact style, which the run switches to for good once a
+   * `context-trimmed` event says `promptStyle: "compact"` (default: `system`, nothing to switch to).
+   */
   constructor(
     private readonly system: string,
     private readonly query: string,
     private readonly depth = 0,
     private readonly history?: HistoryView,
+    private readonly compactSystem = system,
   ) {}
+
+  /** The system prompt the run's prompts now begin with: the compact one once the run condensed it. */
+  get systemPrompt(): string {
+    return this.#compact ? this.compactSystem : this.system;
+  }
 
   /** Takes in the events of `events` past those already taken in: pass the run's whole list, in order, each time. */
   add(events: readonly AgentEvent[]): this {
@@ -98,20 +113,23 @@ export class RunTranscript {
 
   /**
    * The conversation rendered by `format` at trim level `droppedSteps` (default: as the newest `context-trimmed`
-   * event says). With a format that renders continuations, the text of the settled turns is kept and only new turns
-   * are rendered each step; another format renders all messages.
+   * event says), with the compact system prompt when `compact` (default: once the run condensed it). With a format
+   * that renders continuations, the text of the settled turns is kept and only new turns are rendered each step;
+   * another format renders all messages.
    */
-  render(format: ChatFormat, droppedSteps = this.#dropped): string {
-    if (!format.renderContinuation) return format.render(this.messages(droppedSteps));
-    let rendered = this.#rendered?.drop === droppedSteps ? this.#rendered : undefined;
+  render(format: ChatFormat, droppedSteps = this.#dropped, compact = this.#compact): string {
+    if (!format.renderContinuation) return format.render(this.messages(droppedSteps, compact));
+    const kept = this.#rendered;
+    let rendered = kept?.drop === droppedSteps && kept.compact === compact ? kept : undefined;
     if (!rendered) {
       rendered = {
         drop: droppedSteps,
-        text: format.render(this.#head(droppedSteps), { addGenerationPrompt: false }),
+        compact,
+        text: format.render(this.#head(droppedSteps, compact), { addGenerationPrompt: false }),
         turns: 0,
       };
-      // keep the run's own rendering; one with another count (fitting the context measures some) is made apart
-      if (droppedSteps === this.#dropped) this.#rendered = rendered;
+      // keep the run's own rendering; one with another count or style (fitting the context measures some) is apart
+      if (droppedSteps === this.#dropped && compact === this.#compact) this.#rendered = rendered;
     }
     const stepsDropped = this.#stepsDropped(droppedSteps);
     const shown = (step: number) => step === 0 || step > stepsDropped;
@@ -141,12 +159,12 @@ export class RunTranscript {
   }
 
   /** System prompt, the history at the level's history trim, and the question (with a note when steps are dropped). */
-  #head(drop: number): ChatMessage[] {
+  #head(drop: number, compact: boolean): ChatMessage[] {
     const stepsDropped = this.#stepsDropped(drop);
     const question =
       stepsDropped > 0 ? `${this.query}\n\n${renderPrompt("context-trimmed", { count: stepsDropped })}` : this.query;
     return [
-      { role: "system", content: this.system },
+      { role: "system", content: compact ? this.compactSystem : this.system },
       ...(this.history?.messages(Math.min(drop, this.historyLevels)) ?? []),
       { role: "user", content: question },
     ];
@@ -157,11 +175,14 @@ export class RunTranscript {
     return this.#consumed;
   }
 
-  /** The messages at trim level `droppedSteps` (default: as the newest `context-trimmed` event says). */
-  messages(droppedSteps = this.#dropped): ChatMessage[] {
+  /**
+   * The messages at trim level `droppedSteps` (default: as the newest `context-trimmed` event says), with the compact
+   * system prompt when `compact` (default: once the run condensed it).
+   */
+  messages(droppedSteps = this.#dropped, compact = this.#compact): ChatMessage[] {
     const stepsDropped = this.#stepsDropped(droppedSteps);
     const shown = (step: number) => step === 0 || step > stepsDropped;
-    const messages = this.#head(droppedSteps);
+    const messages = this.#head(droppedSteps, compact);
     for (const turn of this.#turns) if (shown(turn.step)) messages.push(turn.message);
     if (this.#feedback.length && shown(this.#steps))
       messages.push({ role: "user", content: this.#feedback.join("\n\n") });
@@ -198,6 +219,7 @@ export class RunTranscript {
         break;
       case "context-trimmed":
         this.#dropped = (event.historyLevel ?? 0) + event.droppedSteps;
+        if (event.promptStyle === "compact") this.#compact = true;
         break;
       default:
         break;

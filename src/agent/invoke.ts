@@ -70,6 +70,8 @@ export interface InvokeHost {
   readonly name: string;
   readonly model: ModelHandle;
   readonly systemPrompt: string;
+  /** The compact system prompt a run falls back on when its context is short (see fitStep); none: undefined. */
+  readonly compactSystemPrompt?: string;
   readonly chatFormat: ChatFormat;
   readonly options: Readonly<InvokeSettings>;
   renderPrompt(state: AgentState, options?: { droppedSteps?: number }): string;
@@ -205,14 +207,15 @@ export async function invokeTurn(
 ): Promise<InvokeResult> {
   const conversation = options.conversation ?? new Conversation({ agent: host.name });
   const budget = agentBudget(host);
-  if (budget)
-    await checkFirstPrompt(
-      budget,
+  if (budget) {
+    const first = (system: string) =>
       host.chatFormat.render([
-        { role: "system", content: host.systemPrompt },
+        { role: "system", content: system },
         { role: "user", content: message },
-      ]),
-    );
+      ]);
+    const compact = host.compactSystemPrompt;
+    await checkFirstPrompt(budget, first(host.systemPrompt), compact === undefined ? undefined : first(compact));
+  }
   const summarized = await summarizeOldest(host, conversation, message, options.signal);
   const history = historyView(conversation);
   const state = new AgentState(message, { history });

@@ -50,17 +50,27 @@ export function promptBudget(model: ModelHandle, settings: BudgetSettings): Prom
 
 /**
  * Refuse, before any generation, a first prompt that cannot fit whatever is trimmed: the system prompt and the message
- * alone over the token budget, or leaving under MIN_REPLY_TOKENS of the context for a reply. Throws MemoryBudgetError.
+ * alone over the token budget, or leaving under MIN_REPLY_TOKENS of the context for a reply. `condensed` is the same
+ * first prompt with the compact system prompt a run falls back on (see fitStep): when it fits, nothing is refused.
+ * Throws MemoryBudgetError (about `prompt`).
  */
-export async function checkFirstPrompt(budget: PromptBudget, prompt: string): Promise<void> {
+export async function checkFirstPrompt(budget: PromptBudget, prompt: string, condensed?: string): Promise<void> {
+  const problem = await firstPromptProblem(budget, prompt);
+  if (!problem || (condensed !== undefined && !(await firstPromptProblem(budget, condensed)))) return;
+  throw problem;
+}
+
+/** Why `prompt` cannot be a first prompt under `budget`, or undefined when it can. */
+async function firstPromptProblem(budget: PromptBudget, prompt: string): Promise<MemoryBudgetError | undefined> {
   const tokens = await budget.counter.count(prompt);
   const counted = `${tokens} tokens (${budget.counter.label})`;
   if (budget.tokenBudget !== undefined && tokens > budget.tokenBudget)
-    throw new MemoryBudgetError(
+    return new MemoryBudgetError(
       `the system prompt and the message alone need ${counted}, more than the memory's token budget of ${budget.tokenBudget}: raise memory.token_budget, or shorten the soul, the tools or the message`,
     );
   if (budget.contextSize - tokens < MIN_REPLY_TOKENS)
-    throw new MemoryBudgetError(
+    return new MemoryBudgetError(
       `the system prompt and the message alone need ${counted}, which leaves under ${MIN_REPLY_TOKENS} of the model's ${budget.contextSize}-token context for a reply: use a larger context size, or shorten the soul, the tools or the message`,
     );
+  return undefined;
 }

@@ -26,7 +26,7 @@ export function summarizeEvent(event: AgentEvent): string {
     case "final-round":
       return `final-round (${event.reason}): only a final answer allowed`;
     case "context-trimmed":
-      return `context-trimmed: ${event.droppedSteps} oldest step(s) left out, prompt ${event.promptTokensBefore} -> ${event.promptTokensAfter} of ${event.contextSize} tokens`;
+      return `context-trimmed: ${event.droppedSteps} oldest step(s) left out${event.promptStyle === "compact" ? ", system prompt compact" : ""}, prompt ${event.promptTokensBefore} -> ${event.promptTokensAfter} of ${event.contextSize} tokens`;
     case "model-call":
       return `model-call${event.name ? ` ${event.name}` : ""}: ${oneLine(event.raw)}`;
     case "workflow-error":

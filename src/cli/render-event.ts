@@ -28,7 +28,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "final-round":
       return `${indent}[${event.step}] final round (${event.reason === "budget" ? "last step of the budget" : "after a repeated call"}): answer only`;
     case "context-trimmed":
-      return `${indent}[${event.step}] context: ${event.droppedSteps} oldest step(s) left out (prompt ${event.promptTokensBefore} → ${event.promptTokensAfter} of ${event.contextSize} tokens)`;
+      return `${indent}[${event.step}] context: ${event.droppedSteps} oldest step(s) left out${event.promptStyle === "compact" ? ", system prompt in the compact style" : ""} (prompt ${event.promptTokensBefore} → ${event.promptTokensAfter} of ${event.contextSize} tokens)`;
     case "model-call":
       return `${step} ${event.name ?? "ask"}${event.attempt > 1 ? ` (try ${event.attempt})` : ""}: ${oneLine(event.raw)}`;
     case "workflow-error":

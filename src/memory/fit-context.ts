@@ -27,6 +27,8 @@ export interface FitInput {
    * model one re-evaluation of the prompt).
    */
   trimTarget?: { tokens: number; levels: number };
+  /** The system prompt is already in the compact style (the error's advice then leaves that out). */
+  compact?: boolean;
 }
 
 /** How a step fits: the trim level, prompt tokens before and after, tokens left for the reply. */
@@ -40,6 +42,13 @@ export interface ContextFit {
 /** Even with every earlier step left out, the prompt leaves less than MIN_REPLY_TOKENS for a reply. */
 export class ContextOverflowError extends Error {
   override readonly name = "ContextOverflowError";
+  /** Tokens of the prompt as it was first measured, before anything was left out. */
+  readonly promptTokensBefore: number;
+
+  constructor(message: string, promptTokensBefore: number) {
+    super(message);
+    this.promptTokensBefore = promptTokensBefore;
+  }
 }
 
 /**
@@ -72,13 +81,18 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
       room(tokens) + input.replyOverrun - Math.min(input.replyOverrun, MIN_WRAP_UP_TOKENS),
     );
   if (replyTokens < minReply) {
+    const advice = input.compact
+      ? "use a larger context size or fewer skills (the system prompt is already in the compact style)"
+      : "use a larger context size, a shorter system prompt (compact style) or fewer skills";
     throw new ContextOverflowError(
-      `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${minReply} needed); use a larger context size, a shorter system prompt (compact style) or fewer skills`,
+      `the prompt needs ${tokens} tokens even with ${drop} earlier step(s) left out, which leaves ${Math.max(0, replyTokens)} of the ${input.contextSize}-token context for the reply (at least ${minReply} needed); ${advice}`,
+      before,
     );
   }
   if (tokens > budget)
     throw new ContextOverflowError(
       `the prompt needs ${tokens} tokens even with all the older material left out (${drop} trim step(s)), over the memory's token budget of ${budget}; raise memory.token_budget or shorten the system prompt, the message or the skills' results`,
+      before,
     );
   return { droppedSteps: drop, promptTokensBefore: before, promptTokensAfter: tokens, replyTokens };
 }
