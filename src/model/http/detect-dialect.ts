@@ -32,8 +32,9 @@ export async function probe(target: ProbeTarget, url: string): Promise<unknown> 
     return await requestJson({
       url,
       timeoutMs: target.timeoutMs ?? PROBE_TIMEOUT_MS,
-      ...(target.apiKey !== undefined && { apiKey: target.apiKey }),
-      ...(target.signal && { signal: target.signal }),
+      apiKey: target.apiKey,
+      signal: target.signal,
+
     });
   } catch (error) {
     if (error instanceof HttpModelError && (error.code === "http_error" || error.code === "bad_response")) {

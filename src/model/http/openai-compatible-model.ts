@@ -93,8 +93,8 @@ export class OpenAICompatibleModel implements ModelHandle {
       promptMode: o.promptMode ?? "chat",
       structuredOutput:
         o.structuredOutput === "gbnf" || o.structuredOutput === "none" ? o.structuredOutput : "json-schema",
-      ...(c?.models && { models: c.models }),
-      ...(c?.slots !== undefined && { slots: c.slots }),
+      models: c?.models,
+      slots: c?.slots,
     };
   }
 
@@ -166,7 +166,7 @@ export class OpenAICompatibleModel implements ModelHandle {
 
   async #open(): Promise<ServerConnection> {
     const o = this.#options;
-    const target = { baseURL: o.baseURL, ...(o.apiKey !== undefined && { apiKey: o.apiKey }) };
+    const target = { baseURL: o.baseURL, apiKey: o.apiKey };
     const connection = await withRetries(
       () => connectServer(target, { dialect: o.dialect ?? "auto", model: o.model }),
       this.#retryPolicy(undefined),
@@ -190,8 +190,8 @@ export class OpenAICompatibleModel implements ModelHandle {
     const o = this.#options;
     return {
       retries: o.retries ?? DEFAULT_HTTP_RETRIES,
-      ...(signal && { signal }),
-      ...(o.random && { random: o.random }),
+      signal,
+      random: o.random,
       onRetry: (error: HttpModelError, retry: number, delayMs: number) => {
         this.#shared.retries++;
         o.onRetry?.(error, retry, delayMs);
@@ -216,8 +216,8 @@ export class OpenAICompatibleModel implements ModelHandle {
       input: chat ? { messages: decodeMessages(prompt) } : { prompt: this.#rawPrompt(prompt, connection) },
       maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
       temperature: options.temperature ?? o.temperature ?? 0,
-      ...(constraint && { constraint }),
-      ...(seed !== undefined && { seed }),
+      constraint,
+      seed,
       ...(!chat && this.chatFormat.endOfTurn !== "" && { stop: [this.chatFormat.endOfTurn] }),
     };
   }
@@ -241,7 +241,7 @@ export class OpenAICompatibleModel implements ModelHandle {
     this.#stats.record(reply.usage, {
       startedMs,
       endedMs: performance.now(),
-      ...(firstTextMs !== undefined && { firstTextMs }),
+      firstTextMs,
     });
     return reply.text;
   }
@@ -259,8 +259,8 @@ export class OpenAICompatibleModel implements ModelHandle {
       url,
       body: wire.body,
       timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
-      ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
-      ...(signal && { signal }),
+      apiKey: o.apiKey,
+      signal,
     });
     try {
       const lines = streamLines(response, watch);
@@ -288,7 +288,8 @@ export class OpenAICompatibleModel implements ModelHandle {
           url,
           body,
           timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
-          ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+          apiKey: o.apiKey,
+
         }),
       this.#retryPolicy(undefined),
     );

@@ -44,7 +44,7 @@ function streamedError(message: Record<string, unknown>, url: string): HttpModel
   const status = num(error.code);
   return new HttpModelError("http_error", `the model server at ${url} failed mid-reply: ${text}`, {
     url,
-    ...(status !== undefined && { status }),
+    status,
   });
 }
 
@@ -77,7 +77,7 @@ export function openAIPiece(data: string, url: string): Piece {
   const usage = openAIUsage(message);
   return {
     ...(text !== "" && { text }),
-    ...(usage && { usage }),
+    usage,
     ...(typeof choice.finish_reason === "string" && { finishReason: choice.finish_reason }),
   };
 }
@@ -142,5 +142,6 @@ export async function readReply(
     throw new HttpModelError("unreachable", `the model server at ${url} closed the connection before the reply ended`, {
       url,
     });
-  return { text, usage, ...(finishReason !== undefined && { finishReason }) };
+  return { text, usage, finishReason };
+
 }

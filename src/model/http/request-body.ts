@@ -39,7 +39,7 @@ function ollamaRequest(request: ReplyRequest, messages: ServerMessage[]): WireRe
       options: {
         temperature: request.temperature,
         num_predict: request.maxTokens,
-        ...(request.seed !== undefined && { seed: request.seed }),
+        seed: request.seed,
       },
     },
   };
@@ -73,7 +73,8 @@ export function wireRequest(request: ReplyRequest): WireRequest {
     stream_options: { include_usage: true },
     max_tokens: request.maxTokens,
     temperature: request.temperature,
-    ...(request.seed !== undefined && { seed: request.seed }),
+    seed: request.seed,
+
     ...(request.stop && request.stop.length > 0 && { stop: request.stop }),
     ...(llama && { cache_prompt: true }),
     ...constraintFields(request, raw),
