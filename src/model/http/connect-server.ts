@@ -104,5 +104,4 @@ export async function connectServer(
   const models = await listServerModels(target, dialect);
   const model = chooseModel(wanted.model, models, dialect, target.baseURL);
   return { dialect, detectedBy, model, models, ...fromProps(props) };
-
 }

@@ -34,7 +34,6 @@ export async function probe(target: ProbeTarget, url: string): Promise<unknown> 
       timeoutMs: target.timeoutMs ?? PROBE_TIMEOUT_MS,
       apiKey: target.apiKey,
       signal: target.signal,
-
     });
   } catch (error) {
     if (error instanceof HttpModelError && (error.code === "http_error" || error.code === "bad_response")) {

@@ -289,7 +289,6 @@ export class OpenAICompatibleModel implements ModelHandle {
           body,
           timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
           apiKey: o.apiKey,
-
         }),
       this.#retryPolicy(undefined),
     );

@@ -143,5 +143,4 @@ export async function readReply(
       url,
     });
   return { text, usage, finishReason };
-
 }
