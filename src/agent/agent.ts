@@ -196,7 +196,7 @@ function systemPrompts(
     soul: options.soul,
     parallelCalls: shape.parallelCalls,
     thought: shape.thought,
-    ...(options.outputSchema && { outputSchema: options.outputSchema }),
+    outputSchema: options.outputSchema,
   };
   const exampleTrajectory = options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY;
   return {
@@ -256,7 +256,7 @@ export class Agent {
       thought,
       maxThoughtChars: options.maxThoughtChars ?? DEFAULT_MAX_THOUGHT_CHARS,
       maxAnswerChars: options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
-      ...(options.outputSchema && { answerSchema: options.outputSchema }),
+      answerSchema: options.outputSchema,
     };
     const grammar = options.grammar ?? DEFAULT_USE_GRAMMAR;
     this.#jsonSchema = grammar ? buildActionJsonSchema(this.registry, shape) : undefined;
@@ -341,7 +341,7 @@ export class Agent {
     const raw = await this.#generate(prompt, state, { signal: options.signal, schema, maxTokens: options.maxTokens });
     const reply = parseAction(raw, this.registry, {
       parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
-      ...(this.options.outputSchema && { answerSchema: this.options.outputSchema }),
+      answerSchema: this.options.outputSchema,
     });
     if (reply.type === "validation-error") return reply;
     return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
@@ -488,7 +488,7 @@ export class Agent {
       chatFormat: this.#chatFormat,
       grammar: this.options.grammar ?? DEFAULT_USE_GRAMMAR,
       maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
-      ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
+      temperature: this.options.temperature,
       makeAgent: (spec) => new Agent(spec),
     });
   }
@@ -530,7 +530,7 @@ export class Agent {
             this.renderPrompt(state, { droppedSteps: drop, ...(compact && { promptStyle: "compact" }) }),
           { condense: this.#compactSystem !== undefined },
         );
-        reply = await this.step(state, { signal, ...(fit && { maxTokens: fit.replyTokens }) });
+        reply = await this.step(state, { signal, maxTokens: fit?.replyTokens });
       } catch (error) {
         if (signal?.aborted) return aborted();
         state.emit({ type: "model-error", message: describeThrown(error) });
