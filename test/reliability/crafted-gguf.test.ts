@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -130,75 +130,4 @@ describe("crafted GGUF files (issue 18 §1)", () => {
     }
     expect(refused.length).toBeGreaterThan(files.length * 0.8);
   }, 120_000);
-});
-
-/** Runs the CLI; resolves with its exit code, output and how long it took (killed after 20 s). */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, "dist/cli/main.js"), ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - start });
-    });
-  });
-}
-
-describe("hostile model files through the CLI (issue 18 §1)", () => {
-  const models = mkdtempSync(join(tmpdir(), "ga-crafted-cli-"));
-  afterAll(() => rmSync(models, { recursive: true, force: true }));
-  const crafted = () => {
-    // the 1 KB file that aborted the process: the first key's length set to 2^31
-    const { bytes, fields } = baseGguf();
-    const key = fields.find((f) => f.name === "length of key general.architecture")!;
-    bytes.writeBigUInt64LE(2n ** 31n, key.offset);
-    const path = join(models, "crafted.gguf");
-    writeFileSync(path, bytes);
-    return path;
-  };
-  const fifo = () => {
-    const path = join(models, "fifo.gguf");
-    execFileSync("mkfifo", [path]);
-    return path;
-  };
-
-  it("ask, inspect and models refuse a crafted header with a line naming the field and offset, exit 2, alive", async () => {
-    const path = crafted();
-    for (const args of [
-      ["ask", "hi", "--model", path],
-      ["inspect", "--model", path],
-    ]) {
-      const run = await cli(args);
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(/metadata key is 2147483648, more than the file can hold/);
-      expect(run.stderr).toMatch(/at byte \d+/);
-    }
-    const listed = await cli(["models"], { GEMMA_AGENT_MODELS: models });
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout + listed.stderr).toMatch(/crafted\.gguf/);
-  }, 60_000);
-
-  it("a FIFO given as --model is refused at once instead of hanging", async () => {
-    const path = fifo();
-    for (const args of [
-      ["ask", "hi", "--model", path],
-      ["inspect", "--model", path],
-    ]) {
-      const run = await cli(args);
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(/not a regular file/);
-      expect(run.ms).toBeLessThan(10_000);
-    }
-  }, 60_000);
 });
