@@ -14,15 +14,25 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ga-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** What this file tried and how it ended, printed as one line at its end. */
+const counts = { deepRefused: 0, deepTried: 0, cliAnswered: 0, cliRuns: 0, overCapRefused: 0, overCapTried: 0 };
+afterAll(() =>
+  console.log(
+    `hostile replies: ${counts.deepRefused} of ${counts.deepTried} replies nested 100 to 60,000 deep behind a stray quote refused before repair; ${counts.cliAnswered} of ${counts.cliRuns} CLI runs past 4,500-deep replies answered (every output mode, no stack overflow); ${counts.overCapRefused} of ${counts.overCapTried} actions over ${MAX_CALLS_PER_ACTION} calls refused`,
+  ),
+);
+
 /** `{"x":"abc, "y": [[[…1]]]}`: a stray quote makes a string-aware scan see one long string where jsonrepair builds the nesting. */
 const strayQuote = (depth: number) => `{"x":"abc, "y": ${"[".repeat(depth)}1${"]".repeat(depth)}}`;
 
 describe("nesting (issue 18 §5)", () => {
   it("a reply nested past the bound behind a stray quote is refused before it is repaired, at any depth", () => {
     for (const depth of [100, 300, 4_500, 60_000]) {
+      counts.deepTried++;
       const action = parseAction(strayQuote(depth), registry);
       expect(action, String(depth)).toMatchObject({ type: "validation-error", errorType: "json_syntax" });
       expect((action as { feedback: string }).feedback).toContain(`nested more than ${MAX_JSON_DEPTH} levels deep`);
+      counts.deepRefused++;
     }
   });
 
@@ -55,9 +65,11 @@ describe("nesting (issue 18 §5)", () => {
         [join(ROOT, "dist/cli/main.js"), "ask", "hi", "--model", `script:${replies}`, ...mode],
         { encoding: "utf8", timeout: 30_000 },
       );
+      counts.cliRuns++;
       expect(run.status, run.stderr).toBe(0);
       expect(run.stderr).not.toMatch(/call stack/i);
       expect(run.stdout).toContain("ok");
+      counts.cliAnswered++;
     }
     const events = readFileSync(join(dir, "trace.jsonl"), "utf8")
       .trim()
@@ -75,15 +87,19 @@ describe("calls per action (issue 18 §5)", () => {
       type: "call-skills",
     });
     // 10,000 calls are past the reply size bound already; 1,000 are not
+    counts.overCapTried++;
     expect(parseAction(calls(10_000), registry, { parallelCalls: true })).toMatchObject({
       type: "validation-error",
       errorType: "json_syntax",
     });
+    counts.overCapRefused++;
     for (const n of [MAX_CALLS_PER_ACTION + 1, 1_000]) {
+      counts.overCapTried++;
       const action = parseAction(calls(n), registry, { parallelCalls: true }) as { type: string; feedback: string };
       expect(action.type).toBe("validation-error");
       expect(action.feedback).toContain(`at most ${MAX_CALLS_PER_ACTION} calls`);
       expect(action.feedback.length).toBeLessThan(2_000);
+      counts.overCapRefused++;
     }
   });
 
