@@ -385,7 +385,6 @@ export async function dispatchCall(call: SkillCall, state: AgentState, ctx: Disp
   const outcome = record.events[0];
   if (outcome?.type === "observation" && !record.failed)
     return { status: "ok", value: record.value, result: outcome.result };
-  if (outcome?.type === "tool-error")
-    return { status: "failed", message: outcome.message, ...(outcome.guard !== undefined && { guard: outcome.guard }) };
+  if (outcome?.type === "tool-error") return { status: "failed", message: outcome.message, guard: outcome.guard };
   return { status: "failed", message: "the call produced no result" };
 }

@@ -44,5 +44,5 @@ export async function generateCounted(
   }
   const tokens = count();
   if (typeof text !== "string") throw new TypeError(`model.generate returned ${typeof text}, not a string`);
-  return { text, ...(tokens && { tokens }), ms: performance.now() - started };
+  return { text, tokens, ms: performance.now() - started };
 }

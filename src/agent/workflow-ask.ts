@@ -123,7 +123,7 @@ export async function askModel(run: WorkflowRun, prompt: string, options: AskOpt
   const schema = options.schema === undefined ? undefined : resolveOutputSchema(options.schema);
   const messages = askMessages(prompt, options, schema);
   for (let attempt = 1; ; attempt++) {
-    const call: AskCall = { prompt, options, ...(schema && { schema }), messages };
+    const call: AskCall = { prompt, options, schema, messages };
     const outcome = await run.exclusive(() => attemptAsk(run, call, attempt));
     if (outcome.ok) return outcome.value;
     messages.push({ role: "model", content: replyShown(outcome.raw) }, { role: "user", content: outcome.feedback });

@@ -86,7 +86,7 @@ async function runAgent(
     message,
     {
       maxIterations: Math.min(options.maxIterations ?? left, left),
-      ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+      maxRetries: options.maxRetries,
       signal: run.signal,
     },
     { depth, onEvent: (event: AgentEvent) => run.emit(event) },
