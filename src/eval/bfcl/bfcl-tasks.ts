@@ -74,7 +74,7 @@ export function bfclTasks(category: BfclCategory, options: { parallelCalls?: boo
       query: queryText(question.messages),
       registry,
       parallelCalls,
-      ...(trajectory && { trajectory }),
+      trajectory,
       judge: ({ state }) => {
         const turn = bfclTurn(state);
         if (!turn.finished) return { success: false, failures: [turn.reason], errorType: "agent:no_final_answer" };

@@ -152,7 +152,7 @@ export class ServerPool {
         movedAway: s.movedAway,
         busyMs: Math.round(busyMs),
         runsPerMinute: busyMs > 0 ? Number(((s.runs * 60_000) / busyMs).toFixed(2)) : 0,
-        ...(s.down !== undefined && { down: s.down }),
+        down: s.down,
       };
     });
   }

@@ -121,7 +121,7 @@ function runOnAgent(task: EvalTask, model: ModelHandle, setup: RunSetup): Promis
     grammar: setup.grammar,
     ...(task.parallelCalls && { parallelCalls: true }),
   });
-  const runOptions = { maxIterations: Math.min(budget, task.maxIterations ?? budget), ...(signal && { signal }) };
+  const runOptions = { maxIterations: Math.min(budget, task.maxIterations ?? budget), signal };
   return task.workflow ? agent.run(task.workflow.run, task.query, runOptions) : agent.run(task.query, runOptions);
 }
 
@@ -142,8 +142,8 @@ async function runTaskWithState(
     ...(task.category && { category: task.category }),
     budget,
     seed,
-    ...(task.workflow && { workflow: task.workflow.name }),
-    ...(task.baselineOf !== undefined && { baselineOf: task.baselineOf }),
+    workflow: task.workflow?.name,
+    baselineOf: task.baselineOf,
   };
   let model: ModelHandle;
   let state: AgentState;
@@ -174,7 +174,7 @@ async function runTaskWithState(
     ...(verdict.errorType && { errorType: verdict.errorType }),
     stopReason: state.stopReason ?? "harness_error",
     ...recordCounters(stats, { iterations: state.iterations, skillCalls: calls.length, tokens }),
-    ...(state.answer !== undefined && { answer: state.answer }),
+    answer: state.answer,
     finalRounds: stats.finalRounds,
     contextTrims: stats.contextTrims,
     wallMs,

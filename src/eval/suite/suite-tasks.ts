@@ -36,8 +36,8 @@ export function suiteTasks(suite: Suite, workflows: ReadonlyMap<string, Workflow
     ...(task.category && { category: task.category }),
     query: task.query,
     registry: taskRegistry(all, task),
-    ...(task.maxIterations !== undefined && { maxIterations: task.maxIterations }),
-    ...(task.trajectory && { trajectory: task.trajectory.map(toAction) }),
+    maxIterations: task.maxIterations,
+    trajectory: task.trajectory?.map(toAction),
     lookups: lookups.filter((l) => task.skills.includes(l.skillName)),
     ...(task.workflow !== undefined && {
       workflow: { name: task.workflow, run: workflowFor(workflows, task.workflow) },
