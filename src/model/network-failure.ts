@@ -82,7 +82,7 @@ export function describeNetworkFailure(error: unknown): NetworkFailure {
   return {
     what: innermostMessage(error),
     hint: "check your network, then pull again",
-    ...(code !== undefined && { code }),
+    code,
   };
 }
 

@@ -130,9 +130,9 @@ function handleFor(parts: {
     backend: backendOf(llama, model.gpuLayers),
     sampling: {
       temperature: options.temperature ?? DEFAULT_TEMPERATURE,
-      ...(options.seed !== undefined && { seed: options.seed }),
+      seed: options.seed,
     },
-    ...(options.jumpForward !== undefined && { jumpForward: options.jumpForward }),
+    jumpForward: options.jumpForward,
     ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
   });
 }
@@ -149,9 +149,7 @@ function handleFor(parts: {
 export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHandle> {
   checkOptions(options);
   const gpu = options.gpu ?? "auto";
-  const { path } = resolveModelFile(options.model, {
-    ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }),
-  });
+  const { path } = resolveModelFile(options.model, { modelsDir: options.modelsDir });
   const checked = await checkGgufFile(path);
   const runtime = await getLlamaRuntime(gpu);
   const { llama } = runtime;
