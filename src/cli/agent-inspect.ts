@@ -62,7 +62,7 @@ function toolEntry(tool: ToolDefinition, definition: AgentDefinition, args: unkn
     arguments: args,
     agent: tool.definition.name,
     file: tool.file,
-    ...(tool.maxDepth !== undefined && { maxDepth: tool.maxDepth }),
+    maxDepth: tool.maxDepth,
   };
 }
 

@@ -173,7 +173,7 @@ async function inspectReport(io: CliIO, options: InspectOptions) {
       model.source === "server"
         ? model.trainedContextLength
         : Math.min(DEFAULT_CONTEXT_SIZE, model.trainedContextLength ?? DEFAULT_CONTEXT_SIZE),
-    ...(model.server && { server: model.server.info }),
+    server: model.server?.info,
     chatFormat:
       (model.server?.chatFormat.name === "messages" ? "messages (the server applies its chat template)" : undefined) ??
       chatFormat?.name ??

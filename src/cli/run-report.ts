@@ -10,7 +10,7 @@ export function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
     stopReason: state.stopReason,
     iterations: state.iterations,
     events: state.stream.toArray(),
-    stats: { ...state.stats, wallMs: Math.round(wallMs), ...(model.stats && { lastGeneration: model.stats }) },
+    stats: { ...state.stats, wallMs: Math.round(wallMs), lastGeneration: model.stats },
     model: { ...model.info, backend: model.backend, threads: model.threads },
   };
 }

@@ -83,7 +83,7 @@ async function runAgent(
       ...runBudgets(options, definition, budgets),
       signal: io.signal,
       onEvent: reportEvents({ model, progress, trace }),
-      ...(conversation && { conversation }),
+      conversation,
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (result.stopReason === "answer") progress.succeed(`answered in ${steps(result.iterations)}, ${seconds} s`);

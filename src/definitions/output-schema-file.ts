@@ -55,5 +55,5 @@ export function readOutputSchema(
       where.path,
       field,
     );
-  return { schema: schema as JsonSchema, ...(file !== undefined && { file }) };
+  return { schema: schema as JsonSchema, file };
 }

@@ -77,7 +77,7 @@ async function agentTool(
     description,
     file,
     definition,
-    ...(parsed.data.max_depth !== undefined && { maxDepth: parsed.data.max_depth }),
+    maxDepth: parsed.data.max_depth,
   };
 }
 

@@ -187,7 +187,7 @@ export class Conversation {
         this.#summary = {
           covers: record.covers,
           text: record.text,
-          ...(record.tokens !== undefined && { tokens: record.tokens }),
+          tokens: record.tokens,
         };
         break;
       case "reset":

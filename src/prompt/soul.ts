@@ -149,7 +149,7 @@ export function parseSoul(text: string, options: { source?: string } = {}): Soul
     preamble: trimBlankLines(lines.slice(0, starts[0])),
     tools: bulletEntries(bodyOf("tools")),
     handoffs: bulletEntries(bodyOf("handoffs")),
-    ...(options.source !== undefined && { source: options.source }),
+    source: options.source,
   };
 }
 

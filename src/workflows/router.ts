@@ -46,7 +46,7 @@ export function router<Route extends string>(options: RouterOptions<Route>): Ste
     const { route } = await ctx.ask(prompt, {
       schema,
       name: "classify",
-      ...(classify.system !== undefined && { system: classify.system }),
+      system: classify.system,
     });
     ctx.note("route", `route ${route}`, { route });
     return runStep(ctx, routes[route], input);
