@@ -3,6 +3,7 @@ import type { AgentEvent, EventInput, RunStats, StateSnapshot, StopReason } from
 import { RepetitionTracker } from "./repetition.js";
 import type { HistoryView } from "../memory/history.js";
 import type { AgentRunTrace } from "../telemetry/agent-trace.js";
+import { withoutUndefined } from "../without-undefined.js";
 
 /**
  * Tokens a run has spent, for its constraints, its spans and `invoke`'s result: from the model's stats of each call,
@@ -100,8 +101,7 @@ export class AgentState {
       query: this.query,
       iterations: this.iterations,
       retries: this.retries,
-      ...(this.answer !== undefined && { answer: this.answer }),
-      ...(this.stopReason !== undefined && { stopReason: this.stopReason }),
+      ...withoutUndefined({ answer: this.answer, stopReason: this.stopReason }),
       events: this.stream.toArray(),
       stats: this.stats,
     });

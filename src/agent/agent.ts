@@ -431,9 +431,7 @@ export class Agent {
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
       sharedPrefix: this.#sharedOpening(this.#conversations.get(state)?.systemPrompt ?? this.#system),
-      ...(schema && { jsonSchema: schema }),
-      ...(this.options.temperature !== undefined && { temperature: this.options.temperature }),
-      ...(signal && { signal }),
+      ...withoutUndefined({ jsonSchema: schema, temperature: this.options.temperature, signal }),
     };
     const span = state.trace?.chat({ json: schema !== undefined, ...withoutUndefined(options) });
     try {

@@ -6,6 +6,7 @@ import { estimateTokens } from "../memory/token-counter.js";
 import type { ModelHandle } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { describeThrown } from "../safe-stringify.js";
+import { withoutUndefined } from "../without-undefined.js";
 import { AgentState, emptyRunStats } from "./agent-state.js";
 import type { MemoryOptions } from "../memory/memory-options.js";
 import { isOwnEvent, type AgentEvent, type EventInput, type RunStats, type StopReason } from "./events.js";
@@ -117,8 +118,7 @@ async function summarizeOldest(
       prompt,
       {
         maxTokens: MEMORY_SUMMARY_MAX_TOKENS,
-        ...(signal && { signal }),
-        ...(temperature !== undefined && { temperature }),
+        ...withoutUndefined({ signal, temperature }),
       },
       stats,
     );

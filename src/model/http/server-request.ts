@@ -124,7 +124,7 @@ export async function openRequest(request: ServerRequest): Promise<{ response: R
       throw new HttpModelError(
         "http_error",
         `the model server at ${request.url} answered ${response.status}${text ? `: ${text}` : ""}`,
-        { url: request.url, status: response.status, ...(wait !== undefined && { retryAfterMs: wait }) },
+        { url: request.url, status: response.status, retryAfterMs: wait },
       );
     }
     return { response, watch };
