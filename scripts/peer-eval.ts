@@ -18,7 +18,7 @@ import { basename, join, resolve } from "node:path";
 import type { LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
 import { bfclTasks } from "../src/eval/bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "../src/eval/bfcl/bfcl-files.js";
-import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, FIRST_SEED } from "../src/eval/constants.js";
+import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, FIRST_SEED } from "../src/eval/defaults.js";
 import { EvalSetupError } from "../src/eval/errors.js";
 import { buildReport, writeReport } from "../src/eval/report/build-report.js";
 import type { BfclSection, EvalReport } from "../src/eval/report/eval-report.js";

@@ -1,4 +1,4 @@
-import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH, PROGRESS_REDRAW_EVERY_MS } from "../eval/constants.js";
+import { PLAIN_PROGRESS_EVERY_MS, PROGRESS_BAR_WIDTH, PROGRESS_REDRAW_EVERY_MS } from "../eval/defaults.js";
 import type { EvalProgress } from "../eval/runner/run-eval.js";
 
 /**

@@ -3,7 +3,7 @@ import type { LoopSettings } from "../agent/agent.js";
 import { dirname, resolve } from "node:path";
 import { bfclTasks } from "./bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "./bfcl/bfcl-files.js";
-import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, DEFAULT_EVAL_SEEDS, FIRST_SEED } from "./constants.js";
+import { DEFAULT_BFCL_BUDGETS, DEFAULT_EVAL_BUDGETS, DEFAULT_EVAL_SEEDS, FIRST_SEED } from "./defaults.js";
 import { EvalSetupError } from "./errors.js";
 import { mergeServerSpecs, parseModelSpec, type ModelSpec } from "./models/model-spec.js";
 import { openResultsFile, type ResultsFile } from "./runner/results-file.js";

@@ -1,5 +1,5 @@
 import type { CatalogEntry, CatalogFile } from "./catalog.js";
-import { CATALOG_SIZE_TOLERANCE } from "./constants.js";
+import { CATALOG_SIZE_TOLERANCE } from "./defaults.js";
 
 /** `292 MB`, `3.1 GB`: sizes in the words of a warning. */
 function approximateSize(bytes: number): string {

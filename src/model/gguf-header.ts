@@ -6,7 +6,7 @@ import {
   GGUF_MAX_METADATA_ENTRIES,
   GGUF_MAX_STRING_BYTES,
   GGUF_READ_CHUNK_BYTES,
-} from "./constants.js";
+} from "./defaults.js";
 import { quantizationName } from "./gguf-file-type.js";
 import { GGML_MAX_DIMS, GGML_MAX_NAME_BYTES, GGUF_DEFAULT_ALIGNMENT, ggmlTypeTraits } from "./ggml-types.js";
 

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { findCatalogFile, loadCatalog, type Catalog } from "./catalog.js";
 import { catalogMismatch } from "./catalog-mismatch.js";
-import { DEFAULT_MODELS_SUBDIR, MODELS_DIR_ENV, PART_SUFFIX } from "./constants.js";
+import { DEFAULT_MODELS_SUBDIR, MODELS_DIR_ENV, PART_SUFFIX } from "./defaults.js";
 import { findGgufFiles, type FoundGguf } from "./find-gguf-files.js";
 import { readGgufHeader } from "./gguf-header.js";
 

@@ -1,4 +1,4 @@
-import { DOWNLOAD_TIMEOUT_ENV } from "./constants.js";
+import { DOWNLOAD_TIMEOUT_ENV } from "./defaults.js";
 
 /** A network failure in words: what happened and what to do about it, with the raw code kept for searching. */
 export interface NetworkFailure {

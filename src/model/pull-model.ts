@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { stallTimeoutFromEnv } from "./download-settings.js";
+import { stallTimeoutFromEnv } from "./defaults.js";
 import { modelsDir } from "./models-dir.js";
 import { withDiskError } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";

@@ -8,7 +8,7 @@ import {
   type CatalogEntry,
   type CatalogFile,
 } from "./catalog.js";
-import { PART_SUFFIX } from "./constants.js";
+import { PART_SUFFIX } from "./defaults.js";
 import { ModelLoadError } from "./errors.js";
 import { findGgufFiles, type FoundGguf } from "./find-gguf-files.js";
 import { expandHome, findCatalogFileOnDisk, modelsDirs } from "./models-dir.js";

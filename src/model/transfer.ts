@@ -1,7 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { open, rename, rm, stat, type FileHandle } from "node:fs/promises";
-import { CATALOG_SIZE_TOLERANCE, PART_SUFFIX } from "./constants.js";
-import { hfToken } from "./download-settings.js";
+import { CATALOG_SIZE_TOLERANCE, hfToken, PART_SUFFIX } from "./defaults.js";
 import { ProgressMeter, type PullPhase } from "./download-progress.js";
 import { DownloadError } from "./errors.js";
 import { GgufHeaderError, isGgufMagic, readGgufHeader, startsWithGguf } from "./gguf-header.js";

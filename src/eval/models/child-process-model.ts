@@ -11,7 +11,7 @@ import {
   gemma4ChatFormat,
   type ChatFormat,
 } from "../../prompt/chat-format.js";
-import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../constants.js";
+import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../defaults.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 /**

@@ -3,7 +3,7 @@ import { convertUnitsSkill } from "../../skills/builtin/convert-units.js";
 import { createDatetimeSkill } from "../../skills/builtin/datetime.js";
 import { Registry } from "../../skills/registry.js";
 import type { Skill } from "../../skills/skill.js";
-import { DEFAULT_EVAL_NOW } from "../constants.js";
+import { DEFAULT_EVAL_NOW } from "../defaults.js";
 import { dataSkill } from "./data-skills.js";
 import type { Suite, SuiteTask } from "./suite-schema.js";
 

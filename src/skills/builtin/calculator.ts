@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineSkill } from "../skill.js";
-import { CALCULATOR_MAX_EXPRESSION_LENGTH } from "./constants.js";
+import { CALCULATOR_MAX_EXPRESSION_LENGTH } from "./defaults.js";
 import { evaluateExpression } from "./evaluate-expression.js";
 import { tidyNumber } from "./tidy-number.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineSkill } from "../skill.js";
-import { DATETIME_DEFAULT_TIME_ZONE, DATETIME_DEFAULT_UNIT } from "./constants.js";
+import { DATETIME_DEFAULT_TIME_ZONE, DATETIME_DEFAULT_UNIT } from "./defaults.js";
 import { parseDateInput, type DateInput } from "./parse-date-input.js";
 import { tidyNumber } from "./tidy-number.js";
 import {

@@ -1,4 +1,4 @@
-import { CALCULATOR_MAX_DEPTH, CALCULATOR_MAX_EXPRESSION_LENGTH } from "./constants.js";
+import { CALCULATOR_MAX_DEPTH, CALCULATOR_MAX_EXPRESSION_LENGTH } from "./defaults.js";
 import { ExpressionError, ExpressionLexer, type ExpressionToken } from "./expression-lexer.js";
 
 export { ExpressionError } from "./expression-lexer.js";

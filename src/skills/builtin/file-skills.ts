@@ -3,7 +3,7 @@ import { lstat, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineSkill, type Skill } from "../skill.js";
-import { LIST_FILES_MAX_CHARS, LIST_FILES_MAX_ENTRIES, READ_FILE_MAX_BYTES } from "./constants.js";
+import { LIST_FILES_MAX_CHARS, LIST_FILES_MAX_ENTRIES, READ_FILE_MAX_BYTES } from "./defaults.js";
 import { openConfined, resolveAllowedRoot, resolveConfinedPath, type AllowedRoot } from "./confined-path.js";
 import { FileAccessError } from "./file-access-error.js";
 

@@ -44,7 +44,7 @@ export {
   LIST_FILES_MAX_ENTRIES,
   READ_FILE_MAX_BYTES,
   RESULT_SIGNIFICANT_DIGITS,
-} from "./constants.js";
+} from "./defaults.js";
 export { tidyNumber } from "./tidy-number.js";
 
 /** Names of every built-in skill, in the order `builtinSkills` returns them. */

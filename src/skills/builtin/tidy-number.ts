@@ -1,4 +1,4 @@
-import { RESULT_SIGNIFICANT_DIGITS } from "./constants.js";
+import { RESULT_SIGNIFICANT_DIGITS } from "./defaults.js";
 
 /**
  * A result as a person expects to see it: non-integers rounded to `digits` significant digits (default 15, see

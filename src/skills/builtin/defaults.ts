@@ -1,6 +1,6 @@
 /**
- * Every default of the built-in skills that changes behaviour, with its reason. (The project-wide constants file
- * may re-export these; they live here so the skills stay one self-contained folder.)
+ * Every default of the built-in skills that changes behaviour, with its reason. (They live here rather than in
+ * src/defaults.ts so that the skills stay one self-contained folder.)
  */
 
 /**

@@ -1,8 +1,10 @@
 import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RETRIES } from "../defaults.js";
+import { DownloadError } from "./errors.js";
 
 /**
- * Every default that changes how models are found, catalogued and downloaded, in one place, each with its reason.
- * (The node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`.)
+ * Every default that changes how models are found, catalogued and downloaded, in one place, each with its reason, and
+ * at the end the two environment variables a pull reads over them (its stall timeout, the Hugging Face token). (The
+ * node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`, the server client in `model/http/`.)
  */
 
 /**
@@ -95,3 +97,27 @@ export const GGUF_MAX_METADATA_ENTRIES = 65_536;
 
 /** Longest single metadata string the reader keeps in memory (chat templates are tens of KB). */
 export const GGUF_MAX_STRING_BYTES = 16 * 1024 * 1024;
+
+// The download settings as the environment overrides them.
+
+/**
+ * How long a pull waits without data: `GEMMA_AGENT_DOWNLOAD_TIMEOUT` (seconds) in milliseconds, else
+ * {@link DOWNLOAD_STALL_TIMEOUT_MS}. A value that is not a positive number is refused (`bad_source`), not ignored.
+ */
+export function stallTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env[DOWNLOAD_TIMEOUT_ENV]?.trim();
+  if (!raw) return DOWNLOAD_STALL_TIMEOUT_MS;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new DownloadError("bad_source", `${DOWNLOAD_TIMEOUT_ENV}="${raw}" is not a number of seconds (e.g. 120).`);
+  return Math.round(seconds * 1000);
+}
+
+/** The Hugging Face token from the environment (`HF_TOKEN`, else `HUGGING_FACE_HUB_TOKEN`), when one is set. */
+export function hfToken(env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of HF_TOKEN_ENVS) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
