@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_MAX_AGENT_DEPTH } from "../defaults.js";
+import { renderPrompt } from "../prompt-texts.js";
 import { defineSkill, type Skill } from "../skills/skill.js";
 import type { Agent, RunOptions } from "./agent.js";
 import type { AgentEvent } from "./events.js";
@@ -30,7 +31,7 @@ export function agentAsSkill(agent: Agent, options: AgentAsSkillOptions): Skill<
     async run({ task }, ctx) {
       const depth = (ctx.depth ?? 0) + 1;
       if (depth > maxDepth)
-        throw new Error(`nesting depth limit (${maxDepth}) reached: ${options.name} cannot delegate further`);
+        throw new Error(renderPrompt("tool-errors/nesting-limit", { max_depth: maxDepth, skill_name: options.name }));
       const state = await agent.runNested(
         task,
         { ...options.runOptions, signal: ctx.signal },
@@ -40,7 +41,9 @@ export function agentAsSkill(agent: Agent, options: AgentAsSkillOptions): Skill<
         },
       );
       if (state.answer === undefined)
-        throw new Error(`${options.name} stopped without an answer (${state.stopReason})`);
+        throw new Error(
+          renderPrompt("tool-errors/no-answer", { skill_name: options.name, stop_reason: String(state.stopReason) }),
+        );
       return state.answer;
     },
   });

@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
 import { isPlainObject } from "../is-plain-object.js";
+import { renderPrompt } from "../prompt-texts.js";
 import type { ModelHandle } from "../model/model-handle.js";
 import type { AgentState } from "./agent-state.js";
 import { capResult } from "./build-messages.js";
@@ -94,7 +95,11 @@ async function runAgent(
   countNested(run.state, nested);
   run.ensureOpen();
   if (nested.answer === undefined)
-    throw agentFailed(run, name, `${name} stopped without an answer (${nested.stopReason})`);
+    throw agentFailed(
+      run,
+      name,
+      renderPrompt("tool-errors/no-answer", { skill_name: name, stop_reason: String(nested.stopReason) }),
+    );
   const maxChars = run.env.dispatch.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const shown = capResult(nested.answer, maxChars);
   run.emit({ type: "observation", skillName: name, result: shown.text, ...(shown.truncated && { truncated: true }) });
