@@ -1,6 +1,7 @@
 /**
- * A small GGUF (v3) writer: enough to produce real model files for tests and benchmarks (the fixture model), and
- * deliberately broken ones for the load-error tests. Spec: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
+ * The one GGUF (v3) writer: enough to produce real model files for tests and benchmarks (the fixture model), and
+ * deliberately broken ones for the load-error tests and the reliability suite's crafted files (which take the offset
+ * of every integer field from {@link ggufLayout}). Spec: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
  *
  * Output is a pure function of the input: no timestamps, no map-order dependence, so two builds hash the same.
  */
@@ -25,10 +26,13 @@ const GGUF_TYPE = {
 } as const;
 type ScalarKind = Exclude<keyof typeof GGUF_TYPE, "arr">;
 
+/** An array value: items of one scalar kind, or (`itemKind: "arr"`) arrays nested in it. */
+type GgufArray =
+  | { kind: "arr"; itemKind: ScalarKind; items: ArrayLike<number | bigint | boolean | string> }
+  | { kind: "arr"; itemKind: "arr"; items: readonly GgufArray[] };
+
 /** One typed metadata value. Build them with {@link gguf}. */
-export type GgufValue =
-  | { kind: ScalarKind; value: number | bigint | boolean | string }
-  | { kind: "arr"; itemKind: ScalarKind; items: ArrayLike<number | bigint | boolean | string> };
+export type GgufValue = { kind: ScalarKind; value: number | bigint | boolean | string } | GgufArray;
 
 /** Typed metadata value constructors: `gguf.u32(2)`, `gguf.str("gemma3")`, `gguf.arr("f32", scores)`. */
 export const gguf = {
@@ -38,18 +42,25 @@ export const gguf = {
   f32: (value: number): GgufValue => ({ kind: "f32", value }),
   bool: (value: boolean): GgufValue => ({ kind: "bool", value }),
   str: (value: string): GgufValue => ({ kind: "str", value }),
-  arr: (itemKind: ScalarKind, items: ArrayLike<number | bigint | boolean | string>): GgufValue => ({
+  arr: (itemKind: ScalarKind, items: ArrayLike<number | bigint | boolean | string>): GgufArray => ({
     kind: "arr",
     itemKind,
     items,
   }),
+  /** An array of arrays (each item written without its own value type, as GGUF nests them). */
+  arrays: (items: readonly GgufArray[]): GgufValue => ({ kind: "arr", itemKind: "arr", items }),
 };
 
 /** ggml tensor types this writer can store (the numbers are ggml's). */
-export const GGML_TYPE = { F32: 0, F16: 1, I8: 24 } as const;
+export const GGML_TYPE = { F32: 0, F16: 1, Q8_0: 8, I8: 24 } as const;
 
-/** Bytes per element of each storable tensor type. */
-const ELEMENT_BYTES: Record<GgufTensor["type"], number> = { [GGML_TYPE.F32]: 4, [GGML_TYPE.F16]: 2, [GGML_TYPE.I8]: 1 };
+/** Each storable type's block: elements per block and its bytes (Q8_0: 32 int8 weights and an f16 scale). */
+const TYPE_BLOCK: Record<GgufTensor["type"], { elements: number; bytes: number }> = {
+  [GGML_TYPE.F32]: { elements: 1, bytes: 4 },
+  [GGML_TYPE.F16]: { elements: 1, bytes: 2 },
+  [GGML_TYPE.Q8_0]: { elements: 32, bytes: 34 },
+  [GGML_TYPE.I8]: { elements: 1, bytes: 1 },
+};
 
 /** One tensor: `dims` innermost first (ggml `ne[0]` is the row length), data already encoded in `type`. */
 export interface GgufTensor {
@@ -75,16 +86,46 @@ export interface GgufFile {
   metadataCount?: number | bigint;
 }
 
+/** What an integer field of the file is: a count, a length, a type, a dimension (count), an offset or a value. */
+export type GgufFieldRole = "version" | "count" | "length" | "type" | "dims" | "dim" | "offset" | "value";
+
+/**
+ * One u32 or u64 field of an encoded file and where it lies, named after what it holds: "tensor count",
+ * "length of key general.name", "value type of K", "item type of K", "length of K" (a string's bytes, an array's
+ * items), "K" (a u32/u64 value), "K[i]" for an array's items, "dimension 0 of T", "data offset of T".
+ */
+export interface GgufField {
+  name: string;
+  offset: number;
+  width: 4 | 8;
+  role: GgufFieldRole;
+}
+
 /** Collects bytes in large chunks so a 262,144-entry vocabulary does not become 262,144 buffers. */
 class ByteSink {
   readonly #chunks: Buffer[] = [];
   readonly #littleEndian: boolean;
+  /** Where each integer field went, when asked for (see {@link ggufLayout}). */
+  readonly fields: GgufField[] | undefined;
   #current = Buffer.allocUnsafe(1 << 20);
   #used = 0;
   #total = 0;
 
-  constructor(littleEndian = true) {
+  constructor(littleEndian = true, recordFields = false) {
     this.#littleEndian = littleEndian;
+    this.fields = recordFields ? [] : undefined;
+  }
+
+  /** A u32 field named `name` (recorded when fields are). */
+  field32(v: number, name: string, role: GgufFieldRole): void {
+    this.fields?.push({ name, offset: this.#total, width: 4, role });
+    this.u32(v);
+  }
+
+  /** A u64 field named `name` (recorded when fields are). */
+  field64(v: number | bigint, name: string, role: GgufFieldRole): void {
+    this.fields?.push({ name, offset: this.#total, width: 8, role });
+    this.u64(v);
   }
 
   get length(): number {
@@ -144,9 +185,10 @@ class ByteSink {
     this.#total += data.length;
   }
 
-  str(s: string): void {
+  /** A string: its u64 byte length (the field "length of `name`"), then its UTF-8 bytes. */
+  str(s: string, name: string): void {
     const encoded = Buffer.from(s, "utf8");
-    this.u64(encoded.length);
+    this.field64(encoded.length, `length of ${name}`, "length");
     this.bytes(encoded);
   }
 
@@ -160,7 +202,7 @@ class ByteSink {
   }
 }
 
-function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | boolean | string): void {
+function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | boolean | string, name: string): void {
   switch (kind) {
     case "u8":
       return sink.u8(Number(value));
@@ -171,7 +213,7 @@ function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | 
     case "i16":
       return sink.i16(Number(value));
     case "u32":
-      return sink.u32(Number(value));
+      return sink.field32(Number(value), name, "value");
     case "i32":
       return sink.i32(Number(value));
     case "f32":
@@ -179,58 +221,87 @@ function writeScalar(sink: ByteSink, kind: ScalarKind, value: number | bigint | 
     case "f64":
       return sink.f64(Number(value));
     case "u64":
-      return sink.u64(value as number | bigint);
+      return sink.field64(value as number | bigint, name, "value");
     case "i64":
       return sink.i64(value as number | bigint);
     case "bool":
       return sink.u8(value ? 1 : 0);
     case "str":
-      return sink.str(String(value));
+      return sink.str(String(value), name);
   }
+}
+
+/** An array's item type, its length, then its items (`name[i]`; a nested array has no value type of its own). */
+function writeArray(sink: ByteSink, array: GgufArray, name: string): void {
+  sink.field32(GGUF_TYPE[array.itemKind], `item type of ${name}`, "type");
+  sink.field64(array.items.length, `length of ${name}`, "count");
+  if (array.itemKind === "arr") array.items.forEach((item, i) => writeArray(sink, item, `${name}[${i}]`));
+  else for (let i = 0; i < array.items.length; i++) writeScalar(sink, array.itemKind, array.items[i], `${name}[${i}]`);
 }
 
 function tensorByteSize(tensor: GgufTensor): number {
   const elements = tensor.dims.reduce((a, b) => a * b, 1);
-  return elements * ELEMENT_BYTES[tensor.type];
+  const block = TYPE_BLOCK[tensor.type];
+  if (elements % block.elements !== 0)
+    throw new Error(
+      `gguf-writer: tensor ${tensor.name} has ${elements} elements, not whole blocks of ${block.elements}`,
+    );
+  return (elements / block.elements) * block.bytes;
 }
 
-/** Encode a GGUF file into buffers (header, metadata, tensor infos, aligned tensor data). */
-export function encodeGguf(file: GgufFile): Buffer[] {
-  const alignment = file.alignment ?? 32;
-  const sink = new ByteSink(!file.bigEndian);
-  sink.bytes(GGUF_MAGIC);
-  sink.u32(file.version ?? 3);
-  sink.u64(file.tensorCount ?? file.tensors.length);
-  sink.u64(file.metadataCount ?? file.metadata.length);
-  for (const [key, value] of file.metadata) {
-    sink.str(key);
-    sink.u32(GGUF_TYPE[value.kind]);
-    if (value.kind === "arr") {
-      sink.u32(GGUF_TYPE[value.itemKind]);
-      sink.u64(value.items.length);
-      for (let i = 0; i < value.items.length; i++) writeScalar(sink, value.itemKind, value.items[i]);
-    } else writeScalar(sink, value.kind, value.value);
-  }
+/** The tensor infos (name, dimensions, type, data offset), each offset aligned; the data itself comes after. */
+function writeTensorInfos(sink: ByteSink, tensors: readonly GgufTensor[], alignment: number): void {
   let offset = 0;
-  for (const tensor of file.tensors) {
+  for (const tensor of tensors) {
     const expected = tensorByteSize(tensor);
     if (tensor.data.length !== expected)
       throw new Error(
         `gguf-writer: tensor ${tensor.name} has ${tensor.data.length} bytes, its shape needs ${expected}`,
       );
-    sink.str(tensor.name);
-    sink.u32(tensor.dims.length);
-    for (const d of tensor.dims) sink.u64(d);
-    sink.u32(tensor.type);
-    sink.u64(offset);
+    sink.str(tensor.name, `name of ${tensor.name}`);
+    sink.field32(tensor.dims.length, `dimension count of ${tensor.name}`, "dims");
+    tensor.dims.forEach((d, i) => sink.field64(d, `dimension ${i} of ${tensor.name}`, "dim"));
+    sink.field32(tensor.type, `type of ${tensor.name}`, "type");
+    sink.field64(offset, `data offset of ${tensor.name}`, "offset");
     offset += Math.ceil(expected / alignment) * alignment;
   }
+}
+
+function encodeInto(sink: ByteSink, file: GgufFile): void {
+  const alignment = file.alignment ?? 32;
+  sink.bytes(GGUF_MAGIC);
+  sink.field32(file.version ?? 3, "version", "version");
+  sink.field64(file.tensorCount ?? file.tensors.length, "tensor count", "count");
+  sink.field64(file.metadataCount ?? file.metadata.length, "metadata entry count", "count");
+  for (const [key, value] of file.metadata) {
+    sink.str(key, `key ${key}`);
+    sink.field32(GGUF_TYPE[value.kind], `value type of ${key}`, "type");
+    if (value.kind === "arr") writeArray(sink, value, key);
+    else writeScalar(sink, value.kind, value.value, key);
+  }
+  writeTensorInfos(sink, file.tensors, alignment);
   sink.pad(alignment);
   for (const tensor of file.tensors) {
     sink.bytes(tensor.data);
     sink.pad(alignment);
   }
+}
+
+/** Encode a GGUF file into buffers (header, metadata, tensor infos, aligned tensor data). */
+export function encodeGguf(file: GgufFile): Buffer[] {
+  const sink = new ByteSink(!file.bigEndian);
+  encodeInto(sink, file);
   return sink.buffers();
+}
+
+/**
+ * The bytes of a (small) GGUF file and where each of its u32/u64 fields lies, in file order: for tests that set one
+ * field to a hostile value or cut the file at a field's boundary.
+ */
+export function ggufLayout(file: GgufFile): { bytes: Buffer; fields: GgufField[] } {
+  const sink = new ByteSink(!file.bigEndian, true);
+  encodeInto(sink, file);
+  return { bytes: Buffer.concat(sink.buffers()), fields: sink.fields! };
 }
 
 /** The bytes of a GGUF file, as one buffer (for small files: tests that write or serve them). */

@@ -1,17 +1,10 @@
 /**
- * Crafted GGUF files for the reliability suite: one small valid model file written field by field (every field's
- * offset recorded), then variants with each length, count, type, dimension and offset set to hostile values, and
- * the file cut at every field boundary. Nothing large is written: every variant is the size of the base file or less.
+ * Crafted GGUF files for the reliability suite: one small valid model file (written by scripts/lib/gguf-writer.ts,
+ * every u32/u64 field's offset recorded), then variants with each length, count, type, dimension and offset set to
+ * hostile values, and the file cut at every field boundary. Nothing large is written: every variant is the size of
+ * the base file or less.
  */
-
-/** One field of the file: where it is, what it holds, how wide it is. */
-interface Field {
-  name: string;
-  offset: number;
-  width: 4 | 8;
-  /** What the field is, to pick hostile values: a length or count (u64), a type or dimension count (u32), a value. */
-  role: "length" | "count" | "type" | "dims" | "dim" | "offset" | "version" | "value";
-}
+import { GGML_TYPE, gguf, ggufLayout, type GgufField } from "../../scripts/lib/gguf-writer.js";
 
 /** A variant: its name (what was changed) and its bytes. */
 export interface CraftedFile {
@@ -19,124 +12,33 @@ export interface CraftedFile {
   bytes: Buffer;
 }
 
-class Writer {
-  readonly fields: Field[] = [];
-  private readonly parts: Buffer[] = [];
-  private size = 0;
-
-  raw(bytes: Buffer): void {
-    this.parts.push(bytes);
-    this.size += bytes.length;
-  }
-
-  u32(value: number, name: string, role: Field["role"]): void {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(value);
-    this.fields.push({ name, offset: this.size, width: 4, role });
-    this.raw(b);
-  }
-
-  u64(value: number | bigint, name: string, role: Field["role"]): void {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(value));
-    this.fields.push({ name, offset: this.size, width: 8, role });
-    this.raw(b);
-  }
-
-  str(text: string, name: string): void {
-    const bytes = Buffer.from(text, "utf8");
-    this.u64(bytes.length, `length of ${name}`, "length");
-    this.raw(bytes);
-  }
-
-  pad(alignment: number): void {
-    const rest = this.size % alignment;
-    if (rest) this.raw(Buffer.alloc(alignment - rest));
-  }
-
-  get length(): number {
-    return this.size;
-  }
-
-  bytes(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-const T = { u8: 0, u32: 4, f32: 6, string: 8, array: 9 };
-
-/** The base file: a gemma3-like header with string, u8, u32 and nested arrays, then two F32 tensors and a Q8_0 one. */
-export function baseGguf(): { bytes: Buffer; fields: Field[] } {
-  const w = new Writer();
-  w.raw(Buffer.from("GGUF", "latin1"));
-  w.u32(3, "version", "version");
-  const tensors: Array<{ name: string; dims: number[]; type: number; bytes: number }> = [
-    { name: "token_embd.weight", dims: [8, 4], type: 0, bytes: 8 * 4 * 4 },
-    { name: "output_norm.weight", dims: [8], type: 0, bytes: 8 * 4 },
-    { name: "blk.0.attn_q.weight", dims: [32, 2], type: 8, bytes: 2 * 34 },
-  ];
-  w.u64(tensors.length, "tensor count", "count");
-  const metadata: Array<[string, () => void]> = [
-    ["general.architecture", () => w.str("gemma3", "general.architecture")],
-    ["general.name", () => w.str("crafted", "general.name")],
-    ["gemma3.context_length", () => w.u32(1024, "gemma3.context_length", "value")],
-    [
-      "tokenizer.ggml.tokens",
-      () => {
-        w.u32(T.string, "item type of tokenizer.ggml.tokens", "type");
-        w.u64(4, "length of tokenizer.ggml.tokens", "count");
-        for (const [i, token] of ["<pad>", "<bos>", "hello", "world"].entries()) w.str(token, `token ${i}`);
-      },
+/**
+ * The base file, from the one GGUF writer with the offset of every u32/u64 field: a gemma3-like header with string,
+ * u8, u32 and nested arrays, then two F32 tensors and a Q8_0 one (each tensor's data 0x11 bytes).
+ */
+export function baseGguf(): { bytes: Buffer; fields: GgufField[] } {
+  const tensor = (name: string, dims: number[], type: (typeof GGML_TYPE)[keyof typeof GGML_TYPE], bytes: number) => ({
+    name,
+    dims,
+    type,
+    data: Buffer.alloc(bytes, 0x11),
+  });
+  return ggufLayout({
+    metadata: [
+      ["general.architecture", gguf.str("gemma3")],
+      ["general.name", gguf.str("crafted")],
+      ["gemma3.context_length", gguf.u32(1024)],
+      ["tokenizer.ggml.tokens", gguf.arr("str", ["<pad>", "<bos>", "hello", "world"])],
+      ["tokenizer.ggml.token_type", gguf.arr("u32", [1, 1, 1, 1])],
+      ["crafted.bytes", gguf.arr("u8", [1, 2, 3])],
+      ["crafted.nested", gguf.arrays([gguf.arr("f32", [0, 0])])],
     ],
-    [
-      "tokenizer.ggml.token_type",
-      () => {
-        w.u32(T.u32, "item type of tokenizer.ggml.token_type", "type");
-        w.u64(4, "length of tokenizer.ggml.token_type", "count");
-        for (let i = 0; i < 4; i++) w.u32(1, `token type ${i}`, "value");
-      },
+    tensors: [
+      tensor("token_embd.weight", [8, 4], GGML_TYPE.F32, 8 * 4 * 4),
+      tensor("output_norm.weight", [8], GGML_TYPE.F32, 8 * 4),
+      tensor("blk.0.attn_q.weight", [32, 2], GGML_TYPE.Q8_0, 2 * 34),
     ],
-    [
-      "crafted.bytes",
-      () => {
-        w.u32(T.u8, "item type of crafted.bytes", "type");
-        w.u64(3, "length of crafted.bytes", "count");
-        w.raw(Buffer.from([1, 2, 3]));
-      },
-    ],
-    [
-      "crafted.nested",
-      () => {
-        w.u32(T.array, "item type of crafted.nested", "type");
-        w.u64(1, "length of crafted.nested", "count");
-        w.u32(T.f32, "inner item type of crafted.nested", "type");
-        w.u64(2, "inner length of crafted.nested", "count");
-        w.raw(Buffer.alloc(8));
-      },
-    ],
-  ];
-  w.u64(metadata.length, "metadata entry count", "count");
-  for (const [key, writeValue] of metadata) {
-    w.str(key, `key ${key}`);
-    const type = key === "gemma3.context_length" ? T.u32 : key.startsWith("general.") ? T.string : T.array;
-    w.u32(type, `value type of ${key}`, "type");
-    writeValue();
-  }
-  let offset = 0;
-  for (const tensor of tensors) {
-    w.str(tensor.name, `name of ${tensor.name}`);
-    w.u32(tensor.dims.length, `dimension count of ${tensor.name}`, "dims");
-    tensor.dims.forEach((d, i) => w.u64(d, `dimension ${i} of ${tensor.name}`, "dim"));
-    w.u32(tensor.type, `type of ${tensor.name}`, "type");
-    w.u64(offset, `data offset of ${tensor.name}`, "offset");
-    offset += Math.ceil(tensor.bytes / 32) * 32;
-  }
-  w.pad(32);
-  for (const tensor of tensors) {
-    w.raw(Buffer.alloc(tensor.bytes, 0x11));
-    w.pad(32);
-  }
-  return { bytes: w.bytes(), fields: w.fields };
+  });
 }
 
 const U64_VALUES: Array<[string, bigint]> = [
