@@ -6,6 +6,7 @@ import { bfclRegistry } from "../src/eval/bfcl/bfcl-skills.js";
 import { ReplayMismatchError, ReplayModel } from "../src/eval/models/replay-model.js";
 import { GbnfParseError, parseGbnf } from "../src/model/llama/gbnf-parse.js";
 import { JsonSchemaGrammarError, jsonSchemaToGbnf } from "../src/model/llama/json-schema-to-gbnf.js";
+import { ContextOverflowError, fitContext } from "../src/memory/fit-context.js";
 import { evaluateExpression, ExpressionError } from "../src/skills/builtin/index.js";
 import { defineSkill, Registry } from "../src/skills/index.js";
 import { answerReply, callReply, ScriptedModel, ScriptedModelError } from "../src/testing/index.js";
@@ -106,6 +107,21 @@ describe("the errors a caller switches on carry a stable code", () => {
     await replay.generate("Capital of France?");
     await replay.generate("Capital of France?\nResult of capital:\nParis");
     expect(await failure(replay, "p")).toMatchObject({ code: "beyond_recording", step: 3 });
+  });
+
+  it("ContextOverflowError: context_overflow, with the prompt's first count", async () => {
+    const overflow = await fitContext({
+      render: (drop) => "x".repeat(900 - drop * 10),
+      countTokens: (prompt) => prompt.length,
+      contextSize: 900,
+      replyTokens: 128,
+      replyOverrun: 0,
+      dropped: 0,
+      steps: 3,
+    }).catch((error: unknown) => error);
+    expect(overflow).toBeInstanceOf(ContextOverflowError);
+    expect(overflow).toBeInstanceOf(CodedError);
+    expect(overflow).toMatchObject({ code: "context_overflow", promptTokensBefore: 900 });
   });
 
   it("a coded error keeps its code through the evaluation worker's JSON", () => {

@@ -1,3 +1,4 @@
+import { CodedError } from "../coded-error.js";
 import { MIN_REPLY_TOKENS, MIN_WRAP_UP_TOKENS } from "../defaults.js";
 
 /**
@@ -39,14 +40,17 @@ export interface ContextFit {
   replyTokens: number;
 }
 
-/** Even with every earlier step left out, the prompt leaves less than MIN_REPLY_TOKENS for a reply. */
-export class ContextOverflowError extends Error {
+/**
+ * Even with every earlier step left out, the prompt leaves less than MIN_REPLY_TOKENS for a reply (code
+ * `context_overflow`). The loop turns it into a `model-error` event; a caller of fitContext may switch on the code.
+ */
+export class ContextOverflowError extends CodedError<"context_overflow"> {
   override readonly name = "ContextOverflowError";
   /** Tokens of the prompt as it was first measured, before anything was left out. */
   readonly promptTokensBefore: number;
 
   constructor(message: string, promptTokensBefore: number) {
-    super(message);
+    super("context_overflow", message);
     this.promptTokensBefore = promptTokensBefore;
   }
 }
