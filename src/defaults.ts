@@ -29,8 +29,14 @@ export const MIN_REPLY_TOKENS = 64;
 export const MIN_WRAP_UP_TOKENS = 32;
 /** Keep prompt + reply inside the model's context by leaving out the oldest steps (when the model can count tokens). */
 export const DEFAULT_FIT_CONTEXT = true;
-/** Where an action's thought goes (see AgentOptions.thought); chosen by the issue-19 measurements. */
-export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "first";
+/**
+ * Where an action's thought goes (see AgentOptions.thought). "last": with jump-forward on (the default), a thought
+ * written first steered both test models away from calling (BFCL simple_python, first 60, budget 2: Gemma 3 270M 13/60
+ * thought first, 23/60 last, 23/60 none, 22/60 first without jump-forward; SmolLM2 11/60 first, 16/60 last), while
+ * without jump-forward first and last were equal (issue 19's levers). See docs/results/levers.md, "Thought placement
+ * with jump-forward".
+ */
+export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "last";
 /** Longest thought under the grammar: a reason in a sentence or two; SmolLM2 wrote 400-token repeating thoughts unbounded. */
 export const DEFAULT_MAX_THOUGHT_CHARS = 200;
 /** Longest final answer under the grammar: a few sentences. Unbounded, SmolLM2 repeated one sentence for 514 tokens (30 s on 1 thread) on "What is 17% of 2,340?". */

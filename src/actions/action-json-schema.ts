@@ -1,5 +1,5 @@
 import { callReferencePattern, MAX_REFERENCEABLE_CALLS } from "../call-reference-pattern.js";
-import { MAX_CALLS_PER_ACTION } from "../defaults.js";
+import { DEFAULT_THOUGHT_PLACEMENT, MAX_CALLS_PER_ACTION } from "../defaults.js";
 import type { JsonSchema } from "../json-schema.js";
 import type { ThoughtPlacement } from "./action.js";
 import type { Registry } from "../skills/registry.js";
@@ -31,7 +31,7 @@ function actionObject(
   required: string[],
   options: ActionSchemaOptions,
 ): JsonSchema {
-  const placement = options.thought ?? "first";
+  const placement = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
   const thought = { thought: { type: "string", ...bounded(options.maxThoughtChars) } };
   const properties =
     placement === "first" ? { ...thought, ...fields } : placement === "last" ? { ...fields, ...thought } : fields;

@@ -1,6 +1,7 @@
 import { withoutUndefined } from "../without-undefined.js";
 import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
+import { DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { parseIntegerOption } from "./parse-options.js";
 
 /** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
@@ -19,11 +20,10 @@ export function loopOptions(command: Command): Command {
   return command
     .option("--no-final-round", "let the last step of the budget, and the step after a repeated call, call skills too")
     .addOption(
-      new Option("--thought <where>", "where the action's thought goes (default: first)").choices([
-        "first",
-        "last",
-        "none",
-      ]),
+      new Option(
+        "--thought <where>",
+        `where the action's thought goes (default: ${DEFAULT_THOUGHT_PLACEMENT})`,
+      ).choices(["first", "last", "none"]),
     )
     .option(
       "--max-thought-chars <n>",

@@ -1,5 +1,6 @@
 import type { ThoughtPlacement } from "../actions/action.js";
 import type { Registry } from "../skills/registry.js";
+import { DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { promptText, renderPrompt } from "../prompt-texts.js";
 import { skillSignature } from "./skill-signature.js";
 import type { JsonSchema } from "../json-schema.js";
@@ -25,7 +26,7 @@ export interface SystemPromptOptions {
   parallelCalls?: boolean;
   /** Default "full". */
   style?: PromptStyle;
-  /** Where the examples put `thought` (it must match the grammar's order). Default "first". */
+  /** Where the examples put `thought` (it must match the grammar's order). Default DEFAULT_THOUGHT_PLACEMENT. */
   thought?: ThoughtPlacement;
   /** Add one worked example conversation (call, result, answer) after the action format. Default false. */
   exampleTrajectory?: boolean;
@@ -115,7 +116,7 @@ export function buildSystemPrompt(registry: Registry, options: SystemPromptOptio
   const skills = names.length
     ? names.map((name) => renderSkillDoc(registry, name, style)).join("\n")
     : promptText("no-skills");
-  const thought = options.thought ?? "first";
+  const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
   const format =
     renderPrompt(styled("action-format", style), actionExamples(thought)) +
     (options.parallelCalls ? `\n${promptText("parallel-format")}` : "") +

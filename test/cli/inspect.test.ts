@@ -47,13 +47,13 @@ describe("inspect without a model file", () => {
     const [a, b] = [JSON.parse(full.stdout), JSON.parse(compact.stdout)];
     expect(b.systemPrompt).toContain("- calculator(expression: string): Evaluate an arithmetic expression");
     expect(b.systemPrompt).not.toContain('"thought"');
-    expect(a.systemPrompt).toContain('{"thought":"why this skill"');
+    expect(a.systemPrompt).toContain('"thought":"why this skill"}');
     expect(b.systemPrompt.length).toBeLessThan(a.systemPrompt.length * 0.7);
     expect(JSON.stringify(b.actionJsonSchema)).toContain('"maxLength":40');
     const example = await inspect(["--skills", "calculator", "--json", "--example-trajectory"]);
     const withExample: string = JSON.parse(example.stdout).systemPrompt;
     expect(withExample.startsWith(`${a.systemPrompt}\n\n# Example\n`)).toBe(true);
-    expect(withExample).toContain('You: {"thought":"mountain_height gives');
+    expect(withExample).toContain('"arguments":{"mountain":"Mount Everest"},"thought":"mountain_height gives');
     const bad = await inspect(["--thought", "sideways"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/sideways/);

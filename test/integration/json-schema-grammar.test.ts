@@ -65,7 +65,7 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
   });
 
   it("accepts the agent's action JSON, compact, and rejects pretty-printed, unknown skills and bad arguments", async () => {
-    const schema = buildActionJsonSchema(grammarTestRegistries.calculator);
+    const schema = buildActionJsonSchema(grammarTestRegistries.calculator, { thought: "first" });
     const accepts = await compile(schema);
     const ok = [
       { thought: "add them", skill_name: "add", arguments: { a: 1, b: -2.5 } },

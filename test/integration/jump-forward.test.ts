@@ -21,7 +21,7 @@ import { loadFixtureModel } from "../helpers/fixture-model.js";
 const registry = new Registry();
 registry.register(calculatorSkill);
 registry.register(convertUnitsSkill);
-const schema = buildActionJsonSchema(registry);
+const schema = buildActionJsonSchema(registry, { thought: "first" });
 const grammar = parseGbnf(jsonSchemaToGbnf(schema));
 
 let handle: LlamaModelHandle;

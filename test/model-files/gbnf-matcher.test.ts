@@ -46,7 +46,7 @@ describe("GbnfMatcher", () => {
   const registry = new Registry();
   registry.register(calculatorSkill);
   registry.register(convertUnitsSkill);
-  const action = jsonSchemaToGbnf(buildActionJsonSchema(registry, { maxThoughtChars: 20 }));
+  const action = jsonSchemaToGbnf(buildActionJsonSchema(registry, { maxThoughtChars: 20, thought: "first" }));
 
   it("says which text an action grammar forces: the opening, the keys, a skill name once its prefix is unique", () => {
     const m = matcher(action);
