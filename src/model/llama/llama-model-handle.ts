@@ -1,6 +1,5 @@
 import {
   LlamaGrammarEvaluationState,
-  TokenBias,
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaModel,
@@ -16,15 +15,16 @@ import {
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
   PROMPT_CACHE_MIN_TOKENS,
-  WRAP_UP_LOGIT_BIAS,
 } from "./defaults.js";
 import { GbnfMatcher } from "./gbnf-matcher.js";
+import { emptyStats, recordGeneration, recordPrompt } from "./generation-stats.js";
 import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
 import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
+import { samplingBiases, type SamplingBiases } from "./sampling-biases.js";
 import { SequencePool, SequenceSlot } from "./sequence-slot.js";
 import type { TokenClasses } from "./token-classes.js";
 import { TokenRun } from "./token-run.js";
@@ -73,29 +73,6 @@ interface SamplingCall {
   signal: AbortSignal | undefined;
 }
 
-function emptyStats(): GenerationStats {
-  return {
-    promptTokens: 0,
-    reusedPromptTokens: 0,
-    restoredPromptTokens: 0,
-    evaluatedPromptTokens: 0,
-    generatedTokens: 0,
-    sampledTokens: 0,
-    forcedTokens: 0,
-    timeToFirstTokenMs: 0,
-    tokensPerSecond: 0,
-    totals: {
-      calls: 0,
-      promptTokens: 0,
-      evaluatedPromptTokens: 0,
-      generatedTokens: 0,
-      generationMs: 0,
-      sampledTokens: 0,
-      forcedTokens: 0,
-    },
-  };
-}
-
 /**
  * A loaded GGUF model behind the {@link ModelHandle} interface: one llama.cpp context with one sequence (or more:
  * `loadModel`'s `sequences`), each used by one `generate` at a time (more calls queue).
@@ -132,15 +109,8 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #pool: SequencePool;
   readonly #grammars: GrammarCache;
   readonly #sampling: LlamaSamplingDefaults;
-  readonly #baseBias: TokenBias;
-  /** Wrap-up biases: inside a JSON string favour closing it, between values favour closing containers. */
-  readonly #wrapUpInString: TokenBias;
-  readonly #wrapUpBetweenValues: TokenBias;
-  /** Tokens never to be sampled (see TokenClasses.banned), as a set for the lazy check of free-text generation. */
-  readonly #banned: ReadonlySet<Token>;
-  /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
-  readonly #stopTokens: ReadonlySet<Token>;
-  readonly #stopText: string | undefined;
+  /** Stops, banned tokens and wrap-up biases (see samplingBiases). */
+  readonly #biases: SamplingBiases;
   readonly #jumpTokenizer: JumpTokenizer;
   readonly #promptCache: PromptCache | undefined;
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
@@ -168,25 +138,7 @@ export class LlamaModelHandle implements ModelHandle {
       tokenize: (text) => model.tokenize(text, false),
       detokenize: (tokens) => model.detokenize(tokens, false),
     };
-    const endTokens = parts.model.tokenize(parts.chatFormat.endOfTurn, true);
-    const endIsOneToken = endTokens.length === 1;
-    this.#stopTokens = new Set(endIsOneToken && !parts.model.isEogToken(endTokens[0]) ? endTokens : []);
-    this.#stopText = endIsOneToken || parts.chatFormat.endOfTurn === "" ? undefined : parts.chatFormat.endOfTurn;
-
-    this.#baseBias = new TokenBias(parts.model.tokenizer);
-    this.#wrapUpInString = new TokenBias(parts.model.tokenizer);
-    this.#wrapUpBetweenValues = new TokenBias(parts.model.tokenizer);
-    // A template's end-of-turn marker must stay writable even when its text is empty.
-    this.#banned = new Set(parts.tokenClasses.banned.filter((token) => !this.#stopTokens.has(token)));
-    for (const token of this.#banned) {
-      for (const bias of [this.#baseBias, this.#wrapUpInString, this.#wrapUpBetweenValues]) bias.set(token, "never");
-    }
-    for (const token of parts.tokenClasses.stringClosers)
-      this.#wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
-    for (const token of parts.tokenClasses.containerClosers)
-      this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
-    for (const token of parts.tokenClasses.separators)
-      this.#wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
+    this.#biases = samplingBiases(parts.model, parts.chatFormat, parts.tokenClasses);
   }
 
   /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
@@ -300,7 +252,7 @@ export class LlamaModelHandle implements ModelHandle {
         text: prompt + this.#model.detokenize(run.generated, false),
         tokens: [...tokens, ...run.generated],
       };
-      this.#recordGeneration(run, elapsed);
+      recordGeneration(this.#stats, run, elapsed);
       this.#lastReply = { promptTokens: tokens, tokens: [...run.generated], samples: run.samples };
     }
     if (run.aborted) throw abortError(options.signal?.reason);
@@ -345,7 +297,7 @@ export class LlamaModelHandle implements ModelHandle {
     } else if (saveAt > 0) reused = slot.sequence.nextTokenIndex === reused ? reused : 0;
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
     slot.held = { text: "", tokens: tokens.slice(0, reused) };
-    this.#recordPrompt(tokens.length, reused, restored);
+    recordPrompt(this.#stats, tokens.length, reused, restored);
     let next = reused;
     if (saveAt > 0 && restored === 0) {
       next = await slot.evaluateRange(tokens, next, saveAt, signal);
@@ -380,16 +332,12 @@ export class LlamaModelHandle implements ModelHandle {
     const budget = Math.min(maxTokens, room);
     return new TokenRun({
       model: this.#model,
-      stopTokens: this.#stopTokens,
-      stopText: this.#stopText,
+      stopTokens: this.#biases.stopTokens,
+      stopText: this.#biases.stopText,
       constrained,
       budget,
       hardLimit: constrained ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, room) : budget,
-      biases: {
-        base: this.#baseBias,
-        wrapUpInString: this.#wrapUpInString,
-        wrapUpBetweenValues: this.#wrapUpBetweenValues,
-      },
+      biases: this.#biases.biases,
       onToken: options.onToken,
       signal: options.signal,
     });
@@ -412,7 +360,7 @@ export class LlamaModelHandle implements ModelHandle {
         ...(!banLazily && { tokenBias: () => run.bias }),
       });
       for await (const token of iterator) {
-        if (banLazily && this.#banned.has(token)) {
+        if (banLazily && this.#biases.banned.has(token)) {
           banLazily = false;
           resample = true;
           break;
@@ -490,39 +438,5 @@ export class LlamaModelHandle implements ModelHandle {
       topP: DEFAULT_TOP_P,
       ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
     };
-  }
-
-  /**
-   * The stats of a call whose prompt has `promptLength` tokens, `reused` of them already in the sequence (`restored`
-   * of those from the prompt cache).
-   */
-  #recordPrompt(promptLength: number, reused: number, restored: number): void {
-    const stats = this.#stats;
-    stats.promptTokens = promptLength;
-    stats.reusedPromptTokens = reused;
-    stats.restoredPromptTokens = restored;
-    stats.evaluatedPromptTokens = promptLength - reused;
-    stats.generatedTokens = 0;
-    stats.sampledTokens = 0;
-    stats.forcedTokens = 0;
-    stats.timeToFirstTokenMs = 0;
-    stats.tokensPerSecond = 0;
-    stats.totals.calls++;
-    stats.totals.promptTokens += promptLength;
-    stats.totals.evaluatedPromptTokens += promptLength - reused;
-  }
-
-  /** The stats of a reply (`run`) that took `elapsed` ms. */
-  #recordGeneration(run: TokenRun, elapsed: number): void {
-    const stats = this.#stats;
-    const generated = run.generated.length;
-    stats.generatedTokens = generated;
-    stats.sampledTokens = run.sampled;
-    stats.forcedTokens = run.forced;
-    stats.tokensPerSecond = generated > 0 && elapsed > 0 ? (generated * 1000) / elapsed : 0;
-    stats.totals.generatedTokens += generated;
-    stats.totals.generationMs += elapsed;
-    stats.totals.sampledTokens = (stats.totals.sampledTokens ?? 0) + run.sampled;
-    stats.totals.forcedTokens = (stats.totals.forcedTokens ?? 0) + run.forced;
   }
 }

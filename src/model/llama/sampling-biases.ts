@@ -1,0 +1,37 @@
+import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
+import type { ChatFormat } from "../../prompt/chat-format.js";
+import { WRAP_UP_LOGIT_BIAS } from "./defaults.js";
+import type { TokenClasses } from "./token-classes.js";
+
+/** A model's stops and sampling biases, built once per handle (see TokenRunSetup). */
+export interface SamplingBiases {
+  /** Banned tokens never sampled: the usual bias, and the wrap-up ones inside a JSON string and between values. */
+  biases: { base: TokenBias; wrapUpInString: TokenBias; wrapUpBetweenValues: TokenBias };
+  /** Tokens never to be sampled (see TokenClasses.banned), as a set for the lazy check of free-text generation. */
+  banned: ReadonlySet<Token>;
+  /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
+  stopTokens: ReadonlySet<Token>;
+  /** The end-of-turn text, when it is not one token. */
+  stopText: string | undefined;
+}
+
+/**
+ * The stops and biases of `model` under `chatFormat`: banned tokens never, and for the wrap-up after `maxTokens`
+ * (inside a string favour closing it, between values favour closing containers and, half as much, separators).
+ */
+export function samplingBiases(model: LlamaModel, chatFormat: ChatFormat, classes: TokenClasses): SamplingBiases {
+  const endTokens = model.tokenize(chatFormat.endOfTurn, true);
+  const endIsOneToken = endTokens.length === 1;
+  const stopTokens = new Set(endIsOneToken && !model.isEogToken(endTokens[0]) ? endTokens : []);
+  const stopText = endIsOneToken || chatFormat.endOfTurn === "" ? undefined : chatFormat.endOfTurn;
+  const base = new TokenBias(model.tokenizer);
+  const wrapUpInString = new TokenBias(model.tokenizer);
+  const wrapUpBetweenValues = new TokenBias(model.tokenizer);
+  // A template's end-of-turn marker must stay writable even when its text is empty.
+  const banned = new Set(classes.banned.filter((token) => !stopTokens.has(token)));
+  for (const token of banned) for (const bias of [base, wrapUpInString, wrapUpBetweenValues]) bias.set(token, "never");
+  for (const token of classes.stringClosers) wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+  for (const token of classes.containerClosers) wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+  for (const token of classes.separators) wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
+  return { biases: { base, wrapUpInString, wrapUpBetweenValues }, banned, stopTokens, stopText };
+}
