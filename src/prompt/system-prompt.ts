@@ -49,6 +49,20 @@ export function renderSkillDoc(registry: Registry, name: string, style: PromptSt
   return renderPrompt("skill", { name, description: skill.description, schema: JSON.stringify(schema) });
 }
 
+/** The `calls` of the parallel-calls example (see prompts/parallel-format.md). */
+const PARALLEL_CALLS_FIELDS = '"calls":[{"skill_name":"...","arguments":{...}},...]';
+
+/**
+ * One example action object: its `fields` (JSON text) with the thought `text` first, last or left out, as the grammar
+ * orders them. Compact, as the grammar writes it (no space after `:` or `,`): a model copies the examples' spacing,
+ * and every space the grammar then refuses costs a pass over the whole vocabulary (issue 11 measured 53% of Gemma 3
+ * 270M's action tokens refused with spaced examples); a thought in the other place is refused the same way.
+ */
+function exampleObject(thought: ThoughtPlacement, fields: string, text: string): string {
+  if (thought === "first") return `{"thought":"${text}",${fields}}`;
+  return thought === "last" ? `{${fields},"thought":"${text}"}` : `{${fields}}`;
+}
+
 /**
  * A call and an answer as the grammar orders them: `thought` (with `callThought` / `answerThought`) first, last or
  * left out. `args` is JSON text; the other values go in verbatim (prompt files write them JSON-safe).
@@ -57,15 +71,7 @@ function exampleActions(
   thought: ThoughtPlacement,
   [callThought, answerThought, skillName, args, answer]: string[],
 ): { call: string; answer: string } {
-  // Compact, as the grammar writes it (no space after `:` or `,`): a model copies the examples' spacing, and every
-  // space the grammar then refuses costs a pass over the whole vocabulary (issue 11 measured 53% of Gemma 3 270M's
-  // action tokens refused with spaced examples).
-  const withThought = (fields: string, text: string) =>
-    thought === "first"
-      ? `{"thought":"${text}",${fields}}`
-      : thought === "last"
-        ? `{${fields},"thought":"${text}"}`
-        : `{${fields}}`;
+  const withThought = (fields: string, text: string) => exampleObject(thought, fields, text);
   return {
     call: withThought(`"skill_name":"${skillName}","arguments":${args}`, callThought),
     answer: withThought(`"final_answer":"${answer}"`, answerThought),
@@ -119,7 +125,9 @@ export function buildSystemPrompt(registry: Registry, options: SystemPromptOptio
   const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
   const format =
     renderPrompt(styled("action-format", style), actionExamples(thought)) +
-    (options.parallelCalls ? `\n${promptText("parallel-format")}` : "") +
+    (options.parallelCalls
+      ? `\n${renderPrompt("parallel-format", { parallel_example: exampleObject(thought, PARALLEL_CALLS_FIELDS, "...") })}`
+      : "") +
     (options.exampleTrajectory ? `\n\n${exampleTrajectory(thought)}` : "") +
     (options.outputSchema
       ? `\n${renderPrompt("output-schema", { schema: JSON.stringify(options.outputSchema) })}`

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
 import { buildMessages, RunTranscript } from "../../src/agent/build-messages.js";
 import { gemma3ChatFormat, gemma4ChatFormat } from "../../src/prompt/index.js";
+import { buildSystemPrompt } from "../../src/prompt/system-prompt.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 import { mathRegistry } from "../helpers/skills.js";
 
@@ -109,5 +110,17 @@ describe("the prompt", () => {
       // the example's skill is not one the agent has, so the grammar cannot call it
       expect(mathRegistry().names()).not.toContain(replies[0].skill_name);
     }
+  });
+});
+
+describe("the action format's examples follow the grammar's order", () => {
+  it("puts the thought of the parallel-calls example where the grammar puts it", () => {
+    const parallelLine = (thought: "first" | "last" | "none") =>
+      buildSystemPrompt(mathRegistry(), { thought, parallelCalls: true })
+        .split("\n")
+        .find((line) => line.startsWith("To call several independent skills"))!;
+    expect(parallelLine("first")).toContain('{"thought":"...","calls":[');
+    expect(parallelLine("last")).toContain('...],"thought":"..."}');
+    expect(parallelLine("none")).not.toContain('"thought"');
   });
 });
