@@ -4,7 +4,7 @@
  * and off; every reply must parse as JSON and validate against the schema. Prints one line per 100 schemas and a
  * closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated, wall time).
  *
- *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--threads 1] [--limit N]
+ *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--threads 1] [--limit N] [--stride K]
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     model: { type: "string" },
     threads: { type: "string" },
     limit: { type: "string" },
+    stride: { type: "string", default: "1" },
     bfcl: { type: "string", default: join(import.meta.dirname, "../../shared/bfcl") },
     "max-tokens": { type: "string", default: "96" },
   },
@@ -36,7 +37,11 @@ for (const category of CATEGORIES) {
       functions.set(`${fn.name} ${JSON.stringify(fn.parameters)}`, fn);
   }
 }
-const all = [...functions.values()].slice(0, values.limit ? Number(values.limit) : undefined);
+// --stride K: every K-th schema (a fixed sample spread over the five categories), then --limit N: the first N of those
+const stride = Math.max(1, Number(values.stride));
+const all = [...functions.values()]
+  .filter((_, i) => i % stride === 0)
+  .slice(0, values.limit ? Number(values.limit) : undefined);
 const model = await loadModel({
   model: values.model,
   gpu: false,
