@@ -35,6 +35,12 @@ let root: string;
 let dirCount = 0;
 const freshDir = () => join(root, `models-${++dirCount}`);
 
+/** Neither the file nor its `.part` is left in `dir`. */
+function expectNothingKept(dir: string, file: string): void {
+  expect(existsSync(join(dir, file)), file).toBe(false);
+  expect(existsSync(join(dir, `${file}.part`)), `${file}.part`).toBe(false);
+}
+
 beforeAll(async () => {
   server = await startFileServer(PAYLOAD, CUT_AFTER, CHANGED);
   root = mkdtempSync(join(tmpdir(), "ga-hostile-pull-"));
@@ -148,8 +154,7 @@ describe("hostile downloads over HTTP on 127.0.0.1 (issue 18 §3)", () => {
         `has ${PAYLOAD.length + 1000} bytes, but its GGUF header accounts for ${Math.ceil(PAYLOAD.length / 32) * 32}`,
       ),
     );
-    expect(existsSync(join(dir, "twice.gguf"))).toBe(false);
-    expect(existsSync(join(dir, "twice.gguf.part"))).toBe(false);
+    expectNothingKept(dir, "twice.gguf");
   });
 
   it("rejects a payload that is not a GGUF (an HTML page) and deletes it", async () => {
@@ -157,8 +162,7 @@ describe("hostile downloads over HTTP on 127.0.0.1 (issue 18 §3)", () => {
     const error = await refused("an HTML page", `${server.origin}/html/page.gguf`, { modelsDir: dir });
     expect(error.code).toBe("bad_source");
     expect(error.message).toContain('starts with "<!DO"');
-    expect(existsSync(join(dir, "page.gguf"))).toBe(false);
-    expect(existsSync(join(dir, "page.gguf.part"))).toBe(false);
+    expectNothingKept(dir, "page.gguf");
   });
 
   it("refuses a size other than the exact one expected, keeping nothing", async () => {
@@ -169,8 +173,7 @@ describe("hostile downloads over HTTP on 127.0.0.1 (issue 18 §3)", () => {
     });
     expect(error.code).toBe("size_mismatch");
     expect(error.message).toContain(String(PAYLOAD.length + 1));
-    expect(existsSync(join(dir, "sized.gguf"))).toBe(false);
-    expect(existsSync(join(dir, "sized.gguf.part"))).toBe(false);
+    expectNothingKept(dir, "sized.gguf");
   });
 
   it("checks the size of a response of unknown length once it is complete", async () => {
@@ -181,8 +184,7 @@ describe("hostile downloads over HTTP on 127.0.0.1 (issue 18 §3)", () => {
     });
     expect(error.code).toBe("size_mismatch");
     expect(error.message).toContain(`has ${PAYLOAD.length} bytes`);
-    expect(existsSync(join(dir, "unsized.gguf"))).toBe(false);
-    expect(existsSync(join(dir, "unsized.gguf.part"))).toBe(false);
+    expectNothingKept(dir, "unsized.gguf");
   });
 
   it("refuses a file far from the catalog's approximate size", async () => {
@@ -204,8 +206,7 @@ describe("hostile downloads over HTTP on 127.0.0.1 (issue 18 §3)", () => {
     const error = await refused("not the catalog's sha256", "test-model", { modelsDir: dir, catalog, env });
     expect(error.code).toBe("hash_mismatch");
     expect(error.message).toContain(PAYLOAD_SHA);
-    expect(existsSync(join(dir, "test-model-Q4_K_M.gguf"))).toBe(false);
-    expect(existsSync(join(dir, "test-model-Q4_K_M.gguf.part"))).toBe(false);
+    expectNothingKept(dir, "test-model-Q4_K_M.gguf");
 
     const ok = await pullModel("test-model", {
       modelsDir: freshDir(),
