@@ -1,6 +1,6 @@
 /**
  * Jump-forward's correctness on every BFCL function schema, on a real model: for each distinct function in
- * ../shared/bfcl (all five categories), one greedy generation constrained by its parameters' schema, jump-forward on
+ * evals/bfcl (all five categories), one greedy generation constrained by its parameters' schema, jump-forward on
  * and off; every reply must parse as JSON and validate against the schema. Prints one line per 100 schemas and a
  * closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated, wall time).
  *
@@ -19,7 +19,7 @@ const { values } = parseArgs({
     threads: { type: "string" },
     limit: { type: "string" },
     stride: { type: "string", default: "1" },
-    bfcl: { type: "string", default: join(import.meta.dirname, "../../shared/bfcl") },
+    bfcl: { type: "string", default: join(import.meta.dirname, "../evals/bfcl") },
     "max-tokens": { type: "string", default: "96" },
   },
 });

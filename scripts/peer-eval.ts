@@ -4,7 +4,7 @@
  * scripts/results-table.ts shows the peer beside our runs (model `peer:LlamaChatSession:<gguf file name>`).
  *
  *   npx tsx scripts/peer-eval.ts --model M.gguf --suite evals/basic.json --limit 3 --budgets 2,4 --threads 1
- *   npx tsx scripts/peer-eval.ts --model M.gguf --bfcl ../shared/bfcl --category simple_python --limit 3 --budgets 2
+ *   npx tsx scripts/peer-eval.ts --model M.gguf --bfcl evals/bfcl --category simple_python --limit 3 --budgets 2
  *
  * Tasks and `--limit` are the eval command's (the first N tasks; the report's `sampledFrom` says of how many). Each
  * (task, budget) is one run on an emptied sequence and a new session, greedy (temperature 0); how the budget is held and how

@@ -8,7 +8,7 @@
 # Env: LEVERS (default: all below but first-call, in order; first-call runs budget 1 alone), SUITES (basic
 # bfcl-simple_python; basic-all is the whole of evals/basic.json, whose first 12 tasks are arithmetic and conversions), BASIC_LIMIT (12), BFCL_LIMIT (20), THREADS (1: run one model per core),
 # ROOT (the build whose dist/ runs; default this checkout), OLD_ROOT (a build of the commit before issue 19, for the
-# "before" row; skipped when unset), BFCL_DIR (../shared/bfcl). A report already in OUT_DIR is kept (resumable).
+# "before" row; skipped when unset), BFCL_DIR (evals/bfcl). A report already in OUT_DIR is kept (resumable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 key="$1"
@@ -16,7 +16,7 @@ out="${2:-docs/results/levers}"
 dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
 declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
 model="$dir/${files[$key]}"
-bfcl="$(cd "${BFCL_DIR:-../shared/bfcl}" && pwd)"
+bfcl="$(cd "${BFCL_DIR:-evals/bfcl}" && pwd)"
 declare -A flags=(
   [before]=""                                                               # the old loop (OLD_ROOT)
   [final-round]="--max-thought-chars 0 --max-answer-chars 0"                # §0 + §4: repeats answered, final rounds
@@ -47,7 +47,7 @@ for lever in ${LEVERS:-before all final-round bounded compact all-compact though
     # shellcheck disable=SC2206
     budgets=2,4,8; [ "$lever" = first-call ] && budgets=1
     cmd=(node "$root/dist/cli/main.js" eval "${target[@]}" --model "$model" --budgets "$budgets" --threads "${THREADS:-1}" ${flags[$lever]} --quiet --out "$dest")
-    echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#; s#$root/#./#g; s#$bfcl#../shared/bfcl#" > "$dest/command.txt"
+    echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#; s#$root/#./#g; s#$bfcl#evals/bfcl#" > "$dest/command.txt"
     echo ">> $key $lever $suite" >&2
     "${cmd[@]}" > "$dest/summary.txt" 2> "$dest/progress.log" || echo ">> $key $lever $suite failed (see $dest/progress.log)" >&2
   done

@@ -32,7 +32,7 @@ for grammar in ${GRAMMARS:-on off}; do
     }
     run basic evals/basic.json --limit "$basic_limit"
     for category in simple_python multiple parallel parallel_multiple irrelevance; do
-      run "bfcl-$category" --bfcl ../shared/bfcl --category "$category" --limit "$bfcl_limit"
+      run "bfcl-$category" --bfcl evals/bfcl --category "$category" --limit "$bfcl_limit"
     done
   done
 done

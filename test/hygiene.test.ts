@@ -1,6 +1,6 @@
 /** What a run of the tests and of the documented commands leaves behind in the checkout and in /tmp. */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,5 +16,19 @@ describe("hygiene", () => {
   it("out/, where the documented eval commands write their reports, is git-ignored", () => {
     // exit 0: ignored; exit 1 (a throw here): it would show up as untracked
     expect(() => execFileSync("git", ["check-ignore", "-q", "out/e2b/report.json"], { stdio: "ignore" })).not.toThrow();
+  });
+
+  it("no test or script reads a folder beside the checkout (a clone has none): the data they need is in the repository", () => {
+    const root = join(import.meta.dirname, "..");
+    const files = ["test", "scripts"].flatMap((dir) =>
+      readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+        .filter((name) => /\.(ts|sh)$/.test(name))
+        .map((name) => join(dir, name)),
+    );
+    const outside = files.filter((file) =>
+      /\.\.\/shared\b|\.\.\/\.\.\/\.\.\/shared/.test(readFileSync(join(root, file), "utf8")),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(outside).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-optio
 import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { CommandFactory } from "./command.js";
 import { withoutUndefined } from "../without-undefined.js";
+import { BUNDLED_BFCL_DIR } from "../eval/bfcl/bfcl-files.js";
 import type { EvalProgress } from "../eval/runner/run-eval.js";
 import { renderServersText } from "../eval/report/render-servers.js";
 import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalServerFlags } from "./eval-servers.js";
@@ -22,7 +23,8 @@ interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, Ev
   budgets?: number[];
   seeds?: number;
   out?: string;
-  bfcl?: string;
+  /** `--bfcl [dir]`: the folder, or `true` for the copy the package carries (`evals/bfcl/`). */
+  bfcl?: string | true;
   category?: string;
   parallelCalls?: boolean;
   json?: boolean;
@@ -49,13 +51,13 @@ function checkTarget(suite: string | undefined, options: EvalCommandOptions): vo
   if (suite !== undefined && options.bfcl !== undefined)
     throw new CliUsageError("eval: give a SUITE file or --bfcl DIR, not both");
   if (suite === undefined && options.bfcl === undefined)
-    throw new CliUsageError("eval: give a SUITE file, or --bfcl DIR --category NAME");
+    throw new CliUsageError("eval: give a SUITE file, or --bfcl [DIR] --category NAME");
   if (options.bfcl !== undefined && !options.category)
     throw new CliUsageError("eval --bfcl: --category NAME is needed (e.g. simple_python)");
   if (options.bfcl === undefined && options.category !== undefined)
-    throw new CliUsageError("eval: --category goes with --bfcl DIR");
+    throw new CliUsageError("eval: --category goes with --bfcl");
   if (options.bfcl === undefined && options.parallelCalls !== undefined)
-    throw new CliUsageError("eval: --parallel-calls goes with --bfcl DIR");
+    throw new CliUsageError("eval: --parallel-calls goes with --bfcl");
   options.model = [...(options.model ?? []), ...serverSpecs(options)];
   if (!options.model?.length)
     throw new CliUsageError(
@@ -84,7 +86,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
   };
   try {
     if (options.bfcl !== undefined)
-      return await evaluateBfcl(options.bfcl, options.category!, {
+      return await evaluateBfcl(options.bfcl === true ? BUNDLED_BFCL_DIR : options.bfcl, options.category!, {
         ...common,
         ...withoutUndefined({ parallelCalls: options.parallelCalls }),
       });
@@ -124,7 +126,7 @@ function evalExamples(io: CliIO): string {
     `  ${hint(io, "eval evals/basic.json --model profile:e2b-like --seeds 5 --out out/e2b-like")}`,
     `  ${hint(io, "eval evals/basic.json --model gemma-4-e2b,heuristic --budgets 2,4,8 --out out/e2b")}`,
     `  ${hint(io, "eval evals/basic.json --task arith-percent --model replay:run.jsonl")}`,
-    `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model oracle")}`,
+    `  ${hint(io, "eval --bfcl --category simple_python --model oracle")}`,
     `  ${hint(io, "eval evals/basic.json --model http://10.0.0.5:8080/v1#gemma --model http://10.0.0.6:8080/v1#gemma --concurrency 2 --out out/fleet")}`,
     `  ${hint(io, "eval --bfcl ./bfcl --category simple_python --model ./gemma-3-270m.gguf --limit 20 --no-grammar")}`,
     "",
@@ -133,7 +135,7 @@ function evalExamples(io: CliIO): string {
 
 /**
  * `gemma-agent eval SUITE --model M [--budgets 4,8,12,16] [--seeds N] [--out DIR]` and
- * `gemma-agent eval --bfcl DIR --category NAME --model M`: run the suite or BFCL category under each model × budget ×
+ * `gemma-agent eval --bfcl [DIR] --category NAME --model M`: run the suite or BFCL category under each model × budget ×
  * seed; print the summary table (or, with --json, the report) on stdout; with --out, write report.json, report.md and
  * convergence.svg there. Exit 0 when the eval ran (whatever the scores), 2 for bad input, 130 when interrupted.
  */
@@ -151,7 +153,10 @@ const evalCommand: CommandFactory = (io: CliIO) =>
     .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
     .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
     .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
-    .option("--bfcl <dir>", "a folder holding BFCL_v4_<category>.json and possible_answer/")
+    .option(
+      "--bfcl [dir]",
+      "BFCL data: a folder holding BFCL_v4_<category>.json and possible_answer/ (default: the copy in evals/bfcl)",
+    )
     .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance")
     .option(
       "--parallel-calls",

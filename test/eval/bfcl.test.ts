@@ -13,7 +13,7 @@ import type { ModelProvider } from "../../src/eval/runner/model-providers.js";
 import { EvalSetupError } from "../../src/eval/errors.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 
-const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 const SCORED = ["simple_python", "multiple", "parallel", "parallel_multiple"] as const;
 const ALL = [...SCORED, "irrelevance"] as const;
 
@@ -39,7 +39,7 @@ describe("BFCL files", () => {
         }
       }
     }
-    // the five files declare this many functions (counted independently with Python over ../shared/bfcl)
+    // the five files declare this many functions (counted independently with Python over evals/bfcl)
     expect(functions).toBe(1917);
   });
 

@@ -6,7 +6,7 @@ import { runCli } from "../../src/cli/program.js";
 import { memoryIO } from "../helpers/memory-io.js";
 
 const BASIC = join(import.meta.dirname, "../../evals/basic.json");
-const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 
 async function run(...argv: string[]) {
   const io = memoryIO();
@@ -55,11 +55,18 @@ describe("gemma-agent eval", () => {
     );
   });
 
+  it("reads the BFCL copy the package carries when --bfcl names no folder", async () => {
+    const result = await run("--bfcl", "--category", "simple_python", "--model", "oracle", "--limit", "5");
+    expect(result.err).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/oracle\s+8\s+100\.0% \(5\/5\)/);
+  });
+
   it.each([
-    [["--model", "oracle"], "eval: give a SUITE file, or --bfcl DIR --category NAME"],
+    [["--model", "oracle"], "eval: give a SUITE file, or --bfcl [DIR] --category NAME"],
     [[BASIC, "--bfcl", BFCL, "--model", "oracle"], "eval: give a SUITE file or --bfcl DIR, not both"],
     [["--bfcl", BFCL, "--model", "oracle"], "eval --bfcl: --category NAME is needed"],
-    [[BASIC, "--category", "simple", "--model", "oracle"], "eval: --category goes with --bfcl DIR"],
+    [[BASIC, "--category", "simple", "--model", "oracle"], "eval: --category goes with --bfcl"],
     [[BASIC], "eval: --model is needed"],
     [
       [BASIC, "--model", "profile:nope"],

@@ -1,6 +1,6 @@
 /**
  * Jump-forward feeds the text our GBNF matcher says a grammar forces, so the matcher must never allow what
- * llama.cpp's grammar refuses. Checked on every BFCL function schema in ../shared/bfcl (all five categories) and on
+ * llama.cpp's grammar refuses. Checked on every BFCL function schema in evals/bfcl (all five categories) and on
  * action schemas: random texts walked through the matcher (free choices at random, forced text taken, then closed
  * along a short path) must be complete matches for llama.cpp (`isTextCompatible`), and a text with one character
  * changed is a complete match for both or for neither.
@@ -18,7 +18,7 @@ import { getLlamaRuntime } from "../../src/model/llama/llama-runtime.js";
 import { Registry } from "../../src/skills/registry.js";
 import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
 
-const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
 /** Characters a random walk tries: JSON's structure, letters, digits, escapes, non-ASCII, spaces. */
 const ALPHABET = Array.from('{}[]",:.-+0123456789eEabcdfnrtuxyzABZ \\/_é中😀\t'); // code points, the emoji whole

@@ -1,5 +1,5 @@
 /**
- * The grammar guarantee on real weights and real-world schemas: BFCL questions (all five categories in ../shared/bfcl),
+ * The grammar guarantee on real weights and real-world schemas: BFCL questions (all five categories in evals/bfcl),
  * each question's functions as the registry, one agent step each, greedy. Constrained, with jump-forward on and off,
  * every reply must parse, name one of the question's functions and validate against its schema: 100%; how often the
  * two write the same action is counted (forced text is tokenized as the model writes it, which can change what a
@@ -16,7 +16,7 @@ import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers/test-models.js";
 
-const BFCL = join(import.meta.dirname, "../../../shared/bfcl");
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
 const perCategory =
   process.env.GEMMA_AGENT_BFCL_PER_CATEGORY === "all"

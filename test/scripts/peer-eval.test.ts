@@ -26,7 +26,7 @@ describe("scripts/peer-eval.ts flags", () => {
     [["--bogus"], /Unknown option '--bogus'/],
     [["--suite", "evals/basic.json"], /--model PATH is required/],
     [["--model", "/no/such/model.gguf", "--suite", "evals/basic.json"], /no model file \/no\/such\/model\.gguf/],
-    [["--model", "m.gguf", "--bfcl", "../shared/bfcl"], /--bfcl needs --category/],
+    [["--model", "m.gguf", "--bfcl", "evals/bfcl"], /--bfcl needs --category/],
     [["--model", "m.gguf", "--suite", "evals/basic.json", "--budgets", "2,0"], /--budgets must be a whole number >= 1/],
   ])("%j: one line, exit 2", (args, message) => {
     const { status, stderr } = peerEval(args);

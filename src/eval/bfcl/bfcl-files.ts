@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseJsonLines } from "../../json-lines.js";
 import { join } from "node:path";
@@ -63,6 +64,12 @@ function readJsonLines<T>(path: string, schema: z.ZodType<T>): T[] {
   );
 }
 
+/**
+ * The BFCL v4 data the package carries (five categories with their ground truth, Apache-2.0, origin and license in
+ * `evals/bfcl/`): what `eval --bfcl` reads when no folder is given. Same path from src/ and dist/.
+ */
+export const BUNDLED_BFCL_DIR = fileURLToPath(new URL("../../../evals/bfcl/", import.meta.url));
+
 /** The file name of a category: `simple_python` → `BFCL_v4_simple_python.json` (a full file name is kept as is). */
 export function bfclFileName(category: string): string {
   return category.endsWith(".json") ? category : `BFCL_v4_${category}.json`;
@@ -70,7 +77,7 @@ export function bfclFileName(category: string): string {
 
 /**
  * Read `DIR/BFCL_v4_<name>.json` and, when present, `DIR/possible_answer/BFCL_v4_<name>.json` (JSON Lines, the
- * format of ../shared/bfcl/README.md). Throws `EvalSetupError` with `bfcl_not_found` (naming the file looked for)
+ * format of evals/bfcl/README.md). Throws `EvalSetupError` with `bfcl_not_found` (naming the file looked for)
  * or `bfcl_invalid` (naming the file, line and field).
  */
 export function loadBfclCategory(dir: string, category: string): BfclCategory {
