@@ -37,6 +37,20 @@ export const DEFAULT_FIT_CONTEXT = true;
  * with jump-forward".
  */
 export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "last";
+/**
+ * How strongly the loop grounds argument and answer values in the question and the results (AgentOptions.grounding,
+ * `--grounding`; issue 26). "soft" until the even-numbered BFCL simple_python runs say otherwise: it only reorders
+ * what the grammar already allows (a bonus for copying the source, a malus for copying instructions, runaway numbers
+ * and strings closed), so a value the question does not contain can still be written. A model server ignores it.
+ */
+export const DEFAULT_GROUNDING: "off" | "soft" | "strict" = "soft";
+/** A step's grounding source holds at most the 4 newest skill results: older ones are rarely what a value needs. */
+export const GROUNDING_MAX_RESULTS = 4;
+/**
+ * A grounding source keeps at most 8,000 characters (the first text always, cut to it): the loader indexes it once per
+ * call, and a value copies from the question and the newest results, not from a whole file a skill read.
+ */
+export const GROUNDING_MAX_SOURCE_CHARS = 8000;
 /** Longest thought under the grammar: a reason in a sentence or two; SmolLM2 wrote 400-token repeating thoughts unbounded. */
 export const DEFAULT_MAX_THOUGHT_CHARS = 200;
 /** Longest final answer under the grammar: a few sentences. Unbounded, SmolLM2 repeated one sentence for 514 tokens (30 s on 1 thread) on "What is 17% of 2,340?". */

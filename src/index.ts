@@ -128,7 +128,15 @@ export {
   type ChatFormat,
   type ChatMessage,
 } from "./prompt/index.js";
-export type { ModelHandle, GenerateOptions, GenerationStats, ModelInfo, JsonSchema } from "./model/index.js";
+export type {
+  ModelHandle,
+  GenerateOptions,
+  GenerationStats,
+  GroundingMode,
+  GroundingOptions,
+  ModelInfo,
+  JsonSchema,
+} from "./model/index.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./model/index.js";
 export {
   loadCatalog,

@@ -3,18 +3,20 @@ import { buildActionJsonSchema } from "../actions/action-json-schema.js";
 import { parseAction } from "../actions/parse-action.js";
 import {
   DEFAULT_FINAL_ROUND_WITHOUT_TOOLS,
+  DEFAULT_GROUNDING,
   DEFAULT_MAX_ANSWER_CHARS,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_THOUGHT_CHARS,
   DEFAULT_EXAMPLE_TRAJECTORY,
+  DEFAULT_PARAM_DETAILS,
   DEFAULT_MAX_TOKENS_PER_STEP,
   DEFAULT_PARALLEL_CALLS,
   DEFAULT_PROMPT_STYLE,
   DEFAULT_THOUGHT_PLACEMENT,
   DEFAULT_USE_GRAMMAR,
 } from "../defaults.js";
-import type { GenerateOptions, JsonSchema, ModelHandle } from "../model/model-handle.js";
+import type { GenerateOptions, GroundingMode, JsonSchema, ModelHandle } from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
 import { sharedOpeningLength } from "../prompt/shared-opening.js";
 import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
@@ -43,10 +45,12 @@ import { RunTranscript } from "./build-messages.js";
 import { dispatchAction, type DispatchOptions } from "./dispatch-action.js";
 import { isOwnEvent, type AgentEvent } from "./events.js";
 import { generateCounted } from "./generate-counted.js";
+import { stepGrounding } from "./grounding-source.js";
 import { countValidationError, stopAtMaxIterations } from "./stop-run.js";
 import { runWorkflow } from "./run-workflow.js";
 import { isWorkflow, type WorkflowLike } from "./workflow.js";
 import { runValidators, type Validator } from "./validator.js";
+import { refuseCopiedAnswer } from "./copied-answer.js";
 
 /** How an Agent is built. */
 export interface AgentOptions extends DispatchOptions {
@@ -110,11 +114,24 @@ export interface AgentOptions extends DispatchOptions {
    */
   exampleTrajectory?: boolean;
   /**
+   * Document each skill's arguments one parameter a line (type, required, description, allowed values, default)
+   * instead of its JSON Schema. Default: DEFAULT_PARAM_DETAILS.
+   */
+  paramDetails?: boolean;
+  /**
    * Before each step, measure the prompt with the model's tokenizer and leave out the oldest steps so that prompt +
    * reply fit the model's context (a `context-trimmed` event says what). Needs `countTokens` and `contextSize` on the
    * model. Default true.
    */
   fitContext?: boolean;
+  /**
+   * Ground argument and answer values in the question and the results (issue 26): each step's generate call carries
+   * its source (the question, the conversation's user turns, the newest results; for a final round the results
+   * first) and what not to copy (the system prompt, the runtime's notes). `off`, `soft` (a loader favours copying the
+   * source and closes runaway values) or `strict` (values restricted to spans of the source, the schema's enum and
+   * default values, its numerals). A model server or a scripted model ignores it. Default: DEFAULT_GROUNDING.
+   */
+  grounding?: GroundingMode;
 }
 
 /** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
@@ -126,7 +143,9 @@ export type LoopSettings = Pick<
   | "maxAnswerChars"
   | "promptStyle"
   | "exampleTrajectory"
+  | "paramDetails"
   | "fitContext"
+  | "grounding"
 >;
 
 /** Budgets and cancellation of one run. */
@@ -198,12 +217,13 @@ function systemPrompts(
     thought: shape.thought,
     outputSchema: options.outputSchema,
   };
+  const paramDetails = options.paramDetails ?? DEFAULT_PARAM_DETAILS;
   const exampleTrajectory = options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY;
   return {
-    full: buildSystemPrompt(registry, { ...common, style: shape.style, exampleTrajectory }),
+    full: buildSystemPrompt(registry, { ...common, style: shape.style, exampleTrajectory, paramDetails }),
     compact:
       shape.style === "full"
-        ? buildSystemPrompt(registry, { ...common, style: "compact", exampleTrajectory: false })
+        ? buildSystemPrompt(registry, { ...common, style: "compact", exampleTrajectory: false, paramDetails: false })
         : undefined,
   };
 }
@@ -244,6 +264,8 @@ export class Agent {
     const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
     if (!["first", "last", "none"].includes(thought))
       throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
+    if (options.grounding !== undefined && !["off", "soft", "strict"].includes(options.grounding))
+      throw new TypeError(`Agent: grounding must be "off", "soft" or "strict" (got ${String(options.grounding)})`);
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
     if (style !== "full" && style !== "compact")
       throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
@@ -336,15 +358,19 @@ export class Agent {
    */
   async step(state: AgentState, options: { signal?: AbortSignal; maxTokens?: number } = {}): Promise<ParsedReply> {
     const prompt = this.renderPrompt(state);
-    const schema = this.#inFinalRound(state) ? this.#answerSchema : this.#jsonSchema;
+    const finalRound = this.#inFinalRound(state);
+    const schema = finalRound ? this.#answerSchema : this.#jsonSchema;
     state.iterations++;
-    const raw = await this.#generate(prompt, state, { signal: options.signal, schema, maxTokens: options.maxTokens });
+    const step = { signal: options.signal, schema, maxTokens: options.maxTokens, finalRound };
+    const raw = await this.#generate(prompt, state, step);
     const reply = parseAction(raw, this.registry, {
       parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
       answerSchema: this.options.outputSchema,
     });
     if (reply.type === "validation-error") return reply;
-    return (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
+    const system = this.#conversations.get(state)?.systemPrompt ?? this.#system;
+    const copied = reply.type === "final-answer" ? refuseCopiedAnswer(reply, system, state) : undefined;
+    return copied ?? (await runValidators(this.options.validators ?? [], reply, state)) ?? reply;
   }
 
   /**
@@ -425,13 +451,18 @@ export class Agent {
   async #generate(
     prompt: string,
     state: AgentState,
-    step: { signal?: AbortSignal; schema?: JsonSchema; maxTokens?: number },
+    step: { signal?: AbortSignal; schema?: JsonSchema; maxTokens?: number; finalRound: boolean },
   ): Promise<string> {
     const { signal, schema } = step;
+    const systemPrompt = this.#conversations.get(state)?.systemPrompt ?? this.#system;
+    const grounding = stepGrounding(this.options.grounding ?? DEFAULT_GROUNDING, state, {
+      finalRound: step.finalRound,
+      systemPrompt,
+    });
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
-      sharedPrefix: this.#sharedOpening(this.#conversations.get(state)?.systemPrompt ?? this.#system),
-      ...withoutUndefined({ jsonSchema: schema, temperature: this.options.temperature, signal }),
+      sharedPrefix: this.#sharedOpening(systemPrompt),
+      ...withoutUndefined({ jsonSchema: schema, temperature: this.options.temperature, signal, grounding }),
     };
     const span = state.trace?.chat({ json: schema !== undefined, ...withoutUndefined(options) });
     try {

@@ -23,6 +23,18 @@ const PROBE_SCHEMA = {
   additionalProperties: false,
 };
 
+/**
+ * A server samples on its side: a per-token logit bias that changes with every token cannot cross the API, so
+ * `--grounding` (issue 26) does nothing over it.
+ */
+const GROUNDING_CHECK: ServerDoctorCheck = {
+  name: "grounding",
+  status: "warn",
+  detail:
+    "--grounding is ignored: a model server cannot take a per-token bias (values are not steered to the question)",
+  fix: "run a GGUF in-process (--model) for grounded values",
+};
+
 /** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
 async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck[] | undefined> {
   try {
@@ -96,5 +108,5 @@ export async function serverDoctorChecks(
   });
   const connected = await connectChecks(io, handle);
   if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
-  return [...connected, await structuredOutputCheck(io, handle)];
+  return [...connected, await structuredOutputCheck(io, handle), GROUNDING_CHECK];
 }

@@ -1,7 +1,7 @@
 import { withoutUndefined } from "../without-undefined.js";
 import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
-import { DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
+import { DEFAULT_GROUNDING, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { parseIntegerOption } from "./parse-options.js";
 
 /** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
@@ -12,7 +12,9 @@ export interface LoopCommandOptions {
   maxAnswerChars?: number;
   promptStyle?: "full" | "compact";
   exampleTrajectory?: boolean;
+  paramDetails?: boolean;
   fitContext?: boolean;
+  grounding?: "off" | "soft" | "strict";
 }
 
 /** Add the flags that shape the loop on a small model (each defaults to the agent's default). */
@@ -42,7 +44,18 @@ export function loopOptions(command: Command): Command {
       ).choices(["full", "compact"]),
     )
     .option("--example-trajectory", "show the model one worked example conversation (call, result, answer)")
-    .option("--no-fit-context", "do not leave out old steps to keep the prompt inside the context");
+    .option(
+      "--param-details",
+      "document skills' arguments one parameter a line (description, allowed values, default) instead of JSON Schemas",
+    )
+    .option("--no-param-details", "document skills' arguments as JSON Schemas (full style) or signatures (compact)")
+    .option("--no-fit-context", "do not leave out old steps to keep the prompt inside the context")
+    .addOption(
+      new Option(
+        "--grounding <mode>",
+        `steer argument and answer values toward the question and the results: off, soft or strict (default: ${DEFAULT_GROUNDING}; a GGUF model only, a model server ignores it)`,
+      ).choices(["off", "soft", "strict"]),
+    );
 }
 
 /** The agent's loop settings from the parsed flags: only those given (commander sets the `--no-` ones to true by default). */
@@ -54,6 +67,8 @@ export function loopSettings(options: LoopCommandOptions): LoopSettings {
     maxAnswerChars: options.maxAnswerChars,
     promptStyle: options.promptStyle,
     exampleTrajectory: options.exampleTrajectory ? true : undefined,
+    paramDetails: options.paramDetails,
     fitContext: options.fitContext === false ? false : undefined,
+    grounding: options.grounding,
   });
 }

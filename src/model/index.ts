@@ -1,5 +1,13 @@
 /** Models without llama.cpp: the ModelHandle contract, the catalog, the models directory, downloads, GGUF headers. */
-export type { ModelHandle, GenerateOptions, GenerationStats, ModelInfo, JsonSchema } from "./model-handle.js";
+export type {
+  ModelHandle,
+  GenerateOptions,
+  GenerationStats,
+  GroundingMode,
+  GroundingOptions,
+  ModelInfo,
+  JsonSchema,
+} from "./model-handle.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./errors.js";
 export {
   loadCatalog,

@@ -5,6 +5,35 @@ import type { JsonSchema } from "../json-schema.js";
 
 export type { JsonSchema };
 
+/**
+ * How strongly a loader steers the values of a constrained reply toward the call's grounding source: `off` (no
+ * steering), `soft` (a logit bonus for tokens that copy a span of the source, a malus for tokens that copy the
+ * instructions, bounds on runaway numbers and strings) or `strict` (argument values restricted to spans of the source,
+ * the schema's `enum` / `default` values and the source's numerals, wherever the grammar allows one).
+ */
+export type GroundingMode = "off" | "soft" | "strict";
+
+/**
+ * What one generate call's values should be copied from, and what they should not. A loader that can bias tokens
+ * (model/llama) steers the string and number values inside `arguments` and the `final_answer` string; a handle that
+ * cannot (a model server, a scripted model) ignores it. The texts are plain (not chat markup); the loader indexes them
+ * once per call.
+ */
+export interface GroundingOptions {
+  /** How strongly to steer; `off` is the same as no grounding. */
+  mode: GroundingMode;
+  /**
+   * The texts values should come from, most important first: for a call, the user's question and the conversation's
+   * user turns; for an answer, the run's latest tool results and the question.
+   */
+  source: readonly string[];
+  /**
+   * Texts a value should not be copied from: the system prompt (instructions, skill descriptions and schemas), the
+   * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.
+   */
+  avoid?: readonly string[];
+}
+
 /** Options for one {@link ModelHandle.generate} call. */
 export interface GenerateOptions {
   /**
@@ -26,6 +55,11 @@ export interface GenerateOptions {
    * instead of evaluating it again. Default: none.
    */
   sharedPrefix?: number;
+  /**
+   * Steer the reply's argument and answer values toward these source texts (see GroundingOptions). Default: none
+   * (no steering). Only a loader that biases tokens uses it; others ignore it.
+   */
+  grounding?: GroundingOptions;
 }
 
 /** What a loaded model is. */

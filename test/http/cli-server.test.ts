@@ -133,8 +133,10 @@ describe("doctor --server", () => {
       ["dialect", "ok"],
       ["models", "ok"],
       ["structured out", "ok"],
+      ["grounding", "warn"],
     ]);
     expect(checks[1].detail).toContain("llama-server (GET /props");
+    expect(checks[4].detail).toMatch(/--grounding is ignored/);
   });
 
   it("warns when the server ignores the schema, fails when it is not there", async () => {

@@ -168,7 +168,7 @@ export class ChildProcessModel implements ModelHandle {
     if (this.#exit !== undefined)
       return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
     const id = this.#nextId++;
-    const { jsonSchema, maxTokens, temperature } = options;
+    const { jsonSchema, maxTokens, temperature, grounding } = options;
     return new Promise<string>((resolve, reject) => {
       const cleanup = () => options.signal?.removeEventListener("abort", onAbort);
       const onAbort = () => {
@@ -191,7 +191,7 @@ export class ChildProcessModel implements ModelHandle {
         type: "generate",
         id,
         prompt,
-        options: withoutUndefined({ jsonSchema, maxTokens, temperature }),
+        options: withoutUndefined({ jsonSchema, maxTokens, temperature, grounding }),
       });
     });
   }

@@ -1,11 +1,13 @@
 import type { ErrorJson } from "../../coded-error.js";
-import type { GenerationStats, JsonSchema, ModelInfo } from "../../model/model-handle.js";
+import type { GenerationStats, GroundingOptions, JsonSchema, ModelInfo } from "../../model/model-handle.js";
 
 /** Generate options that cross the process boundary (signals and callbacks stay in the parent). */
 export interface WorkerGenerateOptions {
   jsonSchema?: JsonSchema;
   maxTokens?: number;
   temperature?: number;
+  /** The call's grounding source (plain strings: it crosses as is). */
+  grounding?: GroundingOptions;
 }
 
 /** Messages from the parent to the model process. */

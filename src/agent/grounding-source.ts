@@ -1,0 +1,101 @@
+import { GROUNDING_MAX_RESULTS, GROUNDING_MAX_SOURCE_CHARS } from "../defaults.js";
+import type { GroundingMode, GroundingOptions } from "../model/model-handle.js";
+import { PROMPTS_DIR, promptText } from "../prompt-texts.js";
+import { readdirSync } from "node:fs";
+import { isOwnEvent, type AgentEvent } from "./events.js";
+import type { AgentState } from "./agent-state.js";
+
+/** The prompts/ files whose text the runtime shows the model as notes, feedback or placeholders (not instructions). */
+const RUNTIME_TEXT_FOLDERS = ["", "feedback/", "tool-errors/", "references/"];
+
+let runtimeTexts: string[] | undefined;
+
+/**
+ * The fixed pieces of every model-facing note, feedback and placeholder text in prompts/ (each file split at its
+ * `{{placeholders}}`, pieces of 8 characters or more): what a small model copies into a value instead of the
+ * question or the result (issue 26). Read once per process.
+ */
+export function runtimeNoteTexts(): readonly string[] {
+  if (runtimeTexts) return runtimeTexts;
+  const pieces = new Set<string>();
+  for (const folder of RUNTIME_TEXT_FOLDERS) {
+    for (const file of readdirSync(`${PROMPTS_DIR}${folder}`)) {
+      if (!file.endsWith(".md")) continue;
+      for (const piece of promptText(`${folder}${file.slice(0, -3)}`).split(/\{\{\w+\}\}/)) {
+        const trimmed = piece.trim();
+        if (trimmed.length >= 8) pieces.add(trimmed);
+      }
+    }
+  }
+  return (runtimeTexts = [...pieces]);
+}
+
+/** The run's newest skill results (its own depth), newest first, at most GROUNDING_MAX_RESULTS. */
+function latestResults(events: readonly AgentEvent[], depth: number): string[] {
+  const results: string[] = [];
+  for (let i = events.length - 1; i >= 0 && results.length < GROUNDING_MAX_RESULTS; i--) {
+    const event = events[i];
+    if (isOwnEvent(event, depth) && event.type === "observation") results.push(event.result);
+  }
+  return results;
+}
+
+/** What the runtime told the model in this run (tool errors, validation feedback, warnings): texts not to copy. */
+function runNotes(events: readonly AgentEvent[], depth: number): string[] {
+  const notes: string[] = [];
+  for (const event of events) {
+    if (!isOwnEvent(event, depth)) continue;
+    if (event.type === "tool-error") notes.push(event.message, ...(event.warning ? [event.warning] : []));
+    else if (event.type === "validation-error") notes.push(event.feedback);
+    else if (event.type === "observation" && event.warning) notes.push(event.warning);
+  }
+  return notes;
+}
+
+/** The user's earlier turns of the conversation (`Agent.invoke`), newest first. */
+function userTurns(state: AgentState): string[] {
+  const messages = state.history?.messages(0) ?? [];
+  return messages
+    .filter((m) => m.role === "user")
+    .map((m) => m.content)
+    .reverse();
+}
+
+/** Keep texts, in order, until GROUNDING_MAX_SOURCE_CHARS (the first one always, cut to the limit). */
+function capped(texts: string[]): string[] {
+  const kept: string[] = [];
+  let total = 0;
+  for (const text of texts) {
+    if (text.trim() === "") continue;
+    if (total + text.length > GROUNDING_MAX_SOURCE_CHARS) {
+      if (kept.length === 0) kept.push(text.slice(0, GROUNDING_MAX_SOURCE_CHARS));
+      break;
+    }
+    kept.push(text);
+    total += text.length;
+  }
+  return kept;
+}
+
+/**
+ * The grounding of one step's generate call (see GroundingOptions): for a step that may call, the question, the
+ * conversation's user turns and the run's newest results (a later call may carry an earlier result on); for a final
+ * round, the newest results first, then the question. The avoid list is the system prompt (instructions, skill
+ * descriptions and schemas), the runtime's notes in prompts/, and what the runtime told the model in this run.
+ * Undefined when `mode` is `off`.
+ */
+export function stepGrounding(
+  mode: GroundingMode,
+  state: AgentState,
+  step: { finalRound: boolean; systemPrompt: string },
+): GroundingOptions | undefined {
+  if (mode === "off") return undefined;
+  const events = state.stream.toArray();
+  const results = latestResults(events, state.depth);
+  const source = step.finalRound ? [...results, state.query] : [state.query, ...userTurns(state), ...results];
+  return {
+    mode,
+    source: capped(source),
+    avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state.depth)],
+  };
+}
