@@ -59,6 +59,11 @@ export const DEFAULT_MAX_ANSWER_CHARS = 300;
 export const DEFAULT_PROMPT_STYLE: "full" | "compact" = "full";
 /** Show a worked example conversation in the system prompt (see AgentOptions.exampleTrajectory); off until measured better. */
 export const DEFAULT_EXAMPLE_TRAJECTORY = false;
+/**
+ * Document skills' arguments one parameter a line (description, allowed values, default) instead of their JSON Schema
+ * (see SystemPromptOptions.paramDetails; issue 26 item 7): off until measured better (docs/results/grounding.md).
+ */
+export const DEFAULT_PARAM_DETAILS = false;
 /** Constrain actions with the JSON-schema grammar unless told not to: it removes every syntax and schema error. */
 export const DEFAULT_USE_GRAMMAR = true;
 

@@ -1,8 +1,9 @@
 import type { ThoughtPlacement } from "../actions/action.js";
 import type { Registry } from "../skills/registry.js";
-import { DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
+import { DEFAULT_PARAM_DETAILS, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { promptText, renderPrompt } from "../prompt-texts.js";
 import { skillSignature } from "./skill-signature.js";
+import { parameterDetails } from "./param-details.js";
 import type { JsonSchema } from "../json-schema.js";
 import { isSoul, parseSoul, renderSoul, type Soul } from "./soul.js";
 
@@ -32,6 +33,11 @@ export interface SystemPromptOptions {
   exampleTrajectory?: boolean;
   /** The JSON Schema a final answer must match (an agent's output schema): shown after the action format. */
   outputSchema?: JsonSchema;
+  /**
+   * Document each skill's arguments one parameter a line (type, required or not, description, allowed values,
+   * default; see {@link parameterDetails}) instead of its JSON Schema or signature. Default DEFAULT_PARAM_DETAILS.
+   */
+  paramDetails?: boolean;
 }
 
 /** The prompt file of a style: `compact/<name>` when the compact style has one of its own. */
@@ -39,11 +45,25 @@ function styled(name: string, style: PromptStyle): string {
   return style === "compact" ? `compact/${name}` : name;
 }
 
-/** One skill's documentation: name, description and argument JSON Schema (full) or signature (compact). */
-export function renderSkillDoc(registry: Registry, name: string, style: PromptStyle = "full"): string {
+/**
+ * One skill's documentation: name, description and argument JSON Schema (full) or signature (compact); with
+ * `paramDetails`, name, description and one line per parameter in either style.
+ */
+export function renderSkillDoc(
+  registry: Registry,
+  name: string,
+  style: PromptStyle = "full",
+  paramDetails = false,
+): string {
   const skill = registry.get(name);
   if (!skill) throw new Error(`renderSkillDoc: unknown skill "${name}"`);
   const schema = registry.jsonSchema(name);
+  if (paramDetails) {
+    const lines = parameterDetails(schema);
+    return lines.length
+      ? renderPrompt("skill-detailed", { name, description: skill.description, parameters: lines.join("\n") })
+      : renderPrompt("skill-detailed-none", { name, description: skill.description });
+  }
   if (style === "compact")
     return renderPrompt("compact/skill", { signature: skillSignature(name, schema), description: skill.description });
   return renderPrompt("skill", { name, description: skill.description, schema: JSON.stringify(schema) });
@@ -120,7 +140,9 @@ export function buildSystemPrompt(registry: Registry, options: SystemPromptOptio
   const style = options.style ?? "full";
   const names = registry.names();
   const skills = names.length
-    ? names.map((name) => renderSkillDoc(registry, name, style)).join("\n")
+    ? names
+        .map((name) => renderSkillDoc(registry, name, style, options.paramDetails ?? DEFAULT_PARAM_DETAILS))
+        .join("\n")
     : promptText("no-skills");
   const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
   const format =
