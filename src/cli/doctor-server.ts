@@ -1,4 +1,5 @@
 import { parseStructured, resolveOutputSchema } from "../actions/parse-structured.js";
+import { DOCTOR_TOTAL_TIMEOUT_MS } from "../model/http/defaults.js";
 import { HttpModelError, openAICompatibleModel, type OpenAICompatibleModel } from "../model/http/index.js";
 import { oneLine } from "../one-line.js";
 import type { CliIO } from "./cli-io.js";
@@ -57,6 +58,8 @@ async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<
 
 function fixFor(error: HttpModelError): string {
   if (error.code === "unknown_model") return `name one of the listed models after # (or with --server-model)`;
+  if (error.code === "redirected") return "name the server it redirects to, if that is the right one";
+  if (error.code === "too_large") return "check that the URL is a model server's /v1 (it sent more than one would)";
   if (error.code === "unreachable" || error.code === "timeout")
     return "start the server (e.g. llama-server -m MODEL.gguf --host 127.0.0.1 --port 8080), or check the URL and port";
   return "check that the URL is an OpenAI-compatible server's /v1";
@@ -96,14 +99,20 @@ async function structuredOutputCheck(io: CliIO, handle: OpenAICompatibleModel): 
   };
 }
 
-/** `doctor --server URL`: reachability, dialect, models, and whether the server honours the action schema. */
+/**
+ * `doctor --server URL`: reachability, dialect, models, and whether the server honours the action schema. Every
+ * request is bounded as a run's are; the structured-output check in all by DOCTOR_TOTAL_TIMEOUT_MS unless the
+ * flags give a timeout.
+ */
 export async function serverDoctorChecks(
   io: CliIO,
   spec: string,
   options: ServerCommandOptions,
 ): Promise<ServerDoctorCheck[]> {
+  const flags = serverModelOptions(spec, options, io.env);
   const handle = openAICompatibleModel({
-    ...serverModelOptions(spec, options, io.env),
+    ...flags,
+    totalTimeoutMs: flags.totalTimeoutMs ?? (flags.timeoutMs === undefined ? DOCTOR_TOTAL_TIMEOUT_MS : undefined),
     retries: options.httpRetries ?? 1,
   });
   const connected = await connectChecks(io, handle);

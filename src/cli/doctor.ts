@@ -7,7 +7,7 @@ import { EXIT, hint, type CliIO } from "./cli-io.js";
 import { formatBytes } from "./format.js";
 import type { CommandFactory } from "./command.js";
 import { serverDoctorChecks } from "./doctor-server.js";
-import { modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
+import { httpTimeoutOptions, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
 
 /** One line of the doctor's report. */
 interface Check {
@@ -117,13 +117,15 @@ function modelsChecks(io: CliIO): Check[] {
  * (warnings included), {@link EXIT.checkFailed} when one did.
  */
 const doctorCommand: CommandFactory = (io: CliIO, setExitCode) =>
-  new Command("doctor")
-    .description(
-      "Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory; or, with --server, a model server.",
-    )
-    .option("--json", "print one JSON document")
-    .option("--server <url>", "check a model server instead: reachable, dialect, models, structured output")
-    .option("--server-model <name>", "the model on --server to check (default: the server's only model)")
+  httpTimeoutOptions(
+    new Command("doctor")
+      .description(
+        "Check this machine: Node, the llama.cpp backend (CPU, CUDA, Metal, Vulkan), threads, models directory, disk and memory; or, with --server, a model server.",
+      )
+      .option("--json", "print one JSON document")
+      .option("--server <url>", "check a model server instead: reachable, dialect, models, structured output")
+      .option("--server-model <name>", "the model on --server to check (default: the server's only model)"),
+  )
     .addHelpText(
       "after",
       `\nExamples:\n  ${hint(io, "doctor")}\n  ${hint(io, "doctor --server http://127.0.0.1:8080/v1")}\n`,

@@ -23,12 +23,28 @@ export interface ServerCommandOptions {
   promptMode?: PromptMode;
   structuredOutput?: StructuredOutput;
   httpTimeout?: number;
+  httpTotalTimeout?: number;
   httpRetries?: number;
+}
+
+/** Add `--http-timeout` and `--http-total-timeout`: the two clocks of every request to a server. */
+export function httpTimeoutOptions(command: Command): Command {
+  return command
+    .option(
+      "--http-timeout <seconds>",
+      "server models: give up on a request silent this long (default: 120)",
+      parseNumberOption(0.1, 86_400),
+    )
+    .option(
+      "--http-total-timeout <seconds>",
+      "server models: give up on a request not finished this long after it began, however it trickles (default: 5 x --http-timeout)",
+      parseNumberOption(0.1, 86_400),
+    );
 }
 
 /** Add `--server URL --server-model NAME` and the flags that tune how a server is spoken to. */
 export function serverOptions(command: Command): Command {
-  return command
+  const described = command
     .option(
       "--server <url>",
       "an OpenAI-compatible model server, e.g. http://127.0.0.1:8080/v1 (same as --model URL#NAME)",
@@ -45,17 +61,12 @@ export function serverOptions(command: Command): Command {
         "--structured-output <how>",
         "server models: auto (the schema in the server's own field), gbnf (our grammar; llama-server), none",
       ).choices(["auto", "json-schema", "gbnf", "none"]),
-    )
-    .option(
-      "--http-timeout <seconds>",
-      "server models: give up on a request silent this long (default: 120)",
-      parseNumberOption(0.1, 86_400),
-    )
-    .option(
-      "--http-retries <n>",
-      "server models: retries after a connection error, 429 or 503 (default: 3)",
-      parseIntegerOption(0),
     );
+  return httpTimeoutOptions(described).option(
+    "--http-retries <n>",
+    "server models: retries after a connection error, 429 or 503 (default: 3)",
+    parseIntegerOption(0),
+  );
 }
 
 /**
@@ -93,6 +104,7 @@ export function serverHandleFlags(
     promptMode: options.promptMode,
     structuredOutput: options.structuredOutput,
     timeoutMs: options.httpTimeout === undefined ? undefined : Math.round(options.httpTimeout * 1000),
+    totalTimeoutMs: options.httpTotalTimeout === undefined ? undefined : Math.round(options.httpTotalTimeout * 1000),
     retries: options.httpRetries,
     temperature: options.temperature,
     seed: options.seed,

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 
 export type FakeDialect = "llama-server" | "vllm" | "ollama" | "lmstudio" | "openai";
 
@@ -19,7 +20,30 @@ export type Fault =
   /** Headers, then nothing (until the client gives up). */
   | { kind: "hang" }
   /** Each piece `everyMs` apart. */
-  | { kind: "drip"; everyMs: number };
+  | { kind: "drip"; everyMs: number }
+  | HostileFault;
+
+/**
+ * Answers of a hostile server (issue 29), for a generate request (in `faults`) or any path (in `routeFaults`). Each
+ * that never ends writes as fast as the client reads (backpressure kept), until the client closes the connection.
+ */
+export type HostileFault =
+  /** `status`, then a body that never ends (`{"error": "xxxx...`). */
+  | { kind: "endless-body"; status: number }
+  /** `status` (default 200), then one byte every `everyMs`, for ever. */
+  | { kind: "trickle"; everyMs: number; status?: number }
+  /** A reply whose pieces never end: a token each, no finish reason, no `[DONE]` (NDJSON for Ollama). */
+  | { kind: "endless-stream" }
+  /** `data: ` then one line that never ends. */
+  | { kind: "endless-line" }
+  /** `data: x` lines for ever, never the blank line that ends an event. */
+  | { kind: "endless-event" }
+  /** `data: ` and one line of `bytes` bytes, then the blank line. */
+  | { kind: "huge-line"; bytes: number }
+  /** Gzip (`Content-Encoding: gzip`) of `prefix` and then `a` up to `inflatedBytes`: one line, in about 1/1000 of it. */
+  | { kind: "gzip-bomb"; inflatedBytes: number; prefix: string }
+  /** A redirect (`status`, default 302) to `location`. */
+  | { kind: "redirect"; location: string; status?: number };
 
 export interface RecordedRequest {
   method: string;
@@ -53,6 +77,10 @@ export interface FakeServer {
   maxInFlight: number;
   /** Connections the server saw closed by the client before the answer ended. */
   clientClosed: number;
+  /** Hostile answers served on every request to a path (`/props`, `/v1/models`, `/v1/chat/completions`), GET or POST. */
+  routeFaults: Record<string, HostileFault>;
+  /** Bytes written by hostile answers (before compression), over all of them. */
+  hostileBytes: number;
   close(): Promise<void>;
 }
 
@@ -121,6 +149,85 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Write `chunk`; resolves once the client took it (drain) or the connection is gone. */
+function write(res: ServerResponse, chunk: Buffer | string): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  if (res.write(chunk)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Gzip members of 16 MiB of `a` each (a gzip stream may hold several; they inflate one after the other). */
+const BOMB_MEMBER_BYTES = 16 * 1024 * 1024;
+let bombMember: Buffer | undefined;
+
+/** The chunks of a hostile answer's body, lazily (a generator that never ends for the endless kinds). */
+function* hostileChunks(fault: HostileFault, dialect: FakeDialect): Generator<Buffer | string> {
+  const block = (char: string, bytes = 64 * 1024) => char.repeat(bytes);
+  switch (fault.kind) {
+    case "endless-body":
+      yield '{"error": "';
+      for (;;) yield block("x");
+    case "trickle":
+      for (;;) yield " ";
+    case "endless-stream":
+      for (;;)
+        yield dialect === "ollama"
+          ? `${JSON.stringify({ message: { role: "assistant", content: "tok" }, done: false })}\n`
+          : `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "tok" } }] })}\n\n`;
+    case "endless-line":
+      yield "data: ";
+      for (;;) yield block("a");
+    case "endless-event":
+      for (;;) yield "data: x\n".repeat(8 * 1024);
+    case "huge-line":
+      yield "data: ";
+      for (let left = fault.bytes; left > 0; left -= 64 * 1024) yield block("a", Math.min(left, 64 * 1024));
+      return yield "\n\n";
+    case "gzip-bomb":
+      bombMember ??= gzipSync(Buffer.alloc(BOMB_MEMBER_BYTES, "a"));
+      yield gzipSync(Buffer.from(fault.prefix));
+      for (let left = fault.inflatedBytes; left > 0; left -= BOMB_MEMBER_BYTES) yield bombMember;
+      return;
+    case "redirect":
+      return;
+  }
+}
+
+/** Serve a hostile answer until it ends or the client closes the connection. */
+async function serveHostile(
+  res: ServerResponse,
+  fault: HostileFault,
+  dialect: FakeDialect,
+  count: (n: number) => void,
+) {
+  if (fault.kind === "redirect") {
+    res.writeHead(fault.status ?? 302, { location: fault.location, "content-type": "text/plain" });
+    return void res.end("moved");
+  }
+  const status = fault.kind === "endless-body" || fault.kind === "trickle" ? (fault.status ?? 200) : 200;
+  const type = fault.kind === "endless-body" ? "application/json" : "text/event-stream";
+  res.writeHead(status, {
+    "content-type": dialect === "ollama" && fault.kind === "endless-stream" ? "application/x-ndjson" : type,
+    ...(fault.kind === "gzip-bomb" && { "content-encoding": "gzip" }),
+  });
+  res.flushHeaders();
+  for (const chunk of hostileChunks(fault, dialect)) {
+    if (res.destroyed) return;
+    count(chunk.length);
+    await write(res, chunk);
+    if (fault.kind === "trickle") await sleep(fault.everyMs);
+  }
+  res.end();
+}
+
 /** Start a fake server of `options.dialect` on 127.0.0.1 (a free port). */
 export async function startFakeServer(options: FakeServerOptions): Promise<FakeServer> {
   const models = options.models ?? ["fake-model"];
@@ -132,10 +239,16 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
     inFlight: 0,
     maxInFlight: 0,
     clientClosed: 0,
+    routeFaults: {} as Record<string, HostileFault>,
+    hostileBytes: 0,
   };
+  const count = (n: number) => void (state.hostileBytes += n);
+  const isHostile = (fault: Fault | undefined): fault is HostileFault =>
+    fault !== undefined && !["status", "drop", "drop-mid", "hang", "drip"].includes(fault.kind);
 
   async function answerGenerate(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
     const fault = state.faults.shift();
+    if (isHostile(fault)) return serveHostile(res, fault, options.dialect, count);
     if (fault?.kind === "drop") return void req.socket.destroy();
     if (fault?.kind === "status") {
       const headers: Record<string, string> = { "content-type": "application/json" };
@@ -181,6 +294,8 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
         ...(body && { body }),
         ...(req.headers.authorization && { authorization: req.headers.authorization }),
       });
+      const routeFault = Object.hasOwn(state.routeFaults, path) ? state.routeFaults[path] : undefined;
+      if (routeFault) return serveHostile(res, routeFault, options.dialect, count);
       if (GENERATE_PATHS.has(path) && req.method === "POST") return answerGenerate(req, res, body ?? {});
       const answer = probeAnswer(options.dialect, path, models);
       if (answer === undefined) return json(res, 404, { error: { code: 404, message: `no route ${path}` } });

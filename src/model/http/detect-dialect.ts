@@ -1,4 +1,5 @@
-import { PROBE_TIMEOUT_MS } from "./defaults.js";
+import type { HttpBodyLimits } from "./bounded-body.js";
+import { PROBE_TIMEOUT_MS, PROBE_TOTAL_TIMEOUT_MS } from "./defaults.js";
 import type { ServerDialect } from "./dialects.js";
 import { HttpModelError } from "./http-model-error.js";
 import { requestJson } from "./server-request.js";
@@ -9,7 +10,12 @@ export interface ProbeTarget {
   baseURL: string;
   apiKey?: string;
   signal?: AbortSignal;
+  /** Each probe's idle timeout. Default PROBE_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** Each probe's total time. Default PROBE_TOTAL_TIMEOUT_MS. */
+  totalTimeoutMs?: number;
+  /** Bounds on the answers. Default DEFAULT_BODY_LIMITS. */
+  limits?: HttpBodyLimits;
 }
 
 /** What `auto` found: the dialect, what said so, and llama-server's `/props` when it answered them. */
@@ -32,7 +38,9 @@ export async function probe(target: ProbeTarget, url: string): Promise<unknown> 
     return await requestJson({
       url,
       timeoutMs: target.timeoutMs ?? PROBE_TIMEOUT_MS,
+      totalTimeoutMs: target.totalTimeoutMs ?? PROBE_TOTAL_TIMEOUT_MS,
       apiKey: target.apiKey,
+      limits: target.limits,
       signal: target.signal,
     });
   } catch (error) {

@@ -3,15 +3,25 @@ import { CodedError } from "../../coded-error.js";
 /**
  * Why a model server could not be used. Stable: the CLI, the eval's failover and tests switch on it.
  * - `unreachable`: no connection (refused, reset, dropped before an answer) even after the retries
- * - `timeout`: the server sent nothing for `timeoutMs`
+ * - `timeout`: the server sent nothing for `timeoutMs`, or did not finish within `totalTimeoutMs`
  * - `unknown_model`: the server does not serve the model asked for (`models` lists the ones it does)
  * - `http_error`: the server answered with an error status (`status`)
  * - `bad_response`: the answer was not what the protocol says (not JSON, no choices, a cut stream)
  * - `bad_url`: the server URL given cannot be used
  * - `unsupported`: the server (its dialect) cannot do what the options ask (raw completion, a GBNF grammar)
+ * - `too_large`: an answer passed one of the handle's bounds (its bytes, a line, an event); its connection was closed
+ * - `redirected`: the server redirected to another host (refused: nothing goes to a server not named), or too often
  */
 export type HttpModelErrorCode =
-  "unreachable" | "timeout" | "unknown_model" | "http_error" | "bad_response" | "bad_url" | "unsupported";
+  | "unreachable"
+  | "timeout"
+  | "unknown_model"
+  | "http_error"
+  | "bad_response"
+  | "bad_url"
+  | "unsupported"
+  | "too_large"
+  | "redirected";
 
 /** Details an {@link HttpModelError} may carry. */
 export interface HttpModelErrorDetails {

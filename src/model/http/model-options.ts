@@ -1,4 +1,5 @@
 import type { ChatFormat } from "../../prompt/chat-format.js";
+import type { HttpBodyLimits } from "./bounded-body.js";
 import type { ModelInfo } from "../model-handle.js";
 import type { DialectOption, ServerDialect } from "./dialects.js";
 import type { HttpModelError } from "./http-model-error.js";
@@ -29,6 +30,13 @@ export interface OpenAICompatibleModelOptions {
   dialect?: DialectOption;
   /** A request that receives nothing for this long is given up. Default DEFAULT_HTTP_TIMEOUT_MS (2 min). */
   timeoutMs?: number;
+  /**
+   * A request whose answer has not ended this long after it began is given up, however the server trickles. Default
+   * HTTP_TOTAL_TIMEOUT_FACTOR x `timeoutMs` (10 min at the default).
+   */
+  totalTimeoutMs?: number;
+  /** Bounds on what the server sends (bytes, a line, an event, reply text per token). Default DEFAULT_BODY_LIMITS. */
+  limits?: Partial<HttpBodyLimits>;
   /** Retries after a connection error, 429 or 503, with backoff and jitter. Default DEFAULT_HTTP_RETRIES (3). */
   retries?: number;
   /** Requests in flight at once from this handle; more wait. Default DEFAULT_HTTP_MAX_CONCURRENCY (4). */

@@ -4,17 +4,24 @@ import { createLimiter, type Limiter } from "../../promise-pool.js";
 import { gemma3ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
 import type { GenerateOptions, GenerationStats, ModelHandle } from "../model-handle.js";
 import { connectServer, type ServerConnection } from "./connect-server.js";
-import { DEFAULT_HTTP_MAX_CONCURRENCY, DEFAULT_HTTP_RETRIES, DEFAULT_HTTP_TIMEOUT_MS } from "./defaults.js";
+import {
+  DEFAULT_HTTP_MAX_CONCURRENCY,
+  DEFAULT_HTTP_RETRIES,
+  DEFAULT_HTTP_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+  PROBE_TOTAL_TIMEOUT_MS,
+} from "./defaults.js";
 import { DIALECTS } from "./dialects.js";
 import { HttpModelError } from "./http-model-error.js";
 import { decodeMessages, messagesChatFormat } from "./messages-format.js";
-import { openAIPiece, ollamaPiece, readReply, type StreamedReply } from "./reply-stream.js";
+import { openAIPiece, ollamaPiece, readReply, type ReplyBounds, type StreamedReply } from "./reply-stream.js";
 import { wireRequest, type ReplyRequest } from "./request-body.js";
 import { withRetries } from "./retry.js";
+import { bodyLimits, streamMessages, type HttpBodyLimits } from "./bounded-body.js";
+import { defaultTotalTimeoutMs } from "./request-watch.js";
 import { openRequest, requestJson } from "./server-request.js";
 import { ServerStats } from "./server-stats.js";
 import { normalizeBaseURL, serverRoot } from "./server-url.js";
-import { sseData, streamLines } from "./stream-lines.js";
 import { WireConstraints } from "./wire-constraints.js";
 import type { HttpModelInfo, OpenAICompatibleModelOptions } from "./model-options.js";
 
@@ -34,17 +41,21 @@ interface SharedState {
  * A model served over HTTP by an OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM Studio, OpenAI)
  * behind the {@link ModelHandle} interface: the same loop, grammar guarantee (the action schema goes to the server's
  * constrained decoding), events and reports as a local model. Every request streams (`onToken`), is cancelled by the
- * call's `signal`, gives up after `timeoutMs` of silence, and is retried with backoff on connection errors, 429 and
- * 503. Failures are {@link HttpModelError}s with a stable `code`.
+ * call's `signal`, gives up after `timeoutMs` of silence or `totalTimeoutMs` in all, and is retried with backoff on
+ * connection errors, 429 and 503. What the server sends is bounded (`limits`: bytes, lines, events, decoded size) and
+ * a reply is cut at the call's `maxTokens` pieces whatever the server does. Failures are {@link HttpModelError}s
+ * with a stable `code`.
  */
 export class OpenAICompatibleModel implements ModelHandle {
   readonly #options: OpenAICompatibleModelOptions & { baseURL: string };
   readonly #stats = new ServerStats();
+  readonly #limits: HttpBodyLimits;
   /** What the forks of one handle share: the connection, the concurrency limit, compiled grammars, counters. */
   #shared: SharedState;
 
   constructor(options: OpenAICompatibleModelOptions) {
     this.#options = { ...options, baseURL: normalizeBaseURL(options.baseURL) };
+    this.#limits = bodyLimits(options.limits);
     this.#shared = {
       limit: createLimiter(options.maxConcurrency ?? DEFAULT_HTTP_MAX_CONCURRENCY),
       constraints: new WireConstraints(),
@@ -166,7 +177,15 @@ export class OpenAICompatibleModel implements ModelHandle {
 
   async #open(): Promise<ServerConnection> {
     const o = this.#options;
-    const target = { baseURL: o.baseURL, apiKey: o.apiKey };
+    // a probe is never given longer than a request (a short --http-timeout bounds the probes too)
+    const { timeoutMs, totalTimeoutMs } = this.#requestOptions();
+    const target = {
+      baseURL: o.baseURL,
+      apiKey: o.apiKey,
+      limits: this.#limits,
+      timeoutMs: Math.min(PROBE_TIMEOUT_MS, timeoutMs),
+      totalTimeoutMs: Math.min(PROBE_TOTAL_TIMEOUT_MS, totalTimeoutMs ?? defaultTotalTimeoutMs(timeoutMs)),
+    };
     const connection = await withRetries(
       () => connectServer(target, { dialect: o.dialect ?? "auto", model: o.model }),
       this.#retryPolicy(undefined),
@@ -223,7 +242,9 @@ export class OpenAICompatibleModel implements ModelHandle {
   }
 
   async #generateOn(connection: ServerConnection, prompt: string, options: GenerateOptions): Promise<string> {
-    const wire = wireRequest(this.#replyRequest(connection, prompt, options));
+    const request = this.#replyRequest(connection, prompt, options);
+    const wire = wireRequest(request);
+    const bounds = { maxTokens: request.maxTokens, maxChars: request.maxTokens * this.#limits.replyCharsPerToken };
     const url = `${serverRoot(this.#options.baseURL)}${wire.path}`;
     let delivered = false;
     const startedMs = performance.now();
@@ -234,7 +255,8 @@ export class OpenAICompatibleModel implements ModelHandle {
       options.onToken?.(text);
     };
     const reply = await withRetries(
-      () => this.#streamOnce(url, wire, options.signal, onText, () => delivered && !!options.onToken),
+      () =>
+        this.#streamOnce(url, wire, { signal: options.signal, bounds }, onText, () => delivered && !!options.onToken),
       this.#retryPolicy(options.signal),
     );
     this.#shared.calls++;
@@ -250,23 +272,20 @@ export class OpenAICompatibleModel implements ModelHandle {
   async #streamOnce(
     url: string,
     wire: ReturnType<typeof wireRequest>,
-    signal: AbortSignal | undefined,
+    call: { signal: AbortSignal | undefined; bounds: ReplyBounds },
     onText: (text: string) => void,
     shown: () => boolean,
   ): Promise<StreamedReply> {
-    const o = this.#options;
     const { response, watch } = await openRequest({
+      ...this.#requestOptions(),
       url,
       body: wire.body,
-      timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
-      apiKey: o.apiKey,
-      signal,
+      signal: call.signal,
     });
     try {
-      const lines = streamLines(response, watch);
-      return wire.stream === "ndjson"
-        ? await readReply(lines, ollamaPiece, url, onText)
-        : await readReply(sseData(lines), openAIPiece, url, onText);
+      const format = wire.stream === "ndjson" ? "ndjson" : "sse";
+      const messages = streamMessages(response, watch, format, this.#limits, url);
+      return await readReply(messages, format === "ndjson" ? ollamaPiece : openAIPiece, url, onText, call.bounds);
     } catch (error) {
       const failure = watch.failure(error, url);
       if (failure instanceof HttpModelError && failure.retryable && shown())
@@ -280,18 +299,15 @@ export class OpenAICompatibleModel implements ModelHandle {
     }
   }
 
-  #json(url: string, body: unknown): Promise<unknown> {
+  /** The time bounds and body limits of every request this handle sends. */
+  #requestOptions() {
     const o = this.#options;
-    return withRetries(
-      () =>
-        requestJson({
-          url,
-          body,
-          timeoutMs: o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
-          apiKey: o.apiKey,
-        }),
-      this.#retryPolicy(undefined),
-    );
+    const timeoutMs = o.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+    return { timeoutMs, totalTimeoutMs: o.totalTimeoutMs, apiKey: o.apiKey, limits: this.#limits };
+  }
+
+  #json(url: string, body: unknown): Promise<unknown> {
+    return withRetries(() => requestJson({ ...this.#requestOptions(), url, body }), this.#retryPolicy(undefined));
   }
 }
 

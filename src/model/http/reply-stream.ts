@@ -105,42 +105,73 @@ export function ollamaPiece(line: string, url: string): Piece {
   };
 }
 
+/** Our own bounds on a reply, whatever the server does with the `max_tokens` it was sent. */
+export interface ReplyBounds {
+  /** Text pieces taken (each at least one token on the servers we know); the stream is closed after this many. */
+  maxTokens: number;
+  /** Characters of text taken; the text is cut there. */
+  maxChars: number;
+}
+
+/** One reply being put together: its text within {@link ReplyBounds}. */
+class ReplyText {
+  text = "";
+  pieces = 0;
+  cut = false;
+  constructor(readonly bounds: ReplyBounds) {}
+
+  /** Take `piece`, or what of it fits; false when the reply is full (the stream must be closed). */
+  take(piece: string, onText: (text: string) => void): boolean {
+    if (this.pieces >= this.bounds.maxTokens || this.text.length >= this.bounds.maxChars) return !(this.cut = true);
+    const fitting = piece.slice(0, this.bounds.maxChars - this.text.length);
+    this.pieces++;
+    this.text += fitting;
+    onText(fitting);
+    return true;
+  }
+}
+
 /**
  * Read a streamed reply to its end: text pieces go to `onText` as they come, usage and the finish reason are kept.
- * A stream that closes before its end (no `[DONE]`, no finish reason) is a dropped connection: `unreachable`.
+ * A stream that closes before its end (no `[DONE]`, no finish reason) is a dropped connection: `unreachable`. Past
+ * `bounds` (a server that streams on beyond `maxTokens`), reading stops and the stream is closed: the reply is what
+ * came within them, `finishReason` `length`, as a local model's at `maxTokens`.
  */
 export async function readReply(
   messages: AsyncIterable<string>,
   parse: (message: string, url: string) => Piece,
   url: string,
   onText: (text: string) => void,
+  bounds: ReplyBounds,
 ): Promise<StreamedReply> {
-  let text = "";
+  const reply = new ReplyText(bounds);
   let usage: ReplyUsage = {};
   let finishReason: string | undefined;
   let ended = false;
   for await (const message of messages) {
     if (message.trim() === "") continue;
-    let piece: Piece;
-    try {
-      piece = parse(message, url);
-    } catch (error) {
-      if (error instanceof HttpModelError) throw error;
-      throw new HttpModelError("bad_response", `${url} streamed something that is not JSON: ${message.slice(0, 120)}`, {
-        url,
-      });
-    }
-    if (piece.text !== undefined) {
-      text += piece.text;
-      onText(piece.text);
-    }
+    const piece = parsePiece(parse, message, url);
+    if (piece.text !== undefined && !reply.take(piece.text, onText)) break;
     if (piece.usage) usage = { ...usage, ...piece.usage };
     if (piece.finishReason !== undefined) finishReason = piece.finishReason;
     if (piece.done) ended = true;
   }
+  if (reply.cut) return { text: reply.text, usage, finishReason: "length" };
   if (!ended && finishReason === undefined)
     throw new HttpModelError("unreachable", `the model server at ${url} closed the connection before the reply ended`, {
       url,
     });
-  return { text, usage, finishReason };
+  return { text: reply.text, usage, finishReason };
+}
+
+/** One message parsed; what is not JSON is `bad_response`. */
+function parsePiece(parse: (message: string, url: string) => Piece, message: string, url: string): Piece {
+  try {
+    return parse(message, url);
+  } catch (error) {
+    if (error instanceof HttpModelError) throw error;
+    throw new HttpModelError("bad_response", `${url} streamed something that is not JSON: ${message.slice(0, 120)}`, {
+      url,
+    });
+  }
 }

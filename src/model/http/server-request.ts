@@ -1,7 +1,7 @@
-import { abortError } from "../../abort.js";
-import { describeNetworkFailure } from "../network-failure.js";
-import { ERROR_BODY_CHARS } from "./defaults.js";
+import { DEFAULT_BODY_LIMITS, readBoundedText, readErrorText, type HttpBodyLimits } from "./bounded-body.js";
+import { ERROR_BODY_CHARS, MAX_SAME_ORIGIN_REDIRECTS } from "./defaults.js";
 import { HttpModelError } from "./http-model-error.js";
+import { RequestWatch } from "./request-watch.js";
 
 /** One request to a model server. */
 export interface ServerRequest {
@@ -12,65 +12,11 @@ export interface ServerRequest {
   apiKey?: string;
   /** Give up when nothing arrives for this long (headers, then each piece of the body). */
   timeoutMs: number;
+  /** Give up when the answer has not ended this long after the request began. Default: 5 x `timeoutMs`. */
+  totalTimeoutMs?: number;
+  /** Bounds on what the server sends. Default DEFAULT_BODY_LIMITS. */
+  limits?: HttpBodyLimits;
   signal?: AbortSignal;
-}
-
-/**
- * An idle timer over one request: it aborts the request's own controller when nothing has arrived for `timeoutMs`;
- * `touch()` on each piece of the body restarts it. The caller's signal aborts the same controller.
- */
-export class RequestWatch {
-  readonly controller = new AbortController();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timedOut = false;
-  readonly #timeoutMs: number;
-  readonly #signal: AbortSignal | undefined;
-  readonly #onAbort = () => this.controller.abort(this.#signal?.reason);
-
-  constructor(timeoutMs: number, signal: AbortSignal | undefined) {
-    this.#timeoutMs = timeoutMs;
-    this.#signal = signal;
-    if (signal?.aborted) this.controller.abort(signal.reason);
-    else signal?.addEventListener("abort", this.#onAbort, { once: true });
-    this.touch();
-  }
-
-  /** Something arrived: the idle time starts again. */
-  touch(): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.controller.abort(new Error("timeout"));
-    }, this.#timeoutMs);
-  }
-
-  /** The request is over: no more timer, no more listening on the caller's signal. */
-  stop(): void {
-    clearTimeout(this.#timer);
-    this.#signal?.removeEventListener("abort", this.#onAbort);
-  }
-
-  /**
-   * The error to throw for a failure of this request: an AbortError when the caller aborted, `timeout` when the
-   * timer fired, `unreachable` for a connection that failed or dropped, the error itself otherwise.
-   */
-  failure(error: unknown, url: string): unknown {
-    if (this.#signal?.aborted) return abortError(this.#signal.reason);
-    if (this.#timedOut)
-      return new HttpModelError(
-        "timeout",
-        `the model server at ${url} sent nothing for ${Math.round(this.#timeoutMs / 1000)} s (a hung or overloaded server; raise the timeout for a slow one)`,
-        { url },
-      );
-    if (error instanceof HttpModelError || (error instanceof Error && error.name === "AbortError")) return error;
-    if (error instanceof SyntaxError) return new HttpModelError("bad_response", `${url}: ${error.message}`, { url });
-    const failure = describeNetworkFailure(error);
-    return new HttpModelError(
-      "unreachable",
-      `cannot reach the model server at ${url}: ${failure.what}${failure.code ? ` (${failure.code})` : ""}. Is it running? Start one (e.g. llama-server -m MODEL.gguf --host 127.0.0.1 --port 8080) or check the URL`,
-      { url, cause: error },
-    );
-  }
 }
 
 /** `Retry-After` in ms: seconds or an HTTP date; undefined when absent or unreadable. */
@@ -100,45 +46,102 @@ export function serverErrorText(body: string): string {
   return text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}...` : text;
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Where a path and query are dropped from a URL shown in a message (a query may carry a token). */
+const shown = (url: URL) => `${url.origin}${url.pathname}`;
+
+/**
+ * The URL a redirect answer sends the request to, when it is one that is followed: within the same origin (scheme,
+ * host, port), at most MAX_SAME_ORIGIN_REDIRECTS times, the method, body and key kept. A redirect to another origin
+ * is refused (`redirected`): prompts and the key go only to the server named. Undefined: not a redirect.
+ */
+function redirectTarget(response: Response, from: string, hops: number): string | undefined {
+  const location = response.headers.get("location");
+  if (!REDIRECTS.has(response.status) || location === null) return undefined;
+  const source = new URL(from);
+  let target: URL;
+  try {
+    target = new URL(location, source);
+  } catch {
+    throw new HttpModelError("bad_response", `${from} redirected to an address that is not a URL`, { url: from });
+  }
+  if (target.origin !== source.origin)
+    throw new HttpModelError(
+      "redirected",
+      `the model server at ${from} redirected (${response.status}) to another server, ${shown(target)}: refused, so that prompts and the API key go only to the server named; if that server is the right one, name it instead`,
+      { url: from, status: response.status },
+    );
+  if (hops >= MAX_SAME_ORIGIN_REDIRECTS)
+    throw new HttpModelError("redirected", `the model server at ${from} redirected more than ${hops} times`, {
+      url: from,
+      status: response.status,
+    });
+  return target.href;
+}
+
+/** The `http_error` for a non-2xx answer, with what its (bounded) body says. */
+async function statusError(response: Response, url: string, limits: HttpBodyLimits): Promise<HttpModelError> {
+  const text = serverErrorText(await readErrorText(response, limits));
+  return new HttpModelError(
+    "http_error",
+    `the model server at ${url} answered ${response.status}${text ? `: ${text}` : ""}`,
+    { url, status: response.status, retryAfterMs: retryAfterMs(response) },
+  );
+}
+
+/** The fetch options of `request` under `watch`. */
+function fetchInit(request: ServerRequest, watch: RequestWatch): RequestInit {
+  // identity: a server that honours it sends nothing to inflate (one that does not is still bounded on decoded bytes)
+  const headers: Record<string, string> = {
+    accept: "application/json, text/event-stream, application/x-ndjson",
+    "accept-encoding": "identity",
+  };
+  if (request.body !== undefined) headers["content-type"] = "application/json";
+  if (request.apiKey) headers.authorization = `Bearer ${request.apiKey}`;
+  return {
+    method: request.method ?? (request.body === undefined ? "GET" : "POST"),
+    headers,
+    ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+    signal: watch.controller.signal,
+    redirect: "manual",
+  };
+}
+
 /**
  * Send one request and return the response once its headers are in and its status is 2xx, with the watch that keeps
- * timing the body (the caller reads the body, touching the watch, and stops it). A non-2xx status is an
- * `HttpModelError("http_error")` with the server's message; a failed connection `unreachable`; silence `timeout`.
+ * timing the body (the caller reads the body through bounded-body.ts, and stops the watch). A non-2xx status is an
+ * `HttpModelError("http_error")` with the server's message (its body read within bounds); a redirect to another
+ * server `redirected`; a failed connection `unreachable`; silence, or an answer slower than the total, `timeout`.
  */
 export async function openRequest(request: ServerRequest): Promise<{ response: Response; watch: RequestWatch }> {
-  const watch = new RequestWatch(request.timeoutMs, request.signal);
+  const watch = new RequestWatch(request.timeoutMs, request.totalTimeoutMs, request.signal);
   try {
-    const headers: Record<string, string> = { accept: "application/json, text/event-stream, application/x-ndjson" };
-    if (request.body !== undefined) headers["content-type"] = "application/json";
-    if (request.apiKey) headers.authorization = `Bearer ${request.apiKey}`;
-    const response = await fetch(request.url, {
-      method: request.method ?? (request.body === undefined ? "GET" : "POST"),
-      headers,
-      ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
-      signal: watch.controller.signal,
-    });
-    watch.touch();
-    if (!response.ok) {
-      const text = serverErrorText(await response.text());
-      const wait = retryAfterMs(response);
-      throw new HttpModelError(
-        "http_error",
-        `the model server at ${request.url} answered ${response.status}${text ? `: ${text}` : ""}`,
-        { url: request.url, status: response.status, retryAfterMs: wait },
-      );
+    const init = fetchInit(request, watch);
+    let url = request.url;
+    for (let hops = 0; ; hops++) {
+      const response = await fetch(url, init);
+      watch.touch();
+      const next = redirectTarget(response, url, hops);
+      if (next === undefined) {
+        if (!response.ok) throw await statusError(response, request.url, request.limits ?? DEFAULT_BODY_LIMITS);
+        return { response, watch };
+      }
+      void response.body?.cancel().catch(() => undefined);
+      url = next;
     }
-    return { response, watch };
   } catch (error) {
     watch.stop();
     throw watch.failure(error, request.url);
   }
 }
 
-/** A GET or POST whose answer is one JSON document (probes, `/tokenize`, the model list). */
+/** A GET or POST whose answer is one JSON document (probes, `/tokenize`, the model list), within the JSON bound. */
 export async function requestJson(request: ServerRequest): Promise<unknown> {
   const { response, watch } = await openRequest(request);
+  const maxBytes = (request.limits ?? DEFAULT_BODY_LIMITS).jsonBytes;
   try {
-    const text = await response.text();
+    const text = await readBoundedText(response, watch, { maxBytes, url: request.url, what: "a JSON answer" });
     try {
       return JSON.parse(text) as unknown;
     } catch {
