@@ -51,6 +51,7 @@ import { runWorkflow } from "./run-workflow.js";
 import { isWorkflow, type WorkflowLike } from "./workflow.js";
 import { runValidators, type Validator } from "./validator.js";
 import { refuseCopiedAnswer } from "./copied-answer.js";
+import { answerWasCut } from "./answer-marks.js";
 
 /** How an Agent is built. */
 export interface AgentOptions extends DispatchOptions {
@@ -249,6 +250,8 @@ export class Agent {
   readonly #sharedOpenings = new Map<string, number>();
   /** The final round's schema: the final answer alone (undefined when the grammar is off). */
   readonly #answerSchema: JsonSchema | undefined;
+  /** The grammar's bound on a final answer (Infinity without a grammar): an answer that fills it was cut. */
+  readonly #maxAnswerChars: number;
 
   constructor(options: AgentOptions) {
     if (!options || typeof options.model?.generate !== "function")
@@ -283,6 +286,7 @@ export class Agent {
     const grammar = options.grammar ?? DEFAULT_USE_GRAMMAR;
     this.#jsonSchema = grammar ? buildActionJsonSchema(this.registry, shape) : undefined;
     this.#answerSchema = grammar ? buildActionJsonSchema(this.registry, { ...shape, answerOnly: true }) : undefined;
+    this.#maxAnswerChars = grammar ? shape.maxAnswerChars : Infinity;
   }
 
   /** The system prompt every run starts with. */
@@ -575,6 +579,7 @@ export class Agent {
       }
       if (reply.type === "final-answer") {
         if (stopOnForbiddenAnswer(state, reply.answer, constraints)) return;
+        if (answerWasCut(reply, this.#maxAnswerChars)) reply.truncated = true;
         state.emit(reply);
         return state.finish("answer", reply.answer, reply.reply ?? reply.answer);
       }

@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { Agent, type RunOptions } from "../agent/agent.js";
 import type { AgentState } from "../agent/agent-state.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
+import { succeedAnswered } from "./answer-summary.js";
 import type { CommandFactory } from "./command.js";
 import { loadCommandModel, type CliModel } from "./model-setup.js";
 import { exitCodeFor, jsonReport, readQuestion, steps } from "./run-report.js";
@@ -99,7 +100,9 @@ async function ask(
     };
     const state = await runWithProgress(agent, question, runOptions, { model, progress, trace });
     if (state.stopReason === "answer")
-      progress.succeed(
+      succeedAnswered(
+        progress,
+        state,
         `answered in ${steps(state.iterations)}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
     else progress.fail(`no answer: ${state.stopReason}`);

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../agent/agent.js";
 import type { InvokeOptions } from "../agent/invoke.js";
+import { succeedAnswered } from "./answer-summary.js";
 import { describeThrown } from "../safe-stringify.js";
 import type { Conversation } from "../memory/conversation.js";
 import { EXIT, type CliIO } from "./cli-io.js";
@@ -139,7 +140,7 @@ export class ChatSession {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       if (result.stopReason === "aborted") progress.fail("stopped (the conversation goes on)");
       else if (turnExitCode(result) === EXIT.ok)
-        progress.succeed(`answered in ${steps(result.iterations)}, ${seconds} s`);
+        succeedAnswered(progress, result.state, `answered in ${steps(result.iterations)}, ${seconds} s`);
       else progress.fail(`no answer: ${result.stopReason}`);
       if (result.answer !== undefined) this.#io.stdout.write(`${result.answer}\n`);
     } catch (error) {

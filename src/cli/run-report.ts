@@ -1,12 +1,17 @@
 import type { AgentState } from "../agent/agent-state.js";
+import { answerMarks } from "../agent/answer-marks.js";
 import type { InvokeResult } from "../agent/invoke.js";
 import { CliUsageError, EXIT, hint, type CliIO } from "./cli-io.js";
 import type { CliModel } from "./model-setup.js";
 
-/** The `--json` document. */
+/**
+ * The `--json` document: the answer with its marks (`truncated`, `withoutSkillCall`, `forcedByFinalRound`), the stop
+ * reason, iterations, every event, the stats and the model.
+ */
 export function jsonReport(state: AgentState, model: CliModel, wallMs: number) {
   return {
     answer: state.answer ?? null,
+    ...answerMarks(state),
     stopReason: state.stopReason,
     iterations: state.iterations,
     events: state.stream.toArray(),

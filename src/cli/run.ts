@@ -3,6 +3,7 @@ import type { InvokeResult } from "../agent/invoke.js";
 import type { AgentDefinition } from "../definitions/agent-definition.js";
 import { agentFromDefinition } from "../definitions/agent-from-definition.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
+import { succeedAnswered } from "./answer-summary.js";
 import type { CommandFactory } from "./command.js";
 import {
   agentCommandOptions,
@@ -86,7 +87,8 @@ async function runAgent(
       conversation,
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (result.stopReason === "answer") progress.succeed(`answered in ${steps(result.iterations)}, ${seconds} s`);
+    if (result.stopReason === "answer")
+      succeedAnswered(progress, result.state, `answered in ${steps(result.iterations)}, ${seconds} s`);
     else if (result.answer !== undefined) progress.fail(`no final answer (${result.stopReason}): the last candidate`);
     else progress.fail(`no answer: ${result.stopReason}`);
     if (options.json)
