@@ -55,6 +55,13 @@ export const GROUNDING_MAX_SOURCE_CHARS = 8000;
 export const DEFAULT_MAX_THOUGHT_CHARS = 200;
 /** Longest final answer under the grammar: a few sentences. Unbounded, SmolLM2 repeated one sentence for 514 tokens (30 s on 1 thread) on "What is 17% of 2,340?". */
 export const DEFAULT_MAX_ANSWER_CHARS = 300;
+/**
+ * Shortest final answer refused for repeating a piece of the prompt's text (an instruction, a skill's description,
+ * feedback) that the question and results do not hold. Shorter answers ("Paris", "42") can sit in a description by
+ * chance and still be right; the format's placeholders (`...`, `<your answer, in full sentences>`) are refused at any
+ * length. Gemma 3 270M answered with the placeholder or a description's example (`15/100*80`, 9 characters).
+ */
+export const MIN_COPIED_ANSWER_CHARS = 8;
 /** System prompt style (see AgentOptions.promptStyle). */
 export const DEFAULT_PROMPT_STYLE: "full" | "compact" = "full";
 /** Show a worked example conversation in the system prompt (see AgentOptions.exampleTrajectory); off until measured better. */

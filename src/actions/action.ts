@@ -28,6 +28,8 @@ export interface FinalAnswerAction {
    * is then its JSON text (or the value itself when it is a string).
    */
   reply?: unknown;
+  /** The answer was cut short: it fills the grammar's length bound, or the token limit stopped its reply. */
+  truncated?: boolean;
 }
 
 /** One call inside a parallel-calls action (defined with the skills, which run it). */
@@ -45,10 +47,17 @@ export interface CallSkillsAction {
 
 /**
  * Why a reply was refused: one of the parse cases, or a validator's name. `schema_mismatch`: a structured reply (a
- * workflow's `ctx.ask` with a schema) that does not match its schema.
+ * workflow's `ctx.ask` with a schema) that does not match its schema. `copied_prompt_text`: a final answer that repeats
+ * the prompt's own text (a placeholder, an instruction) instead of answering (agent/copied-answer.ts).
  */
 export type ValidationErrorType =
-  "json_syntax" | "missing_field" | "unknown_skill" | "invalid_arguments" | "invalid_reference" | "schema_mismatch";
+  | "json_syntax"
+  | "missing_field"
+  | "unknown_skill"
+  | "invalid_arguments"
+  | "invalid_reference"
+  | "schema_mismatch"
+  | "copied_prompt_text";
 
 /**
  * A reply that was refused, by parsing or by a validator (the `validation-error` event carries it); `feedback` is
