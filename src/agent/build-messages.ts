@@ -32,9 +32,16 @@ export function observationText(event: ObservationEvent | ToolErrorEvent): strin
   return event.warning ? `${text}\n${event.warning}` : text;
 }
 
-/** What the model is told when a final round starts (see FinalRoundEvent). */
-export function finalRoundText(): string {
-  return promptText("final-round");
+/**
+ * What the model is told when a final round starts (see FinalRoundEvent): no more calls, and then, last, the run's
+ * newest skill result (`latest`), which the answer should come from. The prompt ends with the result, not with an
+ * instruction: small models copy the last text they read (issue 26 saw SmolLM2 answer with the repeat note and Gemma
+ * 3 270M with the format's placeholder). Without a result, the note alone.
+ */
+export function finalRoundText(latest?: ObservationEvent): string {
+  return latest === undefined
+    ? promptText("final-round-no-result")
+    : renderPrompt("final-round", { skill_name: latest.skillName, result: latest.result });
 }
 
 /**
@@ -75,6 +82,8 @@ interface TaggedMessage {
 export class RunTranscript {
   readonly #turns: TaggedMessage[] = [];
   #feedback: string[] = [];
+  /** The newest skill result of the run: what a final round ends with. */
+  #latest: ObservationEvent | undefined;
   #steps = 0;
   #dropped = 0;
   /** The run condensed its system prompt to `compactSystem` (a `context-trimmed` event with `promptStyle: "compact"`). */
@@ -212,10 +221,11 @@ export class RunTranscript {
     switch (event.type) {
       case "observation":
       case "tool-error":
+        if (event.type === "observation") this.#latest = event;
         this.#feedback.push(observationText(event));
         break;
       case "final-round":
-        this.#feedback.push(finalRoundText());
+        this.#feedback.push(finalRoundText(this.#latest));
         break;
       case "context-trimmed":
         this.#dropped = (event.historyLevel ?? 0) + event.droppedSteps;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { EventStream } from "../../agent/event-stream.js";
 import { finalRoundText, observationText } from "../../agent/build-messages.js";
-import { isOwnEvent, modelReplyOf, type AgentEvent } from "../../agent/events.js";
+import { isOwnEvent, modelReplyOf, type AgentEvent, type ObservationEvent } from "../../agent/events.js";
 import type { GenerateOptions, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import { neutralizeControlText } from "../../prompt/chat-format.js";
 import { abortError } from "../../abort.js";
@@ -83,6 +83,7 @@ export function recordedSteps(trace: Iterable<AgentEvent>): RecordedStep[] {
   const events = [...trace];
   if (isWorkflowTrace(events)) return workflowSteps(events);
   const steps: RecordedStep[] = [];
+  let latest: ObservationEvent | undefined;
   for (const event of events) {
     if (!isOwnEvent(event)) continue;
     const reply = modelReplyOf(event);
@@ -101,10 +102,11 @@ export function recordedSteps(trace: Iterable<AgentEvent>): RecordedStep[] {
         break;
       case "observation":
       case "tool-error":
+        if (event.type === "observation") latest = event;
         current?.feedback.push(observationText(event));
         break;
       case "final-round":
-        current?.feedback.push(finalRoundText());
+        current?.feedback.push(finalRoundText(latest));
         break;
       default:
         break;
