@@ -1,5 +1,5 @@
 import type { SkillCall } from "../../actions/action.js";
-import { SUITE_REGEX_TIMEOUT_MS, testRegexBounded } from "./bounded-regex.js";
+import { SUITE_REGEX_TIMEOUT_MS, testRegexBounded } from "../../bounded-regex.js";
 import type { Expected } from "./suite-schema.js";
 
 /** The verdict on one run. `failures` says, one line each, which conditions did not hold. */
