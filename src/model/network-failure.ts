@@ -18,8 +18,8 @@ const CLOSED = { what: "the server closed the connection", hint: RESUME };
 /** The words for each code Node's fetch (undici) and the resolver give. */
 const FAILURES: Readonly<Record<string, Omit<NetworkFailure, "code">>> = {
   ECONNREFUSED: {
-    what: "the server refused the connection",
-    hint: "check the address (and GEMMA_AGENT_HF_ENDPOINT if you set it), or whether you need a proxy",
+    what: "the connection was refused: no server is listening at that address and port",
+    hint: "check the address and port (and GEMMA_AGENT_HF_ENDPOINT if you set it), or whether you need a proxy",
   },
   ENOTFOUND: {
     what: "the host name could not be found",
@@ -39,6 +39,15 @@ const FAILURES: Readonly<Record<string, Omit<NetworkFailure, "code">>> = {
   UND_ERR_CLOSED: { what: "the connection was closed", hint: RESUME },
   UND_ERR_HEADERS_TIMEOUT: { what: "the server stopped answering", hint: "pull again later" },
   UND_ERR_BODY_TIMEOUT: { what: "the server stopped sending data", hint: RESUME },
+};
+
+/**
+ * Node's fetch (as browsers do) never connects to the ports the Fetch standard blocks (9, 25, 6000, ...: ports of
+ * other protocols) and says only "bad port".
+ */
+const BLOCKED_PORT: NetworkFailure = {
+  what: "fetch never connects to that port (the Fetch standard blocks it, as browsers do: it belongs to another protocol)",
+  hint: "serve the file on another port, 8080 for one",
 };
 
 /** The error code of a failed fetch: on the error, its cause, or the first of an AggregateError's errors. */
@@ -72,6 +81,7 @@ function innermostMessage(error: unknown): string {
 export function describeNetworkFailure(error: unknown): NetworkFailure {
   const code = codeOf(error);
   if (code !== undefined && Object.hasOwn(FAILURES, code)) return { ...FAILURES[code], code };
+  if (code === undefined && innermostMessage(error) === "bad port") return BLOCKED_PORT;
   if (code !== undefined && TLS_CODES.test(code)) {
     return {
       what: "the server's TLS certificate could not be verified",

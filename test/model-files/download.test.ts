@@ -220,7 +220,15 @@ describe("pullModel refusals", () => {
     expect(error.code).toBe("network");
     // in words first, what to do next, and the code last (for searching), never the bare code alone
     expect(error.message).toMatch(
-      /^Could not download from 127\.0\.0\.1:\d+: the server refused the connection \(ECONNREFUSED\)\. Check the address/,
+      /^Could not download from 127\.0\.0\.1:\d+: the connection was refused: no server is listening at that address and port \(ECONNREFUSED\)\. Check the address and port/,
+    );
+  });
+
+  it("a port fetch blocks (9, as browsers do) is named as such, not as a network failure to check", async () => {
+    const error = await pullError(pullModel("http://127.0.0.1:9/x.gguf", { modelsDir: freshDir() }));
+    expect(error.code).toBe("network");
+    expect(error.message).toBe(
+      "Could not download from 127.0.0.1:9: fetch never connects to that port (the Fetch standard blocks it, as browsers do: it belongs to another protocol). Serve the file on another port, 8080 for one.",
     );
   });
 
