@@ -128,7 +128,7 @@ export async function loadServerModel(
     const info = await handle.connect(io.signal);
     progress.succeed(`connected to ${info.dialect} at ${info.baseURL} (model ${info.name}; ${info.detectedBy})`);
   } catch (error) {
-    progress.fail(`could not use ${spec}`);
+    progress.stop(); // the error's own line names the server and what went wrong: one line, not two
     throw error;
   }
   return Object.assign(handle, { backend: `http (${handle.info.dialect})`, threads: 0 });

@@ -201,12 +201,12 @@ function* hostileChunks(fault: HostileFault, dialect: FakeDialect): Generator<Bu
   }
 }
 
-/** Serve a hostile answer until it ends or the client closes the connection. */
+/** Serve a hostile answer until it ends or the client closes the connection (counted in `seen.clientClosed`). */
 async function serveHostile(
   res: ServerResponse,
   fault: HostileFault,
   dialect: FakeDialect,
-  count: (n: number) => void,
+  seen: { hostileBytes: number; clientClosed: number },
 ) {
   if (fault.kind === "redirect") {
     res.writeHead(fault.status ?? 302, { location: fault.location, "content-type": "text/plain" });
@@ -220,8 +220,8 @@ async function serveHostile(
   });
   res.flushHeaders();
   for (const chunk of hostileChunks(fault, dialect)) {
-    if (res.destroyed) return;
-    count(chunk.length);
+    if (res.destroyed) return void seen.clientClosed++;
+    seen.hostileBytes += chunk.length;
     await write(res, chunk);
     if (fault.kind === "trickle") await sleep(fault.everyMs);
   }
@@ -242,13 +242,12 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
     routeFaults: {} as Record<string, HostileFault>,
     hostileBytes: 0,
   };
-  const count = (n: number) => void (state.hostileBytes += n);
   const isHostile = (fault: Fault | undefined): fault is HostileFault =>
     fault !== undefined && !["status", "drop", "drop-mid", "hang", "drip"].includes(fault.kind);
 
   async function answerGenerate(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
     const fault = state.faults.shift();
-    if (isHostile(fault)) return serveHostile(res, fault, options.dialect, count);
+    if (isHostile(fault)) return serveHostile(res, fault, options.dialect, state);
     if (fault?.kind === "drop") return void req.socket.destroy();
     if (fault?.kind === "status") {
       const headers: Record<string, string> = { "content-type": "application/json" };
@@ -295,7 +294,7 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
         ...(req.headers.authorization && { authorization: req.headers.authorization }),
       });
       const routeFault = Object.hasOwn(state.routeFaults, path) ? state.routeFaults[path] : undefined;
-      if (routeFault) return serveHostile(res, routeFault, options.dialect, count);
+      if (routeFault) return serveHostile(res, routeFault, options.dialect, state);
       if (GENERATE_PATHS.has(path) && req.method === "POST") return answerGenerate(req, res, body ?? {});
       const answer = probeAnswer(options.dialect, path, models);
       if (answer === undefined) return json(res, 404, { error: { code: 404, message: `no route ${path}` } });
