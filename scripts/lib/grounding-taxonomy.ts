@@ -25,6 +25,7 @@ export const TAXONOMY_CLASSES = [
   "wrong_type",
   "empty_list",
   "no_call",
+  "no_answer",
   "extra_call",
   "missing_param",
   "other",
@@ -46,6 +47,7 @@ export const TAXONOMY_LABELS: Readonly<Record<TaxonomyClass, string>> = Object.f
   wrong_type: "boolean / list / dict / wrong type",
   empty_list: "empty list",
   no_call: "no call",
+  no_answer: "no answer (turn never ended, calls not scored)",
   extra_call: "a second, different call",
   missing_param: "required parameter left out",
   other: "other (wrong function, unexpected parameter, ...)",
@@ -152,6 +154,7 @@ export function classifyRun(run: TaxonomyRun, question: TaxonomyQuestion | undef
   const first = run.failures[0] ?? "";
   const type = run.errorType ?? "";
   if (type.endsWith(":missing_required") || type.endsWith(":missing_optional")) return "missing_param";
+  if (first.endsWith("the turn never ended, so its calls are not scored")) return "no_answer";
   if (type.endsWith(":wrong_count")) return first.endsWith(" got 0") ? "no_call" : "extra_call";
   const failure = parseValueFailure(first);
   if (failure === undefined || question === undefined) return "other";

@@ -68,6 +68,9 @@ describe("grounding taxonomy", () => {
     expect(cls("missing required parameter location", "simple_function_checker:missing_required")).toBe(
       "missing_param",
     );
+    expect(
+      cls("no final answer within 4 iteration(s): the turn never ended, so its calls are not scored", undefined),
+    ).toBe("no_answer");
     expect(cls("expected weather.forecast, got x", "simple_function_checker:wrong_func_name")).toBe("other");
   });
 
