@@ -1,4 +1,4 @@
-import { abortError } from "../abort.js";
+import { abortError, raceAbort } from "../abort.js";
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
@@ -183,10 +183,11 @@ export async function loadModelForCli(
   progress.start(`loading ${label}`);
   try {
     // node-llama-cpp loads only when a model does: `--help`, `models` and `pull` start fast without it
-    const { loadModel } = await import("../model/llama/index.js");
+    const { loadModel } = await raceAbort(import("../model/llama/index.js"), server?.io.signal);
     const handle = await loadModel({
       model: resolved.path,
       ...flags,
+      ...(server?.io.signal && { signal: server.io.signal }),
       onProgress: (fraction: number) => progress.update(`loading ${label} ${Math.round(fraction * 100)}%`),
     });
     progress.succeed(

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { abortError, raceAbort } from "../../abort.js";
 import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { chatFormatForArchitecture } from "../../prompt/chat-format.js";
 import { checkGgufFile, checkGgufRunnable } from "../gguf-check.js";
@@ -54,6 +55,11 @@ export interface LoadModelOptions {
   onProgress?: (fraction: number) => void;
   /** Where catalog aliases are looked up. Default: the models directory (env `GEMMA_AGENT_MODELS`). */
   modelsDir?: string;
+  /**
+   * Stops the load (Ctrl-C): llama.cpp's load and context creation are told to stop, and the promise rejects with an
+   * AbortError at once, whatever is still loading (it is disposed when it finishes). Default: none.
+   */
+  signal?: AbortSignal;
 }
 
 function checkOptions(options: LoadModelOptions): void {
@@ -70,6 +76,21 @@ function checkOptions(options: LoadModelOptions): void {
     throw new TypeError("loadModel: `temperature` must be >= 0");
   if (options.seed !== undefined && !Number.isInteger(options.seed))
     throw new TypeError("loadModel: `seed` must be an integer");
+}
+
+/**
+ * A model or context being made, or an AbortError as soon as `signal` aborts (llama.cpp may take a while to notice
+ * its own signal): what finishes after the abort is disposed, never leaked.
+ */
+function raceLoad<T extends { dispose(): Promise<void> }>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (!signal) return work;
+  return raceAbort(work, signal).catch((error: unknown) => {
+    if (signal.aborted) void work.then((late) => late.dispose()).catch(() => undefined);
+    throw error;
+  });
 }
 
 /** The prompt cache of a loaded model: keyed by its file, its context's settings and the runtime. */
@@ -150,34 +171,44 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModelHa
   checkOptions(options);
   const gpu = options.gpu ?? "auto";
   const { path } = resolveModelFile(options.model, { modelsDir: options.modelsDir });
+  const { signal } = options;
   const checked = await checkGgufFile(path);
-  const runtime = await getLlamaRuntime(gpu);
+  const runtime = await raceAbort(getLlamaRuntime(gpu), signal);
   const { llama } = runtime;
   await checkGgufRunnable(checked, llama);
 
   let model: LlamaModel | undefined;
   let context: LlamaContext | undefined;
   try {
-    model = await llama.loadModel({
-      modelPath: path,
-      gpuLayers: gpu === false ? 0 : "auto",
-      ...(options.onProgress && { onLoadProgress: options.onProgress }),
-    });
+    model = await raceLoad(
+      llama.loadModel({
+        modelPath: path,
+        gpuLayers: gpu === false ? 0 : "auto",
+        ...(options.onProgress && { onLoadProgress: options.onProgress }),
+        ...(signal && { loadSignal: signal }),
+      }),
+      signal,
+    );
     const trainContextLength = model.trainContextSize;
     const contextSize =
       options.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextLength || DEFAULT_CONTEXT_SIZE);
     const threads = options.threads ?? defaultThreadCount(llama.cpuMathCores);
-    context = await model.createContext({
-      contextSize,
-      threads,
-      sequences: options.sequences ?? 1,
-      failedCreationRemedy: false,
-    });
+    context = await raceLoad(
+      model.createContext({
+        contextSize,
+        threads,
+        sequences: options.sequences ?? 1,
+        failedCreationRemedy: false,
+        ...(signal && { createSignal: signal }),
+      }),
+      signal,
+    );
 
     return handleFor({ options, path, architecture: checked.architecture, model, context, llama, threads });
   } catch (error) {
     await context?.dispose().catch(() => undefined);
     await model?.dispose().catch(() => undefined);
+    if (signal?.aborted) throw abortError(signal.reason);
     throw toModelLoadError(error, path, runtime.recentLogs());
   }
 }
