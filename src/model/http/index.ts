@@ -22,3 +22,4 @@ export {
 export { detectDialect, listServerModels, type DetectedDialect, type ProbeTarget } from "./detect-dialect.js";
 export { parseServerModelUrl, isServerUrl, formatServerModel, type ServerModelRef } from "./server-url.js";
 export { messagesChatFormat } from "./messages-format.js";
+export { DEFAULT_BODY_LIMITS, type HttpBodyLimits } from "./bounded-body.js";
