@@ -11,15 +11,21 @@ const NO_MATCH = 2;
 const MATCH = 3;
 const FAILED = 4;
 
-/** The worker: takes {source, flags, text} messages, says it started, tests, stores the outcome and wakes the caller. */
+/** The worker: takes {source, flags, texts} messages, says it started, tests, stores the outcome and wakes the caller. */
 const WORKER_CODE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const state = new Int32Array(workerData);
-parentPort.on("message", ({ source, flags, text }) => {
+parentPort.on("message", ({ source, flags, texts }) => {
   Atomics.store(state, 0, ${STARTED});
   Atomics.notify(state, 0);
-  let outcome;
-  try { outcome = new RegExp(source, flags).test(text) ? ${MATCH} : ${NO_MATCH}; } catch { outcome = ${FAILED}; }
+  let outcome = ${NO_MATCH};
+  try {
+    const regex = new RegExp(source, flags);
+    for (const text of texts) {
+      regex.lastIndex = 0;
+      if (regex.test(text)) { outcome = ${MATCH}; break; }
+    }
+  } catch { outcome = ${FAILED}; }
   Atomics.store(state, 0, outcome);
   Atomics.notify(state, 0);
 });
@@ -39,6 +45,19 @@ export function testRegexBounded(
   text: string,
   timeoutMs = SUITE_REGEX_TIMEOUT_MS,
 ): boolean | "timeout" {
+  return testRegexOnAll(source, flags, [text], timeoutMs);
+}
+
+/**
+ * {@link testRegexBounded} on several texts in one worker call: whether any matches, or "timeout" when testing them
+ * all took longer than `timeoutMs` (one bound for the lot).
+ */
+export function testRegexOnAll(
+  source: string,
+  flags: string,
+  texts: readonly string[],
+  timeoutMs = SUITE_REGEX_TIMEOUT_MS,
+): boolean | "timeout" {
   if (!worker) {
     const state = new Int32Array(new SharedArrayBuffer(4));
     const thread = new Worker(WORKER_CODE, { eval: true, workerData: state.buffer });
@@ -47,7 +66,7 @@ export function testRegexBounded(
   }
   const { thread, state } = worker;
   Atomics.store(state, 0, IDLE);
-  thread.postMessage({ source, flags, text });
+  thread.postMessage({ source, flags, texts });
   if (Atomics.wait(state, 0, IDLE, WORKER_START_MS) === "timed-out") return giveUp();
   if (Atomics.load(state, 0) === STARTED && Atomics.wait(state, 0, STARTED, timeoutMs) === "timed-out") return giveUp();
   const outcome = Atomics.load(state, 0);

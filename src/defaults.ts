@@ -136,3 +136,29 @@ export const DEFAULT_WORKFLOW_CONCURRENCY = 4;
 export const DEFAULT_MAX_WORKERS = 4;
 /** An evaluator-optimizer drafts and judges at most 3 rounds: drafts of a small model rarely improve after that. */
 export const DEFAULT_MAX_ROUNDS = 3;
+
+/**
+ * Files the program reads (issue 29): each is opened as a regular file only and its size checked before a byte is
+ * read (src/regular-file.ts). An agent definition, a SOUL.md or an output schema is a hand-written text: 1 MiB is
+ * hundreds of pages, and reading it whole stays far under the 300 MB any single input may cost.
+ */
+export const MAX_DEFINITION_FILE_BYTES = 1 << 20;
+/**
+ * A conversation file is read whole when a conversation is continued. 64 MiB is about 16 million tokens, hundreds of
+ * times any context its memory is trimmed to; past it the file is refused (start a new one) rather than read into
+ * hundreds of MB of records.
+ */
+export const MAX_CONVERSATION_FILE_BYTES = 64 << 20;
+/**
+ * Nested agent definitions one top file may reach, counted once per file (a file named twice is loaded once and
+ * shared): 64 agents is far past any team a small model can delegate to, and bounds the work of a hostile fan-out.
+ */
+export const MAX_NESTED_DEFINITIONS = 64;
+/** JSON nesting of an output schema: 64 levels, as for model replies (MAX_JSON_DEPTH); the checks that walk it recurse. */
+export const MAX_OUTPUT_SCHEMA_DEPTH = 64;
+/**
+ * How long a user's regular expression (a definition's forbidden pattern, an output schema's `pattern`) may run on one
+ * text: 1 s, as suites' regexes (SUITE_REGEX_TIMEOUT_MS). A catastrophic pattern then costs a refused answer, not a
+ * hung run (JavaScript cannot stop a regex running on its own thread; the test runs in a worker).
+ */
+export const USER_REGEX_TIMEOUT_MS = 1_000;

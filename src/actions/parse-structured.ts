@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { testRegexOnAll } from "../bounded-regex.js";
+import { USER_REGEX_TIMEOUT_MS } from "../defaults.js";
 import type { JsonSchema } from "../json-schema.js";
 import { isPlainObject } from "../is-plain-object.js";
 import { renderPrompt } from "../prompt-texts.js";
@@ -50,6 +52,72 @@ function fromJsonSchema(schema: JsonSchema): z.ZodType {
   }
 }
 
+/** The regular expressions of a JSON Schema that zod's converted validator will run, walked without recursion. */
+function schemaPatterns(schema: JsonSchema): string[] {
+  const found = new Set<string>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) stack.push(...value);
+    else if (isPlainObject(value)) {
+      if (typeof value.pattern === "string") found.add(value.pattern);
+      if (isPlainObject(value.patternProperties))
+        for (const key of Object.keys(value.patternProperties)) found.add(key);
+      for (const [key, inner] of Object.entries(value)) if (key !== "const" && key !== "enum") stack.push(inner);
+    }
+  }
+  return [...found];
+}
+
+/** Every string of a value: string values and object keys, walked without recursion. */
+function stringsOf(value: unknown): string[] {
+  const texts: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === "string") texts.push(item);
+    else if (Array.isArray(item)) stack.push(...item);
+    else if (isPlainObject(item))
+      for (const [key, inner] of Object.entries(item)) {
+        texts.push(key);
+        stack.push(inner);
+      }
+  }
+  return texts;
+}
+
+/**
+ * The first of the schema's patterns that does not finish on the reply's strings within USER_REGEX_TIMEOUT_MS (for
+ * them all), tested in a worker before zod runs the same patterns on this thread: a catastrophic `pattern` costs a
+ * refused reply, not a hung run.
+ */
+function slowPattern(patterns: readonly string[], value: unknown): string | undefined {
+  const texts = stringsOf(value);
+  const deadline = Date.now() + USER_REGEX_TIMEOUT_MS;
+  return patterns.find(
+    (pattern) => testRegexOnAll(pattern, "", texts, Math.max(1, deadline - Date.now())) === "timeout",
+  );
+}
+
+/**
+ * A JSON Schema's validator whose patterns are first tried in a worker (see slowPattern): a value on which one runs
+ * past the bound is a validation issue, and zod's own check (which would run the pattern on this thread) never starts.
+ */
+function boundedPatterns(validator: z.ZodType, patterns: readonly string[]): z.ZodType {
+  if (patterns.length === 0) return validator;
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      const slow = slowPattern(patterns, value);
+      if (slow !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          message: `checking the strings against the pattern ${JSON.stringify(slow)} took over ${USER_REGEX_TIMEOUT_MS} ms`,
+        });
+    })
+    .pipe(validator);
+}
+
 const resolved = new WeakMap<object, ResolvedOutputSchema>();
 
 /**
@@ -70,7 +138,7 @@ export function resolveOutputSchema(schema: OutputSchema): ResolvedOutputSchema 
     : json;
   let validator: z.ZodType;
   if (zod) validator = wrapped ? z.object({ value: schema }) : schema;
-  else validator = fromJsonSchema(jsonSchema);
+  else validator = boundedPatterns(fromJsonSchema(jsonSchema), schemaPatterns(jsonSchema));
   const result = { jsonSchema, validator, wrapped };
   resolved.set(schema, result);
   return result;

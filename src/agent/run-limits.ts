@@ -1,3 +1,5 @@
+import { testRegexBounded } from "../bounded-regex.js";
+import { USER_REGEX_TIMEOUT_MS } from "../defaults.js";
 import { describeThrown } from "../safe-stringify.js";
 import type { AgentState } from "./agent-state.js";
 
@@ -32,15 +34,17 @@ export class LatencyExceeded extends Error {
   }
 }
 
-/** A forbidden pattern as a case-insensitive test: `/body/flags` is a regular expression, anything else a substring. */
-export function forbiddenPatternTest(pattern: string): (text: string) => boolean {
+/**
+ * A forbidden pattern as a case-insensitive test: `/body/flags` is a regular expression (compiled now, so a bad one
+ * throws here), anything else a substring. A regular expression runs in a worker under USER_REGEX_TIMEOUT_MS
+ * (testRegexBounded): one that takes longer on a text answers "timeout" instead of holding the run.
+ */
+export function forbiddenPatternTest(pattern: string): (text: string) => boolean | "timeout" {
   const regex = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
   if (regex) {
-    const compiled = new RegExp(regex[1], regex[2].includes("i") ? regex[2] : `${regex[2]}i`);
-    return (text) => {
-      compiled.lastIndex = 0;
-      return compiled.test(text);
-    };
+    const flags = regex[2].includes("i") ? regex[2] : `${regex[2]}i`;
+    new RegExp(regex[1], flags);
+    return (text) => testRegexBounded(regex[1], flags, text, USER_REGEX_TIMEOUT_MS);
   }
   const needle = pattern.toLowerCase();
   return (text) => text.toLowerCase().includes(needle);
@@ -132,14 +136,25 @@ export function stopOnForbiddenAnswer(
   answer: string,
   constraints: AgentConstraints | undefined,
 ): boolean {
-  const pattern = constraints?.forbiddenPatterns?.find((p) => forbiddenPatternTest(p)(answer));
+  let pattern: string | undefined;
+  let outcome: boolean | "timeout" = false;
+  for (const candidate of constraints?.forbiddenPatterns ?? []) {
+    outcome = forbiddenPatternTest(candidate)(answer);
+    if (outcome !== false) {
+      pattern = candidate;
+      break;
+    }
+  }
   if (pattern === undefined) return false;
   state.emit({
     type: "constraint-violated",
     constraint: "forbidden_pattern",
     limit: pattern,
     answer,
-    message: `the answer matches the forbidden pattern ${JSON.stringify(pattern)} (forbidden_patterns)`,
+    message:
+      outcome === "timeout"
+        ? `the forbidden pattern ${JSON.stringify(pattern)} took over ${USER_REGEX_TIMEOUT_MS} ms on the answer (forbidden_patterns): the answer is not given`
+        : `the answer matches the forbidden pattern ${JSON.stringify(pattern)} (forbidden_patterns)`,
   });
   state.finish("constraint_violated");
   return true;

@@ -66,16 +66,30 @@ function toolEntry(tool: ToolDefinition, definition: AgentDefinition, args: unkn
   };
 }
 
-/** The nested agents as a tree of lines (`└─ ask_math_expert → math_expert (file)`). */
-function agentTree(definition: AgentDefinition, cwd: string, indent = ""): string[] {
+/**
+ * The nested agents as a tree of lines (`└─ ask_math_expert → math_expert (file)`). An agent's tools are listed under
+ * its first appearance only (`(tools shown above)` after), so a team whose files name each other many times prints
+ * one subtree per file, not one per path.
+ */
+function agentTree(
+  definition: AgentDefinition,
+  cwd: string,
+  indent = "",
+  shownAgents = new Set<AgentDefinition>(),
+): string[] {
   const lines: string[] = [];
+  shownAgents.add(definition);
   definition.tools.forEach((tool, i) => {
     const last = i === definition.tools.length - 1;
     const branch = `${indent}${last ? "└─ " : "├─ "}`;
     if (tool.type === "skill") lines.push(`${branch}${tool.name}`);
+    else if (shownAgents.has(tool.definition))
+      lines.push(
+        `${branch}${tool.name} → agent ${tool.definition.name} (${relative(cwd, tool.file)}; tools shown above)`,
+      );
     else {
       lines.push(`${branch}${tool.name} → agent ${tool.definition.name} (${relative(cwd, tool.file)})`);
-      lines.push(...agentTree(tool.definition, cwd, `${indent}${last ? "   " : "│  "}`));
+      lines.push(...agentTree(tool.definition, cwd, `${indent}${last ? "   " : "│  "}`, shownAgents));
     }
   });
   return lines;

@@ -19,11 +19,11 @@ export interface AgentFromDefinitionOptions {
   options?: Partial<Omit<AgentOptions, "model" | "registry">>;
 }
 
+/** What building needs besides a definition: the options, the registry, the agents built so far (one per file). */
+type Building = AgentFromDefinitionOptions & { registry: Registry; agents: Map<AgentDefinition, Agent> };
+
 /** The tools' registry: a scoped view of the skills it names, plus a skill per nested agent (agentAsSkill). */
-function toolRegistry(
-  definition: AgentDefinition,
-  built: AgentFromDefinitionOptions & { registry: Registry },
-): Registry {
+function toolRegistry(definition: AgentDefinition, built: Building): Registry {
   const skills = definition.tools.filter((t) => t.type === "skill").map((t) => t.name);
   let scoped: Registry;
   try {
@@ -37,7 +37,7 @@ function toolRegistry(
     );
   }
   for (const tool of definition.tools.filter((t): t is AgentToolDefinition => t.type === "agent")) {
-    const nested = agentFromDefinition(tool.definition, built);
+    const nested = buildAgent(tool.definition, built);
     scoped.register(
       agentAsSkill(nested, {
         name: tool.name,
@@ -55,9 +55,18 @@ function toolRegistry(
  * output schema and constraints as the agent's options, which its `run` and `invoke` follow.
  */
 export function agentFromDefinition(definition: AgentDefinition, options: AgentFromDefinitionOptions): Agent {
-  const registry = options.registry ?? definition.registry;
+  return buildAgent(definition, { ...options, registry: options.registry ?? definition.registry, agents: new Map() });
+}
+
+/**
+ * One definition's Agent, built once however many tools name its file (an Agent keeps no state between runs, so the
+ * tools share it): a team whose files each name the next twice builds one agent per file, not one per path.
+ */
+function buildAgent(definition: AgentDefinition, built: Building): Agent {
+  const done = built.agents.get(definition);
+  if (done) return done;
   const loop = definition.loopPolicy;
-  return new Agent({
+  const agent = new Agent({
     name: definition.name,
     ...withoutUndefined({
       description: definition.description,
@@ -70,8 +79,10 @@ export function agentFromDefinition(definition: AgentDefinition, options: AgentF
       constraints: definition.constraints,
     }),
     onMaxIterations: loop.onMaxIterations,
-    ...withoutUndefined(options.options ?? {}),
-    model: options.model,
-    registry: toolRegistry(definition, { ...options, registry }),
+    ...withoutUndefined(built.options ?? {}),
+    model: built.model,
+    registry: toolRegistry(definition, built),
   });
+  built.agents.set(definition, agent);
+  return agent;
 }

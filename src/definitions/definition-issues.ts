@@ -60,3 +60,18 @@ export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType): { fie
   }
   return { field: formatIssuePath(issue.path), message: issue.message };
 }
+
+/**
+ * Every zod issue as `field: message`, an unknown key each on its own (`tool: unknown key; did you mean tools?` and
+ * `loop_polcy: unknown key; did you mean loop_policy?` are two problems), so a file's mistakes are all shown at once.
+ */
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+): { field: string; message: string }[] {
+  return issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => describeIssue({ ...issue, keys: [key] }, schema))
+      : [describeIssue(issue, schema)],
+  );
+}

@@ -1,15 +1,17 @@
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { MAX_DEFINITION_FILE_BYTES, MAX_NESTED_DEFINITIONS } from "../defaults.js";
 import { isPlainObject } from "../is-plain-object.js";
+import { readRegularText, RegularFileError } from "../regular-file.js";
 import type { TrimPolicy } from "../memory/memory-options.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { builtinSkills } from "../skills/builtin/index.js";
 import { Registry } from "../skills/registry.js";
+import { forbiddenPatternTest } from "../agent/run-limits.js";
 import { SoulError, type Soul } from "../prompt/soul.js";
 import type { AgentDefinition, AgentToolDefinition, ToolDefinition } from "./agent-definition.js";
-import { AgentDefinitionError } from "./definition-error.js";
-import { describeIssue } from "./definition-issues.js";
+import { AgentDefinitionError, DefinitionProblems } from "./definition-error.js";
+import { describeIssues } from "./definition-issues.js";
 import { agentDefinitionSchema, type AgentDefinitionYaml } from "./definition-schema.js";
 import { loadSoul } from "./load-soul.js";
 import { readOutputSchema } from "./output-schema-file.js";
@@ -39,19 +41,26 @@ function resolveModel(model: string | undefined, dir: string): string | undefine
   return model;
 }
 
-/** The YAML document of a definition file, checked against the schema (the first problem names its field). */
-function readDefinitionYaml(path: string, display: string): AgentDefinitionYaml {
-  let text: string;
+/** The text of a definition file: a regular file of at most MAX_DEFINITION_FILE_BYTES. */
+function readDefinitionText(path: string, display: string): string {
   try {
-    text = readFileSync(path, "utf8");
+    return readRegularText(path, MAX_DEFINITION_FILE_BYTES, "an agent definition");
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    const missing = error instanceof RegularFileError && error.code === "not_found";
+    const reason = (error as Error).message.startsWith(path)
+      ? (error as Error).message.slice(path.length)
+      : `: ${(error as Error).message}`;
     throw new AgentDefinitionError(
       missing ? "not_found" : "unreadable",
-      `${display}: ${missing ? "no such file" : (error as Error).message}`,
+      `${display}${missing ? ": no such file" : reason}`,
       path,
     );
   }
+}
+
+/** The YAML document of a definition file, checked against the schema (every problem named with its field). */
+function readDefinitionYaml(path: string, display: string): AgentDefinitionYaml {
+  const text = readDefinitionText(path, display);
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -64,19 +73,22 @@ function readDefinitionYaml(path: string, display: string): AgentDefinitionYaml 
   }
   if (!isPlainObject(document))
     throw new AgentDefinitionError("invalid", `${display}: expected a YAML mapping (name: ..., tools: ...)`, path);
+  const problems = new DefinitionProblems(path, display);
   const parsed = agentDefinitionSchema.safeParse(document);
-  if (!parsed.success) {
-    const { field, message } = describeIssue(parsed.error.issues[0], agentDefinitionSchema);
-    throw new AgentDefinitionError("invalid", `${display}: ${field}: ${message}`, path, field);
-  }
-  if (parsed.data.soul !== undefined && parsed.data.system_prompt !== undefined)
-    throw new AgentDefinitionError(
-      "invalid",
-      `${display}: soul, system_prompt: give one of them, not both (system_prompt is the soul's text written inline)`,
-      path,
-      "soul",
+  if (!parsed.success)
+    for (const { field, message } of describeIssues(parsed.error.issues, agentDefinitionSchema))
+      problems.add(new AgentDefinitionError("invalid", `${display}: ${field}: ${message}`, path, field));
+  if (document.soul !== undefined && document.system_prompt !== undefined)
+    problems.add(
+      new AgentDefinitionError(
+        "invalid",
+        `${display}: soul, system_prompt: give one of them, not both (system_prompt is the soul's text written inline)`,
+        path,
+        "soul",
+      ),
     );
-  return parsed.data;
+  problems.throwIfAny();
+  return parsed.data!;
 }
 
 /** The definition's SOUL.md, parsed; its errors become the definition's, naming both files. */
@@ -130,31 +142,68 @@ async function definitionTools(
   return { tools: context.registry.names().map((name) => ({ type: "skill", name })), from: "registry" };
 }
 
-/** Load one definition file (and, through its tools, the files it nests), with the chain of files loading it. */
-async function loadDefinition(path: string, context: ToolContext): Promise<AgentDefinition> {
-  const display = context.stack.length === 0 ? context.topDisplay : shown(path);
+/** A definition about to be loaded: refused when it closes a cycle, or when the top file reaches too many files. */
+function checkNesting(path: string, display: string, context: ToolContext): void {
   if (context.stack.includes(path)) {
     const chain = [...context.stack.slice(context.stack.indexOf(path)), path].map(shown).join(" → ");
     throw new AgentDefinitionError("cycle", `${display}: the agent definitions nest in a cycle: ${chain}`, path);
   }
+  if (context.loaded.size + context.stack.length >= MAX_NESTED_DEFINITIONS)
+    throw new AgentDefinitionError(
+      "too_many",
+      `${context.topDisplay}: the agent definitions it nests reach more than ${MAX_NESTED_DEFINITIONS} files (each counted once): split the team`,
+      path,
+    );
+}
+
+/** A definition's forbidden patterns, each compiled now: a bad regular expression is a problem of the file. */
+function checkPatterns(yaml: AgentDefinitionYaml, where: Where, problems: DefinitionProblems): void {
+  for (const [i, pattern] of (yaml.constraints?.forbidden_patterns ?? []).entries()) {
+    try {
+      forbiddenPatternTest(pattern);
+    } catch (error) {
+      const field = `constraints.forbidden_patterns[${i}]`;
+      const reason = (error as Error).message.replace(/^Invalid regular expression: /, "");
+      problems.add(
+        new AgentDefinitionError(
+          "invalid",
+          `${where.display}: ${field}: not a valid regular expression (${reason})`,
+          where.path,
+          field,
+        ),
+      );
+    }
+  }
+}
+
+/** Load one definition file (and, through its tools, the files it nests), with the chain of files loading it. */
+async function loadDefinition(path: string, context: ToolContext): Promise<AgentDefinition> {
+  const display = context.stack.length === 0 ? context.topDisplay : shown(path);
   const cached = context.loaded.get(path);
   if (cached) return cached;
+  checkNesting(path, display, context);
   const yaml = readDefinitionYaml(path, display);
   const dir = dirname(path);
   const where: Where = { path, display, dir };
+  const problems = new DefinitionProblems(path, display);
   const soulPath = yaml.soul === undefined ? undefined : resolve(dir, yaml.soul);
-  const soul: Soul | string | undefined = soulPath ? await readSoul(soulPath, display, path) : yaml.system_prompt;
+  const soul = soulPath ? await problems.attempt(() => readSoul(soulPath, display, path)) : yaml.system_prompt;
   const inner: ToolContext = { ...context, stack: [...context.stack, path] };
-  const resolved = await definitionTools(yaml, soul, where, inner);
-  const { tools, handoffs } = await addHandoffs(resolved.tools, soul, where, inner);
-  const schema = yaml.output_schema === undefined ? undefined : readOutputSchema(yaml.output_schema, where);
+  const resolved = await problems.attempt(() => definitionTools(yaml, soul, where, inner));
+  const withHandoffs = resolved && (await problems.attempt(() => addHandoffs(resolved.tools, soul, where, inner)));
+  const schema =
+    yaml.output_schema === undefined
+      ? undefined
+      : await problems.attempt(() => readOutputSchema(yaml.output_schema!, where));
+  checkPatterns(yaml, where, problems);
+  problems.throwIfAny();
   const definition: AgentDefinition = {
     name: yaml.name,
     ...withoutUndefined({ description: yaml.description, model: resolveModel(yaml.model, dir), soul, soulPath }),
     path,
-    tools,
-    toolsFrom: resolved.from,
-    handoffs,
+    tools: withHandoffs!.tools,
+    toolsFrom: resolved!.from,
+    handoffs: withHandoffs!.handoffs,
     ...policies(yaml),
     ...withoutUndefined({ outputSchema: schema?.schema, outputSchemaPath: schema?.file }),
     registry: context.registry,

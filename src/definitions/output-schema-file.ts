@@ -1,12 +1,16 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { MAX_DEFINITION_FILE_BYTES } from "../defaults.js";
 import { isPlainObject } from "../is-plain-object.js";
 import type { JsonSchema } from "../json-schema.js";
+import { readRegularText } from "../regular-file.js";
 import { AgentDefinitionError } from "./definition-error.js";
+import { outputSchemaProblem } from "./output-schema-checks.js";
 
 /** A JSON Schema that zod can check answers against (z.fromJSONSchema), or why not. */
 function checkSchema(schema: JsonSchema): string | undefined {
+  const problem = outputSchemaProblem(schema);
+  if (problem !== undefined) return problem;
   try {
     z.fromJSONSchema(schema);
     return undefined;
@@ -36,7 +40,7 @@ export function readOutputSchema(
       );
     file = resolve(where.dir, value.file);
     try {
-      schema = JSON.parse(readFileSync(file, "utf8"));
+      schema = JSON.parse(readRegularText(file, MAX_DEFINITION_FILE_BYTES, "an output schema"));
     } catch (error) {
       throw new AgentDefinitionError(
         "output_schema",

@@ -3,7 +3,7 @@ import { isPlainObject } from "../is-plain-object.js";
 import type { Soul } from "../prompt/soul.js";
 import type { Registry } from "../skills/registry.js";
 import type { AgentDefinition, AgentToolDefinition, ToolDefinition } from "./agent-definition.js";
-import { AgentDefinitionError } from "./definition-error.js";
+import { AgentDefinitionError, DefinitionProblems } from "./definition-error.js";
 import { describeIssue } from "./definition-issues.js";
 import { agentToolSchema } from "./definition-schema.js";
 
@@ -81,7 +81,28 @@ async function agentTool(
   };
 }
 
-/** The definition's `tools`: each a skill of the registry or an agent tool; names must be unique. */
+/** One item of `tools`: a skill of the registry, or an agent tool. */
+async function toolItem(
+  item: unknown,
+  field: string,
+  where: Where,
+  context: ToolContext,
+  load: LoadNested,
+): Promise<ToolDefinition> {
+  if (typeof item === "string") {
+    if (!context.registry.has(item)) throw unknownSkill(item, field, where, context.registry);
+    return { type: "skill", name: item };
+  }
+  if (isPlainObject(item)) return agentTool(item, field, where, context, load);
+  throw new AgentDefinitionError(
+    "invalid",
+    `${where.display}: ${field}: expected a skill name or { name, type: agent, agent: FILE }`,
+    where.path,
+    field,
+  );
+}
+
+/** The definition's `tools`: each a skill of the registry or an agent tool; names must be unique. Every bad item is named. */
 export async function resolveTools(
   items: readonly unknown[],
   where: Where,
@@ -89,37 +110,36 @@ export async function resolveTools(
   load: LoadNested,
 ): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
+  const problems = new DefinitionProblems(where.path, where.display);
   for (const [i, item] of items.entries()) {
     const field = `tools[${i}]`;
-    let tool: ToolDefinition;
-    if (typeof item === "string") {
-      if (!context.registry.has(item)) throw unknownSkill(item, field, where, context.registry);
-      tool = { type: "skill", name: item };
-    } else if (isPlainObject(item)) tool = await agentTool(item, field, where, context, load);
-    else
-      throw new AgentDefinitionError(
-        "invalid",
-        `${where.display}: ${field}: expected a skill name or { name, type: agent, agent: FILE }`,
-        where.path,
-        field,
-      );
+    const tool = await problems.attempt(() => toolItem(item, field, where, context, load));
+    if (!tool) continue;
     if (tools.some((t) => t.name === tool.name))
-      throw new AgentDefinitionError(
-        "invalid",
-        `${where.display}: ${field}: "${tool.name}" is listed twice`,
-        where.path,
-        field,
+      problems.add(
+        new AgentDefinitionError(
+          "invalid",
+          `${where.display}: ${field}: "${tool.name}" is listed twice`,
+          where.path,
+          field,
+        ),
       );
-    tools.push(tool);
+    else tools.push(tool);
   }
+  problems.throwIfAny();
   return tools;
 }
 
 /** The skills a SOUL.md's `## Tools` lists (when the definition gives no `tools`): each must be in the registry. */
 export function soulTools(soul: Soul, where: Where, registry: Registry): ToolDefinition[] {
   const display = `${where.display}: soul ${soul.source ?? ""}`.trimEnd();
-  return [...new Set(soul.tools)].map((name) => {
-    if (!registry.has(name)) throw unknownSkill(name, "## Tools", where, registry, display);
-    return { type: "skill", name };
-  });
+  const names = [...new Set(soul.tools)];
+  const unknown = names.filter((name) => !registry.has(name));
+  if (unknown.length > 0)
+    throw AgentDefinitionError.combine(
+      where.display,
+      where.path,
+      unknown.map((name) => unknownSkill(name, "## Tools", where, registry, display)),
+    );
+  return names.map((name) => ({ type: "skill", name }));
 }

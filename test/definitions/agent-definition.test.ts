@@ -162,6 +162,27 @@ describe("loading a definition", () => {
     );
   });
 
+  it("a file with several mistakes names them all in one error, each also apart in problems", async () => {
+    const dir = folder({
+      "many.yaml": "name: my helper\ntool: [calculator]\nloop_polcy: { max_iterations: 3 }\n",
+      "tools.yaml":
+        "name: x\ntools: [calculater, 7, calculator, calculator]\nconstraints: { forbidden_patterns: ['/(a/'] }\n",
+    });
+    const many = await loadError(join(dir, "many.yaml"));
+    expect(many.problems.map((p) => p.field)).toEqual(["name", "tool", "loop_polcy"]);
+    expect(many.message).toMatch(
+      /many\.yaml: 3 problems:\n  name: expected a name of a-z, 0-9, _ and -\n  tool: unknown key; did you mean tools\?.*\n  loop_polcy: unknown key; did you mean loop_policy\?/,
+    );
+    const tools = await loadError(join(dir, "tools.yaml"));
+    expect(tools.problems.map((p) => [p.code, p.field])).toEqual([
+      ["unknown_tool", "tools[0]"],
+      ["invalid", "tools[1]"],
+      ["invalid", "tools[3]"],
+      ["invalid", "constraints.forbidden_patterns[0]"],
+    ]);
+    expect(tools.code).toBe("unknown_tool");
+  });
+
   it("an unknown tool name lists the available ones", async () => {
     const dir = folder({ "x.yaml": "name: x\ntools: [calculator, calculater]\n" });
     const error = await loadError(join(dir, "x.yaml"));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { testRegexBounded } from "../../src/eval/suite/bounded-regex.js";
+import { testRegexBounded } from "../../src/bounded-regex.js";
 import { checkExpected } from "../../src/eval/suite/check-expected.js";
 
 const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
