@@ -3,8 +3,8 @@ import { Command, Option } from "commander";
 import type { ServerProviderOptions } from "../eval/models/server-pool.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { CliUsageError } from "./cli-io.js";
-import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
-import { serverHandleFlags, type ServerCommandOptions } from "./server-model.js";
+import { parseIntegerOption, parseListOption } from "./parse-options.js";
+import { httpTimeoutOptions, serverHandleFlags, type ServerCommandOptions } from "./server-model.js";
 
 /** The flags of `eval` for model servers and sweeps, as commander parses them. */
 export interface EvalServerFlags extends Omit<ServerCommandOptions, "server"> {
@@ -49,7 +49,7 @@ function collectServers(value: string, previous: string[] = []): string[] {
 
 /** The flags of an eval sweep over model servers: the servers, per-server concurrency, results file and resume. */
 export function sweepOptions(command: Command): Command {
-  return command
+  const described = command
     .option(
       "--server <url>",
       "a model server (repeat to spread the runs over several); with --server-model, the same as --model URL#NAME",
@@ -78,15 +78,10 @@ export function sweepOptions(command: Command): Command {
         "gbnf",
         "none",
       ]),
-    )
-    .option(
-      "--http-timeout <seconds>",
-      "model servers: give up on a request silent this long (default: 120)",
-      parseNumberOption(0.1, 86_400),
-    )
-    .option(
-      "--http-retries <n>",
-      "model servers: retries after a connection error, 429 or 503 (default: 3)",
-      parseIntegerOption(0),
     );
+  return httpTimeoutOptions(described).option(
+    "--http-retries <n>",
+    "model servers: retries after a connection error, 429 or 503 (default: 3)",
+    parseIntegerOption(0),
+  );
 }
