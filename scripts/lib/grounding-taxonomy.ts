@@ -207,3 +207,40 @@ export function taxonomyTable(rows: readonly TaxonomyRow[], label: (row: Taxonom
   }
   return lines.join("\n");
 }
+
+/** The classes of a suite run's answer (evals/basic.json and the like), in the order they are tested. */
+export const ANSWER_CLASSES = ["no_answer", "prompt_text", "question_text", "other_answer"] as const;
+
+/** One class of {@link ANSWER_CLASSES}. */
+export type AnswerClass = (typeof ANSWER_CLASSES)[number];
+
+/** What each answer class means, for a table's legend. */
+export const ANSWER_LABELS: Readonly<Record<AnswerClass, string>> = Object.freeze({
+  no_answer: "no answer (budget or retries ran out)",
+  prompt_text: "the prompt's own text (placeholder, instruction, description)",
+  question_text: "the question's own text",
+  other_answer: "another wrong answer",
+});
+
+/** The fields of a suite run the answer classes read. */
+export interface AnswerRun extends TaxonomyRun {
+  answer?: string;
+}
+
+/** Lower case, one space between words, no quotes, brackets or end punctuation around it. */
+function bare(text: string): string {
+  return normal(text).replace(/^[\s"'`<>.,:;!?()[\]{}]+|[\s"'`<>.,:;!?()[\]{}]+$/g, "");
+}
+
+/**
+ * The class of a failed suite run's answer: none; a piece of the runtime's own text (`promptTexts`: the prompt files,
+ * the skills' descriptions) at least 4 characters long; the question's text; anything else. Undefined for a success.
+ */
+export function classifyAnswer(run: AnswerRun, question: string, promptTexts: string): AnswerClass | undefined {
+  if (run.success) return undefined;
+  if (run.answer === undefined) return "no_answer";
+  const answer = bare(run.answer);
+  if (answer.length >= 4 && normal(promptTexts).includes(answer)) return "prompt_text";
+  if (answer.length >= 4 && normal(question).includes(answer)) return "question_text";
+  return "other_answer";
+}

@@ -1,10 +1,12 @@
 /** scripts/lib/grounding-taxonomy.ts on crafted runs and questions: each class, the order of the tests, the counts. */
 import { describe, expect, it } from "vitest";
 import {
+  classifyAnswer,
   classifyRun,
   parseValueFailure,
   taxonomy,
   taxonomyTable,
+  type AnswerRun,
   type TaxonomyQuestion,
   type TaxonomyRun,
 } from "../../scripts/lib/grounding-taxonomy.js";
@@ -91,5 +93,21 @@ describe("grounding taxonomy", () => {
     const table = taxonomyTable(rows, (r) => `budget ${r.budget}`);
     expect(table).toContain("| budget 4 | 33.3% (1/3) | 1 | 1 |");
     expect(table.split("\n")[0]).toContain("another span of the question");
+  });
+});
+
+describe("answer classes of a suite run", () => {
+  const prompts = "To answer: <your answer, in full sentences>\nExample: 15/100*80";
+  const answer = (text: string | undefined, success = false): AnswerRun => ({
+    ...run("", undefined, success),
+    answer: text,
+  });
+  it("tells no answer, the prompt's text, the question's text and other answers apart", () => {
+    expect(classifyAnswer(answer("12", true), "What is 15% of 80?", prompts)).toBeUndefined();
+    expect(classifyAnswer(answer(undefined), "What is 15% of 80?", prompts)).toBe("no_answer");
+    expect(classifyAnswer(answer("your answer, in full sentences"), "q", prompts)).toBe("prompt_text");
+    expect(classifyAnswer(answer("15/100*80"), "What is 15% of 80?", prompts)).toBe("prompt_text");
+    expect(classifyAnswer(answer("15% of 80"), "What is 15% of 80?", prompts)).toBe("question_text");
+    expect(classifyAnswer(answer("13"), "What is 15% of 80?", prompts)).toBe("other_answer");
   });
 });
