@@ -9,7 +9,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { HttpModelError, openAICompatibleModel } from "../../src/model/http/index.js";
-import { startFakeServer, type FakeServer, type HostileFault } from "../http/fake-server.js";
+import { startFakeServer, type FakeDialect, type FakeServer, type HostileFault } from "../http/fake-server.js";
 import {
   generalFailures,
   MAX_PEAK_MB,
@@ -37,7 +37,7 @@ const MB = 1024 * 1024;
 /** A fake llama-server (or `dialect`) with `routes` answering hostile on every request to their paths. */
 async function hostileServer(
   routes: Record<string, HostileFault>,
-  dialect: "llama-server" | "ollama" = "llama-server",
+  dialect: FakeDialect = "llama-server",
 ): Promise<FakeServer> {
   const server = await startFakeServer({ dialect, models: ["m"] });
   Object.assign(server.routeFaults, routes);
@@ -48,7 +48,7 @@ async function hostileServer(
 interface CliProbe {
   name: string;
   routes: Record<string, HostileFault>;
-  dialect?: "llama-server" | "ollama";
+  dialect?: FakeDialect;
   args: (url: string) => string[];
   /** The run must end within this (ms). */
   boundMs: number;
@@ -127,6 +127,24 @@ describe("hostile model servers through the CLI (issue 29)", () => {
       {
         name: "/v1/models: a JSON body that never ends",
         routes: { "/v1/models": { kind: "endless-body", status: 200 } },
+        args: (url) => askQuiet(url),
+        boundMs: 10_000,
+        ends: "refusal",
+        says: TOO_LARGE("a JSON answer", "8 MiB"),
+      },
+      {
+        name: "/api/version (an OpenAI-compatible server: /props is 404): a JSON body that never ends",
+        dialect: "openai",
+        routes: { "/api/version": { kind: "endless-body", status: 200 } },
+        args: (url) => askQuiet(url),
+        boundMs: 10_000,
+        ends: "refusal",
+        says: TOO_LARGE("a JSON answer", "8 MiB"),
+      },
+      {
+        name: "/v1/models (an OpenAI-compatible server): 2 MB of gzip that inflates to 2 GiB",
+        dialect: "openai",
+        routes: { "/v1/models": { kind: "gzip-bomb", inflatedBytes: 2 * GIB, prefix: '{"data": [' } },
         args: (url) => askQuiet(url),
         boundMs: 10_000,
         ends: "refusal",
@@ -232,6 +250,15 @@ describe("hostile model servers through the CLI (issue 29)", () => {
         boundMs: 10_000,
         ends: "model-error",
         says: /not a valid JSON object/,
+      },
+      {
+        name: "an Ollama NDJSON line that never ends",
+        dialect: "ollama",
+        routes: { "/api/chat": { kind: "endless-line" } },
+        args: (url) => ask(url),
+        boundMs: 10_000,
+        ends: "model-error",
+        says: TOO_LARGE("a line", "1 MiB"),
       },
       {
         name: "one byte a second, --http-timeout 1.5 (total 5 x: 7.5 s)",
