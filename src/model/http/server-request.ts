@@ -51,18 +51,19 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Where a path and query are dropped from a URL shown in a message (a query may carry a token). */
 const shown = (url: URL) => `${url.origin}${url.pathname}`;
 
+/** A redirect this client may follow or refuse: a redirect status with a `Location`. */
+const isRedirect = (response: Response) => REDIRECTS.has(response.status) && response.headers.has("location");
+
 /**
- * The URL a redirect answer sends the request to, when it is one that is followed: within the same origin (scheme,
- * host, port), at most MAX_SAME_ORIGIN_REDIRECTS times, the method, body and key kept. A redirect to another origin
- * is refused (`redirected`): prompts and the key go only to the server named. Undefined: not a redirect.
+ * The URL a redirect answer sends the request to, when it is followed: within the same origin (scheme, host, port), at
+ * most MAX_SAME_ORIGIN_REDIRECTS times, the method, body and key kept. A redirect to another origin is refused
+ * (`redirected`): prompts and the key go only to the server named.
  */
-function redirectTarget(response: Response, from: string, hops: number): string | undefined {
-  const location = response.headers.get("location");
-  if (!REDIRECTS.has(response.status) || location === null) return undefined;
+function redirectTarget(response: Response, from: string, hops: number): string {
   const source = new URL(from);
   let target: URL;
   try {
-    target = new URL(location, source);
+    target = new URL(response.headers.get("location") ?? "", source);
   } catch {
     throw new HttpModelError("bad_response", `${from} redirected to an address that is not a URL`, { url: from });
   }
@@ -122,13 +123,12 @@ export async function openRequest(request: ServerRequest): Promise<{ response: R
     for (let hops = 0; ; hops++) {
       const response = await fetch(url, init);
       watch.touch();
-      const next = redirectTarget(response, url, hops);
-      if (next === undefined) {
+      if (!isRedirect(response)) {
         if (!response.ok) throw await statusError(response, request.url, request.limits ?? DEFAULT_BODY_LIMITS);
         return { response, watch };
       }
-      void response.body?.cancel().catch(() => undefined);
-      url = next;
+      void response.body?.cancel().catch(() => undefined); // followed or refused, its body is not read
+      url = redirectTarget(response, url, hops);
     }
   } catch (error) {
     watch.stop();
