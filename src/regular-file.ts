@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { CodedError } from "./coded-error.js";
 
 /** Why a file was not read: not there, not a regular file (a FIFO, device, socket or folder), too large, or an OS error. */
@@ -99,4 +109,39 @@ export function readRegularFile(path: string, maxBytes: number, what = "such a f
 /** {@link readRegularFile} decoded as UTF-8 (invalid bytes become U+FFFD). */
 export function readRegularText(path: string, maxBytes: number, what?: string): string {
   return readRegularFile(path, maxBytes, what).toString("utf8");
+}
+
+/**
+ * Append `data` at the end of the regular file open at `fd` (opened with O_APPEND) and flush it to the disk, whole or
+ * not at all: a short write or a failed one (a full disk) cuts the file back to its size before, and throws (the
+ * system error, or `ENOSPC`-like `short write`). A caller never reports as written what is not on the disk.
+ */
+export function appendWhole(fd: number, data: string | Buffer): void {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const before = fstatSync(fd).size;
+  try {
+    let done = 0;
+    while (done < bytes.length) {
+      const wrote = writeSync(fd, bytes, done, bytes.length - done);
+      if (wrote <= 0) throw Object.assign(new Error(`short write: ${done} of ${bytes.length} bytes`), { code: "EIO" });
+      done += wrote;
+    }
+    fsyncSync(fd);
+  } catch (error) {
+    try {
+      ftruncateSync(fd, before);
+    } catch {
+      // the cut failed too: the reader's torn-line check still finds the partial line
+    }
+    throw error;
+  }
+}
+
+/**
+ * The length of `bytes` up to and including its last newline: where a file of lines written whole ends, so that a
+ * torn last line (a crash mid-write) is cut at the exact byte, whatever the bytes before it hold (invalid UTF-8
+ * included: this counts bytes, never decoded characters).
+ */
+export function wholeLinesLength(bytes: Buffer): number {
+  return bytes.lastIndexOf(0x0a) + 1;
 }

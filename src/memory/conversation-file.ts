@@ -1,20 +1,14 @@
-import {
-  appendFileSync,
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, ftruncateSync, rmSync } from "node:fs";
 import { z } from "zod";
 import { CodedError } from "../coded-error.js";
+import { MAX_CONVERSATION_FILE_BYTES } from "../defaults.js";
 import { formatIssuePath } from "../issue-path.js";
+import { takeLock } from "../lock-file.js";
+import { appendWhole, openRegularFile, readRegularFile, RegularFileError } from "../regular-file.js";
 
 /** Why a conversation file cannot be used. */
-export type ConversationErrorCode = "corrupt" | "unreadable" | "exists" | "not_a_file";
+export type ConversationErrorCode =
+  "corrupt" | "unreadable" | "unwritable" | "exists" | "not_a_file" | "too_large" | "locked";
 
 /** A conversation file that cannot be read or written; the message names the file (and the line). */
 export class ConversationError extends CodedError<ConversationErrorCode> {
@@ -110,76 +104,125 @@ function parseRecord(line: string, lineNumber: number, path: string): Conversati
   );
 }
 
-/**
- * Read a conversation file. A last line that is not a whole record (the process stopped while writing it) is cut off
- * the file, so the next turn is appended after the last whole one, and reported in `tornLine`; the earlier turns are
- * kept. A bad line anywhere else is a `corrupt` error naming it: that is not a crash, and guessing would lose turns.
- */
-export function readConversationFile(path: string): ReadConversation {
-  let text: string;
-  try {
-    if (!statSync(path).isFile())
-      throw new ConversationError("not_a_file", `${path} is not a regular file: give the path of a .jsonl file`, path);
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (error instanceof ConversationError) throw error;
-    throw new ConversationError("unreadable", `cannot read ${path}: ${(error as Error).message}`, path);
-  }
-  const lines = text.split("\n");
-  const records: ConversationRecord[] = [];
-  let offset = 0;
-  for (const [i, line] of lines.entries()) {
-    const last = i === lines.length - 1 || (i === lines.length - 2 && lines[lines.length - 1] === "");
-    if (line.trim() !== "") {
-      const record = parseRecord(line, i + 1, path);
-      if (!record) {
-        if (!last) throw new ConversationError("corrupt", `${path}:${i + 1}: not JSON`, path);
-        truncateSync(path, Buffer.byteLength(text.slice(0, offset)));
-        return {
-          records,
-          tornLine: `${path}:${i + 1}: the last line was not a whole record (${Buffer.byteLength(line)} bytes, written when the process stopped?); it was removed and the ${records.filter((r) => r.type === "turn").length} turn(s) before it kept`,
-        };
-      }
-      records.push(record);
-    }
-    offset += line.length + 1;
-  }
-  // a whole last record without its newline: end the line, so the next record starts on its own
-  if (text !== "" && !text.endsWith("\n")) appendFileSync(path, "\n");
-  return { records };
+/** A file error as a ConversationError: the file's kind of problem kept (not a file, too large), else `fallback`. */
+function fileError(
+  path: string,
+  error: unknown,
+  fallback: "unreadable" | "unwritable",
+  verb: string,
+): ConversationError {
+  if (error instanceof ConversationError) return error;
+  if (error instanceof RegularFileError && (error.code === "not_a_file" || error.code === "too_large"))
+    return new ConversationError(error.code, error.message, path);
+  const reason = error instanceof RegularFileError ? error.message.replace(`${path}: `, "") : (error as Error).message;
+  return new ConversationError(fallback, `cannot ${verb} ${path}: ${reason}`, path);
 }
 
-/** Append records as lines and flush them to the disk before returning (a crash after it loses none of them). */
-export function appendConversationRecords(path: string, records: readonly ConversationRecord[]): void {
+/** Run `use` on `path` opened for appending (a regular file only, never blocking on a FIFO), then close it. */
+function withAppend(path: string, create: boolean, use: (fd: number) => void): void {
   let fd: number;
   try {
-    fd = openSync(path, "a", 0o644);
+    fd = openRegularFile(path, constants.O_WRONLY | constants.O_APPEND | (create ? constants.O_CREAT : 0));
   } catch (error) {
-    throw new ConversationError("unreadable", `cannot write ${path}: ${(error as Error).message}`, path);
+    throw fileError(path, error, "unwritable", "write");
   }
   try {
-    if (!fstatSync(fd).isFile())
-      throw new ConversationError("not_a_file", `${path} is not a regular file: give the path of a .jsonl file`, path);
-    writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-    fsyncSync(fd);
+    use(fd);
+  } catch (error) {
+    throw fileError(path, error, "unwritable", "write");
   } finally {
     closeSync(fd);
   }
 }
 
-/** Write records to a new file (`wx`: an existing file is never replaced). */
+/**
+ * Read a conversation file (a regular file of at most MAX_CONVERSATION_FILE_BYTES). A last line without its newline
+ * that is not a whole record (the process stopped while writing it) is cut off the file at the byte where it starts,
+ * so the next turn is appended after the last whole one, and reported in `tornLine`; the earlier turns are kept. The
+ * file is read as bytes, so invalid UTF-8 anywhere moves no cut. A bad line anywhere else, a newline-ended last one
+ * included (it was written whole), is a `corrupt` error naming it: that is not a crash, and guessing would lose turns.
+ */
+export function readConversationFile(path: string): ReadConversation {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(path, MAX_CONVERSATION_FILE_BYTES, "a conversation file");
+  } catch (error) {
+    throw fileError(path, error, "unreadable", "read");
+  }
+  const records: ConversationRecord[] = [];
+  let start = 0;
+  for (let lineNumber = 1; start < bytes.length; lineNumber++) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const line = bytes.toString("utf8", start, end);
+    const record = line.trim() === "" ? null : parseRecord(line, lineNumber, path);
+    if (record === undefined) {
+      if (newline !== -1) throw new ConversationError("corrupt", `${path}:${lineNumber}: not JSON`, path);
+      withAppend(path, false, (fd) => ftruncateSync(fd, start));
+      const turns = records.filter((r) => r.type === "turn").length;
+      return {
+        records,
+        tornLine: `${path}:${lineNumber}: the last line was not a whole record (${end - start} bytes, written when the process stopped?); it was removed and the ${turns} turn(s) before it kept`,
+      };
+    }
+    if (record) records.push(record);
+    start = end + 1;
+  }
+  // a whole last record without its newline: end the line, so the next record starts on its own
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) withAppend(path, false, (fd) => appendWhole(fd, "\n"));
+  return { records };
+}
+
+/**
+ * Make sure `path` can take this process's turns before any turn runs: the lock `path.lock` taken (a second process
+ * writing the same conversation is refused: its turns would interleave and repeat indexes; a lock left by a process
+ * that died is taken over), which also proves the folder writable, and an existing file opened for appending (a
+ * read-only file is refused now, not after the model answered). Returns the lock's release.
+ */
+export function claimConversationFile(path: string, exists: boolean): () => void {
+  const release = takeLock(`${path}.lock`, (why) =>
+    "pid" in why
+      ? new ConversationError(
+          "locked",
+          `${path} is in use by another gemma-agent (process ${why.pid}); wait for it to end, or give another --conversation file`,
+          path,
+        )
+      : new ConversationError("unwritable", `cannot write ${path}: ${why.error.message}`, path),
+  );
+  if (exists) {
+    try {
+      withAppend(path, false, () => {});
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+  return release;
+}
+
+/**
+ * Append records as lines and flush them to the disk before returning (a crash after it loses none of them), whole or
+ * not at all: a short or failed write (a full disk) leaves the file as it was and throws `unwritable`.
+ */
+export function appendConversationRecords(path: string, records: readonly ConversationRecord[]): void {
+  withAppend(path, true, (fd) => appendWhole(fd, records.map((r) => `${JSON.stringify(r)}\n`).join("")));
+}
+
+/** Write records to a new file (O_EXCL: an existing file is never replaced), whole or not at all. */
 export function writeNewConversationFile(path: string, records: readonly ConversationRecord[]): void {
   let fd: number;
   try {
-    fd = openSync(path, "wx", 0o644);
+    fd = openRegularFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new ConversationError("exists", `${path} already exists; give a new file name`, path);
-    throw new ConversationError("unreadable", `cannot write ${path}: ${(error as Error).message}`, path);
+    if (error instanceof RegularFileError && error.code === "unreadable" && /EEXIST/.test(error.message))
+      throw new ConversationError("exists", `${path} already exists; give a new file name`, path);
+    throw fileError(path, error, "unwritable", "write");
   }
   try {
-    writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-    fsyncSync(fd);
+    appendWhole(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  } catch (error) {
+    rmSync(path, { force: true }); // the file this call created, empty again: not left as if saved
+    throw fileError(path, error, "unwritable", "write");
   } finally {
     closeSync(fd);
   }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   appendConversationRecords,
+  claimConversationFile,
   readConversationFile,
   writeNewConversationFile,
   type ConversationRecord,
@@ -74,6 +75,7 @@ export class Conversation {
   #summary: ConversationSummary | undefined;
   #lastIndex = 0;
   #started: boolean;
+  #release: (() => void) | undefined;
   readonly #agent: string | undefined;
 
   /** A new conversation; with `path`, kept in that file (created with the first turn; see {@link Conversation.open}). */
@@ -89,12 +91,28 @@ export class Conversation {
    */
   static open(path: string, options: { agent?: string } = {}): Conversation {
     const conversation = new Conversation({ path, ...options });
+    conversation.#claim();
     if (conversation.#started) {
       const read = readConversationFile(conversation.path!);
       if (read.tornLine) conversation.warnings.push(read.tornLine);
       for (const record of read.records) conversation.#take(record);
     }
     return conversation;
+  }
+
+  /**
+   * Let another process write the file (the lock taken at `open` or at the first write is released; it is released at
+   * the process's exit anyway). A later write takes it again.
+   */
+  close(): void {
+    this.#release?.();
+    this.#release = undefined;
+  }
+
+  /** Take the file's lock and check it can be written (see claimConversationFile), once. */
+  #claim(): void {
+    if (this.path !== undefined && this.#release === undefined)
+      this.#release = claimConversationFile(this.path, this.#started);
   }
 
   /** The turns in memory (since the last reset), oldest first. */
@@ -171,6 +189,7 @@ export class Conversation {
 
   #write(record: ConversationRecord): void {
     if (this.path === undefined) return;
+    this.#claim();
     appendConversationRecords(this.path, this.#started ? [record] : [this.#header(), record]);
     this.#started = true;
   }
