@@ -43,7 +43,9 @@ export type HostileFault =
   /** Gzip (`Content-Encoding: gzip`) of `prefix` and then `a` up to `inflatedBytes`: one line, in about 1/1000 of it. */
   | { kind: "gzip-bomb"; inflatedBytes: number; prefix: string }
   /** A redirect (`status`, default 302) to `location`. */
-  | { kind: "redirect"; location: string; status?: number };
+  | { kind: "redirect"; location: string; status?: number }
+  /** A status line and then one header that never ends (written on the socket itself). */
+  | { kind: "endless-headers" };
 
 export interface RecordedRequest {
   method: string;
@@ -149,18 +151,26 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What {@link write} writes to: a response or its socket. */
+interface Sink {
+  readonly destroyed: boolean;
+  write(chunk: Buffer | string): boolean;
+  on(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
 /** Write `chunk`; resolves once the client took it (drain) or the connection is gone. */
-function write(res: ServerResponse, chunk: Buffer | string): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  if (res.write(chunk)) return Promise.resolve();
+function write(sink: Sink, chunk: Buffer | string): Promise<void> {
+  if (sink.destroyed) return Promise.resolve();
+  if (sink.write(chunk)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
+      sink.off("drain", done);
+      sink.off("close", done);
       resolve();
     };
-    res.on("drain", done);
-    res.on("close", done);
+    sink.on("drain", done);
+    sink.on("close", done);
   });
 }
 
@@ -196,6 +206,9 @@ function* hostileChunks(fault: HostileFault, dialect: FakeDialect): Generator<Bu
       yield gzipSync(Buffer.from(fault.prefix));
       for (let left = fault.inflatedBytes; left > 0; left -= BOMB_MEMBER_BYTES) yield bombMember;
       return;
+    case "endless-headers":
+      yield "HTTP/1.1 200 OK\r\nX-Padding: ";
+      for (;;) yield block("a");
     case "redirect":
       return;
   }
@@ -211,6 +224,14 @@ async function serveHostile(
   if (fault.kind === "redirect") {
     res.writeHead(fault.status ?? 302, { location: fault.location, "content-type": "text/plain" });
     return void res.end("moved");
+  }
+  if (fault.kind === "endless-headers") {
+    const socket = res.socket!;
+    for (const chunk of hostileChunks(fault, dialect)) {
+      if (socket.destroyed) return void seen.clientClosed++;
+      seen.hostileBytes += chunk.length;
+      await write(socket, chunk);
+    }
   }
   const status = fault.kind === "endless-body" || fault.kind === "trickle" ? (fault.status ?? 200) : 200;
   const type = fault.kind === "endless-body" ? "application/json" : "text/event-stream";

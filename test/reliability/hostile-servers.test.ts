@@ -151,6 +151,14 @@ describe("hostile model servers through the CLI (issue 29)", () => {
         says: TOO_LARGE("a JSON answer", "8 MiB"),
       },
       {
+        name: "/props: a header that never ends",
+        routes: { "/props": { kind: "endless-headers" } },
+        args: (url) => askQuiet(url),
+        boundMs: 10_000,
+        ends: "refusal",
+        says: /\/props sent headers over Node's bound on them/,
+      },
+      {
         name: "/props: 429 with a body that never ends",
         routes: { "/props": { kind: "endless-body", status: 429 } },
         args: (url) => askQuiet(url, "--http-retries", "1"),

@@ -55,7 +55,8 @@ export class RequestWatch {
 
   /**
    * The error to throw for a failure of this request: an AbortError when the caller aborted, `timeout` when a timer
-   * fired, `unreachable` for a connection that failed or dropped, the error itself otherwise.
+   * fired, `too_large` for headers past Node's bound, `unreachable` for a connection that failed or dropped, the
+   * error itself otherwise.
    */
   failure(error: unknown, url: string): unknown {
     if (this.#signal?.aborted) return abortError(this.#signal.reason);
@@ -74,6 +75,12 @@ export class RequestWatch {
     if (error instanceof HttpModelError || (error instanceof Error && error.name === "AbortError")) return error;
     if (error instanceof SyntaxError) return new HttpModelError("bad_response", `${url}: ${error.message}`, { url });
     const failure = describeNetworkFailure(error);
+    if (failure.code === "UND_ERR_HEADERS_OVERFLOW")
+      return new HttpModelError(
+        "too_large",
+        `the model server at ${url} sent headers over Node's bound on them (16 KiB unless --max-http-header-size says otherwise): a broken or hostile server, or not a model server`,
+        { url, cause: error },
+      );
     return new HttpModelError(
       "unreachable",
       `cannot reach the model server at ${url}: ${failure.what}${failure.code ? ` (${failure.code})` : ""}. Is it running? Start one (e.g. llama-server -m MODEL.gguf --host 127.0.0.1 --port 8080) or check the URL`,
