@@ -13,6 +13,7 @@ import {
   sseData,
 } from "../../src/model/http/bounded-body.js";
 import { HttpModelError } from "../../src/model/http/http-model-error.js";
+import { openAIPiece, readReply } from "../../src/model/http/reply-stream.js";
 import { RequestWatch } from "../../src/model/http/request-watch.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -93,5 +94,39 @@ describe("bounded bodies", () => {
     expect(performance.now() - start).toBeLessThan(1_000);
     expect(text).toMatch(/^a{1,6}$/);
     expect(bodyLimits(undefined)).toEqual(DEFAULT_BODY_LIMITS);
+  });
+
+  it("maxTokens is ours: an honest reply of exactly maxTokens pieces keeps its finish and usage; one more piece is cut", async () => {
+    const piece = (text: string) => JSON.stringify({ choices: [{ delta: { content: text } }] });
+    const finish = JSON.stringify({ choices: [{ delta: {}, finish_reason: "stop" }], usage: { completion_tokens: 3 } });
+    const honest = await readReply(
+      linesOf(piece("a"), piece("b"), piece("c"), finish, "[DONE]"),
+      openAIPiece,
+      "u",
+      () => {},
+      {
+        maxTokens: 3,
+        maxChars: 100,
+      },
+    );
+    expect(honest).toEqual({ text: "abc", usage: { generatedTokens: 3 }, finishReason: "stop" });
+    const shown: string[] = [];
+    const onward = await readReply(
+      linesOf(piece("a"), piece("b"), piece("c"), piece("d")),
+      openAIPiece,
+      "u",
+      (t) => shown.push(t),
+      {
+        maxTokens: 3,
+        maxChars: 100,
+      },
+    );
+    expect(onward).toMatchObject({ text: "abc", finishReason: "length" });
+    expect(shown).toEqual(["a", "b", "c"]);
+    const long = await readReply(linesOf(piece("x".repeat(50)), finish, "[DONE]"), openAIPiece, "u", () => {}, {
+      maxTokens: 3,
+      maxChars: 20,
+    });
+    expect(long).toMatchObject({ text: "x".repeat(20), finishReason: "length" });
   });
 });

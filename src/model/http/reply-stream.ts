@@ -120,14 +120,18 @@ class ReplyText {
   cut = false;
   constructor(readonly bounds: ReplyBounds) {}
 
-  /** Take `piece`, or what of it fits; false when the reply is full (the stream must be closed). */
+  /** Take `piece`, or what of it fits; false once the reply is cut (the stream must be closed). */
   take(piece: string, onText: (text: string) => void): boolean {
-    if (this.pieces >= this.bounds.maxTokens || this.text.length >= this.bounds.maxChars) return !(this.cut = true);
+    if (this.pieces >= this.bounds.maxTokens || this.text.length >= this.bounds.maxChars) {
+      this.cut = true;
+      return false;
+    }
     const fitting = piece.slice(0, this.bounds.maxChars - this.text.length);
     this.pieces++;
     this.text += fitting;
-    onText(fitting);
-    return true;
+    if (fitting !== "") onText(fitting);
+    if (fitting.length < piece.length) this.cut = true;
+    return !this.cut;
   }
 }
 
