@@ -60,7 +60,9 @@ function fixFor(error: HttpModelError): string {
   if (error.code === "unknown_model") return `name one of the listed models after # (or with --server-model)`;
   if (error.code === "redirected") return "name the server it redirects to, if that is the right one";
   if (error.code === "too_large") return "check that the URL is a model server's /v1 (it sent more than one would)";
-  if (error.code === "unreachable" || error.code === "timeout")
+  if (error.code === "timeout")
+    return "check that the server is up and not overloaded; for a slow one raise --http-timeout (silence) or --http-total-timeout (the whole answer)";
+  if (error.code === "unreachable")
     return "start the server (e.g. llama-server -m MODEL.gguf --host 127.0.0.1 --port 8080), or check the URL and port";
   return "check that the URL is an OpenAI-compatible server's /v1";
 }
