@@ -74,3 +74,40 @@ export const PROMPT_CACHE_MIN_TOKENS = 64;
 export const LOOP_GUARD_MIN_TOKENS = 24;
 export const LOOP_GUARD_MIN_REPEATS = 3;
 export const LOOP_GUARD_MAX_PERIOD = 24;
+
+/**
+ * Grounding (issue 26; GenerateOptions.grounding), soft mode: the logit bonus of a token that copies the next piece
+ * of a span of the source into an argument value, or the next digits of one of its numerals. A small model's top
+ * tokens inside a value are a few logits apart: 4 lifts a copied token over the description's or the key's wording
+ * without overruling a model that is sure of something else.
+ */
+export const GROUNDING_COPY_LOGIT = 4;
+/** ... the bonus of closing a value that is a whole span of the source ending at a boundary (or a whole numeral). */
+export const GROUNDING_CLOSE_LOGIT = 2;
+/** ... the malus of a token that copies on a span of the instructions, the runtime's notes or the key's own name. */
+export const GROUNDING_AVOID_LOGIT = -4;
+/** ... the bonus of a token that copies a span of the results or the question into a final answer (prose: gentler). */
+export const GROUNDING_ANSWER_COPY_LOGIT = 2;
+/**
+ * Strict mode: the bonus of a token allowed in an argument value (a span of the source, an enum or default value, a
+ * numeral). Far above any logit gap, it restricts the value wherever the grammar allows an allowed token, and falls
+ * back to the model's own choice where it allows none (a mask that cannot leave the grammar without a token).
+ */
+export const GROUNDING_STRICT_LOGIT = 30;
+/**
+ * An argument number may have the source's longest numeral's digits plus 2 (a unit conversion, a product of two
+ * numbers of the question) before it is closed: Gemma 3 270M wrote `5000000000000000` for 50, 16 digits to the cap.
+ */
+export const GROUNDING_NUMBER_DIGIT_MARGIN = 2;
+/**
+ * A run of one repeated digit longer than the source's longest (and at least 3) closes the number: `5000…` for 50.
+ */
+export const GROUNDING_MIN_DIGIT_RUN = 3;
+/**
+ * An argument string without its own bound is closed at the longest source text's length, and at least 32
+ * characters: a value copied from the question is never longer than the question; a runaway one ("New York, NY, you
+ * should format it as City, State, …") ran to the grammar's cap.
+ */
+export const GROUNDING_MIN_STRING_CHARS = 32;
+/** Spans followed at most per token (a one-letter value can sit in hundreds of places; the first 64 decide). */
+export const GROUNDING_MAX_POSITIONS = 64;

@@ -17,6 +17,8 @@ import {
   PROMPT_CACHE_MIN_TOKENS,
 } from "./defaults.js";
 import { GbnfMatcher } from "./gbnf-matcher.js";
+import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
+import type { GroundingVocabulary } from "./grounding-steer.js";
 import { emptyStats, recordGeneration, recordPrompt } from "./generation-stats.js";
 import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
@@ -111,6 +113,8 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #sampling: LlamaSamplingDefaults;
   /** Stops, banned tokens and wrap-up biases (see samplingBiases). */
   readonly #biases: SamplingBiases;
+  /** What the grounding bias looks tokens up in (see GenerateOptions.grounding). */
+  readonly #groundingVocabulary: GroundingVocabulary;
   readonly #jumpTokenizer: JumpTokenizer;
   readonly #promptCache: PromptCache | undefined;
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
@@ -139,6 +143,7 @@ export class LlamaModelHandle implements ModelHandle {
       detokenize: (tokens) => model.detokenize(tokens, false),
     };
     this.#biases = samplingBiases(parts.model, parts.chatFormat, parts.tokenClasses);
+    this.#groundingVocabulary = groundingVocabulary(parts.tokenClasses, this.#biases.banned);
   }
 
   /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
@@ -340,6 +345,9 @@ export class LlamaModelHandle implements ModelHandle {
       biases: this.#biases.biases,
       onToken: options.onToken,
       signal: options.signal,
+      grounding: constrained
+        ? groundingFor(this.#model, this.#groundingVocabulary, options.grounding, options.jsonSchema)
+        : undefined,
     });
   }
 

@@ -15,8 +15,14 @@ export interface TokenClasses {
   containerClosers: Token[];
   /** The `,` token(s): favoured less, to move on to the next required property when nothing can close yet. */
   separators: Token[];
+  /** Each token text (its first token when several share it), for the grounding bias's lookups of source pieces. */
+  byText: ReadonlyMap<string, Token>;
+  /** The longest token text in characters (at most 32: longer ones are not looked up). */
+  maxTokenChars: number;
 }
 
+/** Token texts longer than this are not looked up by the grounding bias (a copied piece is rarely one token). */
+const MAX_LOOKUP_CHARS = 32;
 const STRING_CLOSER = /^"[}\]]*$/;
 const CONTAINER_CLOSER = /^[}\]]+$/;
 
@@ -26,15 +32,21 @@ export function classifyTokens(model: LlamaModel): TokenClasses {
   const stringClosers: Token[] = [];
   const containerClosers: Token[] = [];
   const separators: Token[] = [];
+  const byText = new Map<string, Token>();
+  let maxTokenChars = 0;
   let vocabularySize = 0;
   for (const token of model.iterateAllTokens()) {
     vocabularySize++;
     if (model.isEogToken(token)) continue;
     const text = model.detokenize([token], false);
+    if (text.length <= MAX_LOOKUP_CHARS && !byText.has(text)) {
+      byText.set(text, token);
+      maxTokenChars = Math.max(maxTokenChars, text.length);
+    }
     if (text === "" || model.getTokenAttributes(token).unknown) banned.push(token);
     else if (STRING_CLOSER.test(text)) stringClosers.push(token);
     else if (CONTAINER_CLOSER.test(text)) containerClosers.push(token);
     else if (text === ",") separators.push(token);
   }
-  return { vocabularySize, banned, stringClosers, containerClosers, separators };
+  return { vocabularySize, banned, stringClosers, containerClosers, separators, byText, maxTokenChars };
 }

@@ -1,4 +1,5 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import type { GroundingSteer } from "./grounding-steer.js";
 import { JsonStringState } from "./json-string-state.js";
 import { inLoop } from "./loop-guard.js";
 import { TextAssembler } from "./text-assembler.js";
@@ -20,6 +21,11 @@ export interface TokenRunSetup {
   biases: { base: TokenBias; wrapUpInString: TokenBias; wrapUpBetweenValues: TokenBias };
   onToken?: (text: string) => void;
   signal?: AbortSignal;
+  /**
+   * The call's grounding (see GroundingSteer) and the bias it writes its per-token logits into (the banned tokens
+   * set to never, like `biases.base`); absent: no grounding.
+   */
+  grounding?: { steer: GroundingSteer; bias: TokenBias };
 }
 
 /**
@@ -47,11 +53,13 @@ export class TokenRun {
   readonly #jsonState = new JsonStringState();
   /** Past the budget, or in a loop: the reply is being closed (constrained replies only). */
   #wrappingUp = false;
+  /** The tokens the grounding bias changed for the last sampling (set back to 0 before the next). */
+  #steered: Token[] = [];
 
   constructor(setup: TokenRunSetup) {
     this.#setup = setup;
     this.bias = setup.biases.base;
-    this.#streamText = setup.onToken !== undefined || setup.stopText !== undefined;
+    this.#streamText = setup.onToken !== undefined || setup.stopText !== undefined || setup.grounding !== undefined;
     this.#assembler = new TextAssembler(setup.model, setup.stopText);
   }
 
@@ -98,8 +106,29 @@ export class TokenRun {
     if (this.#setup.constrained && (this.#wrappingUp || this.generated.length >= budget || inLoop(this.generated))) {
       this.#wrappingUp = true;
       this.#wrapUp();
-    }
+    } else if (this.#setup.grounding) this.#ground(this.#setup.grounding);
     return false;
+  }
+
+  /** Grounding: the bias for the next token from the steer (copy bonus, closing a runaway value, none). */
+  #ground(grounding: { steer: GroundingSteer; bias: TokenBias }): void {
+    const steering = grounding.steer.next(this.#assembler.text);
+    const { base, wrapUpInString, wrapUpBetweenValues } = this.#setup.biases;
+    if (steering.type === "close-string") this.bias = wrapUpInString;
+    else if (steering.type === "close-value") this.bias = wrapUpBetweenValues;
+    if (steering.type !== "bias") {
+      if (steering.type === "none") this.bias = base;
+      return;
+    }
+    const byLogit = new Map<number, Token[]>([[0, this.#steered.filter((token) => !steering.logits.has(token))]]);
+    for (const [token, logit] of steering.logits) {
+      const group = byLogit.get(logit);
+      if (group) group.push(token);
+      else byLogit.set(logit, [token]);
+    }
+    for (const [logit, tokens] of byLogit) grounding.bias.set(tokens, { logit });
+    this.#steered = [...steering.logits.keys()];
+    this.bias = grounding.bias;
   }
 
   /**

@@ -1,0 +1,98 @@
+/** Texts joined into one: a character no value holds, so that no span runs from one text into the next. */
+const SEPARATOR = "\u0000";
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const NUMERAL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+
+/** The longest run of one repeated digit in `text` ("5000" → 3). */
+export function longestDigitRun(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    run = /\d/.test(text[i]) && text[i] === text[i - 1] ? run + 1 : /\d/.test(text[i]) ? 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+/** The digits of a numeral ("-12.50" → 4). */
+export function digitCount(numeral: string): number {
+  return numeral.replace(/\D/g, "").length;
+}
+
+/**
+ * Texts indexed once per generate call for the grounding bias: joined into one text, with the positions where a
+ * copied span may begin (a word's first character, or any character that is not a letter, digit or space) and the
+ * numerals the texts hold. A span is found again by extending a set of positions one token's text at a time
+ * (`advance`), never by searching the whole text per token.
+ */
+export class GroundingIndex {
+  /** The texts, joined by a separator no span crosses. */
+  readonly text: string;
+  /** Positions where a span may begin. */
+  readonly starts: readonly number[];
+  /** Distinct numerals of the texts ("50", "-3.5", "1e3"), in order of appearance. */
+  readonly numerals: readonly string[];
+  /** The most digits of any numeral (0 without numerals). */
+  readonly maxNumeralDigits: number;
+  /** The longest run of one repeated digit in any numeral. */
+  readonly maxDigitRun: number;
+
+  constructor(texts: readonly string[]) {
+    this.text = texts.join(SEPARATOR);
+    const starts: number[] = [];
+    for (let p = 0; p < this.text.length; p++) if (GroundingIndex.#startsSpan(this.text, p)) starts.push(p);
+    this.starts = starts;
+    const numerals = new Set<string>();
+    for (const text of texts) for (const match of text.matchAll(NUMERAL)) numerals.add(match[0]);
+    // "-5" in "3-5" is a range, not a negative number: keep both readings
+    for (const numeral of numerals) if (numeral.startsWith("-")) numerals.add(numeral.slice(1));
+    this.numerals = [...numerals];
+    this.maxNumeralDigits = Math.max(0, ...this.numerals.map(digitCount));
+    this.maxDigitRun = Math.max(0, ...this.numerals.map(longestDigitRun));
+  }
+
+  static #startsSpan(text: string, p: number): boolean {
+    const ch = text[p];
+    if (ch === SEPARATOR || /\s/.test(ch)) return false;
+    return p === 0 || !WORD_CHAR.test(text[p - 1]) || !WORD_CHAR.test(ch);
+  }
+
+  /** Whether the source holds no text. */
+  get empty(): boolean {
+    return this.text.replaceAll(SEPARATOR, "").trim() === "";
+  }
+
+  /** The positions after `piece` for each of `positions` where the text continues with `piece`. */
+  advance(positions: readonly number[], piece: string): number[] {
+    const next: number[] = [];
+    for (const p of positions) if (this.text.startsWith(piece, p)) next.push(p + piece.length);
+    return next;
+  }
+
+  /** The end positions of the spans equal to `value` that begin at a span start (the start positions for ""). */
+  find(value: string): number[] {
+    return value === "" ? [...this.starts] : this.advance(this.starts, value);
+  }
+
+  /**
+   * Whether a span ending at `p` ends where the source has a boundary: at the end of a text, or before a character
+   * that is neither a letter, a digit nor a space (`"New York"` in `"New York, NY"` ends at a boundary, `"New"` does not).
+   */
+  endsAtBoundary(p: number): boolean {
+    const next = this.text[p];
+    return next === undefined || next === SEPARATOR || (!WORD_CHAR.test(next) && !/[ ]/.test(next));
+  }
+
+  /** Whether a span ending at `p` ends a word: at the end of a text, or before a character that is not a letter or digit. */
+  endsWord(p: number): boolean {
+    const next = this.text[p];
+    return next === undefined || !WORD_CHAR.test(next);
+  }
+
+  /** The text that follows position `p`, up to `max` characters, stopping at the end of its text. */
+  following(p: number, max: number): string {
+    const rest = this.text.slice(p, p + max);
+    const end = rest.indexOf(SEPARATOR);
+    return end === -1 ? rest : rest.slice(0, end);
+  }
+}

@@ -1,0 +1,76 @@
+import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
+import type { GroundingOptions, JsonSchema } from "../model-handle.js";
+import { GroundingSteer, type GroundingVocabulary } from "./grounding-steer.js";
+import type { TokenClasses } from "./token-classes.js";
+
+const schemaValueCache = new WeakMap<object, string[]>();
+
+/**
+ * Collect `enum` items and `default` values (strings and numbers) of `node` and below; the skill names (the enum of
+ * `skill_name`) left out. `key`: the property `node` is the schema of; `properties`: whether `node` maps names to schemas.
+ */
+function collectValues(node: unknown, into: Set<string>, where: { key?: string; properties?: boolean }, depth: number) {
+  if (depth > 32 || node === null || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const item of node) collectValues(item, into, {}, depth + 1);
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  const plain = (value: unknown) => (typeof value === "string" || typeof value === "number") && into.add(String(value));
+  if (!where.properties && where.key !== "skill_name") {
+    if (Array.isArray(record.enum)) record.enum.forEach(plain);
+    if (Object.hasOwn(record, "default")) plain(record.default);
+  }
+  for (const [name, value] of Object.entries(record)) {
+    if (!where.properties && (name === "enum" || name === "default" || name === "const")) continue;
+    const child = where.properties ? { key: name } : { properties: name === "properties" };
+    collectValues(value, into, child, depth + 1);
+  }
+}
+
+/** The values a schema names (`enum` items, `default`s; not the skill names): spans a grounded value may copy too. */
+export function schemaValues(schema: JsonSchema | undefined): string[] {
+  if (!schema || typeof schema !== "object") return [];
+  let values = schemaValueCache.get(schema);
+  if (!values) {
+    const found = new Set<string>();
+    collectValues(schema, found, {}, 0);
+    schemaValueCache.set(schema, (values = [...found].filter((v) => v.trim() !== "")));
+  }
+  return values;
+}
+
+/** The grounding vocabulary of a model (built once per handle from its token classes). */
+export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<Token>): GroundingVocabulary {
+  return {
+    tokenFor: (text) => classes.byText.get(text),
+    maxTokenChars: classes.maxTokenChars,
+    stringClosers: classes.stringClosers,
+    valueClosers: [...classes.containerClosers, ...classes.separators],
+    banned,
+  };
+}
+
+/**
+ * One constrained call's grounding: the steer over its source and the bias it writes into (banned tokens never, as
+ * the handle's base bias); undefined when the call has none, or `off`.
+ */
+export function groundingFor(
+  model: LlamaModel,
+  vocabulary: GroundingVocabulary,
+  grounding: GroundingOptions | undefined,
+  schema: JsonSchema | undefined,
+): { steer: GroundingSteer; bias: TokenBias } | undefined {
+  if (!grounding || grounding.mode === "off" || !schema) return undefined;
+  if (grounding.mode !== "soft" && grounding.mode !== "strict")
+    throw new TypeError(`generate: grounding.mode must be "off", "soft" or "strict" (got ${String(grounding.mode)})`);
+  const source = (grounding.source ?? []).filter((text) => typeof text === "string");
+  const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
+  const steer = new GroundingSteer(
+    { mode: grounding.mode, source, avoid, schemaValues: schemaValues(schema) },
+    vocabulary,
+  );
+  const bias = new TokenBias(model.tokenizer);
+  if (vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
+  return { steer, bias };
+}

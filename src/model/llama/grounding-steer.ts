@@ -1,0 +1,290 @@
+import type { Token } from "node-llama-cpp";
+import type { GroundingMode } from "../model-handle.js";
+import {
+  GROUNDING_ANSWER_COPY_LOGIT,
+  GROUNDING_AVOID_LOGIT,
+  GROUNDING_CLOSE_LOGIT,
+  GROUNDING_COPY_LOGIT,
+  GROUNDING_MAX_POSITIONS,
+  GROUNDING_MIN_DIGIT_RUN,
+  GROUNDING_MIN_STRING_CHARS,
+  GROUNDING_NUMBER_DIGIT_MARGIN,
+  GROUNDING_STRICT_LOGIT,
+} from "./defaults.js";
+import { digitCount, GroundingIndex, longestDigitRun } from "./grounding-index.js";
+import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.js";
+
+/** What the steer needs of a model's vocabulary (token-classes.ts builds it once per model). */
+export interface GroundingVocabulary {
+  /** The token whose text is exactly `text`, if one is. */
+  tokenFor(text: string): Token | undefined;
+  /** The longest token text, in characters (bounds the lookups). */
+  maxTokenChars: number;
+  /** Tokens that close a JSON string (`"`, `"}`, ...). */
+  stringClosers: readonly Token[];
+  /** Tokens that end a number (`,`, `}`, `]}`, ...). */
+  valueClosers: readonly Token[];
+  /** Tokens never sampled: never given a bonus (their "never" must stay). */
+  banned: ReadonlySet<Token>;
+}
+
+/** The bias for the next token: none, a wrap-up (close the string / the value), or logit changes on some tokens. */
+export type Steering =
+  | { type: "none" }
+  | { type: "close-string" }
+  | { type: "close-value" }
+  | { type: "bias"; logits: ReadonlyMap<Token, number> };
+
+/** One generate call's grounding, as the loader takes it (GroundingOptions, plus the schema's enum/default values). */
+export interface SteerSource {
+  mode: Exclude<GroundingMode, "off">;
+  source: readonly string[];
+  avoid?: readonly string[];
+  /** Values the schema names (`enum`, `default`): spans a value may copy too. */
+  schemaValues?: readonly string[];
+}
+
+/** The value being written: its kind, role, text so far and the spans of the source and avoid texts it follows. */
+interface ValueState {
+  kind: JsonValuePosition["kind"];
+  role: "argument" | "answer";
+  key: string;
+  value: string;
+  positions: number[];
+  avoidPositions: number[];
+}
+
+const NONE: Steering = { type: "none" };
+/** Characters a copied token may not carry: JSON would write them escaped (another token). */
+const NEEDS_ESCAPE = (ch: string) => ch === '"' || ch === "\\" || ch.charCodeAt(0) < 0x20;
+
+/** Which value role a path is: the `final_answer` (answer) or a value under `arguments` (argument); else none. */
+function roleOf(path: readonly string[]): { role: "argument" | "answer"; key: string } | undefined {
+  if (path[0] === "final_answer") return { role: "answer", key: "final_answer" };
+  const at = path.indexOf("arguments");
+  if (at === -1 || path.length <= at + 1) return undefined;
+  return { role: "argument", key: path[path.length - 1] };
+}
+
+/**
+ * The grounding bias of one generate call, token by token (issue 26): inside an argument's string or number value,
+ * a bonus for tokens that copy on a span of the source (or the next digits of one of its numerals), a bonus for
+ * closing a value that is a whole span ending at a boundary, a malus for tokens that copy on the instructions, the
+ * runtime's notes or the key's own name; a runaway number (more digits than the source's numerals allow, a long run
+ * of one digit) or string (longer than the source) is closed. `strict` restricts argument values to spans of the
+ * source, the schema's values and the source's numerals. A final answer gets a gentler copy bonus toward the results
+ * and the question, and the same malus. The source is indexed once (GroundingIndex); each token extends the spans
+ * followed so far by its text.
+ */
+export class GroundingSteer {
+  readonly #mode: "soft" | "strict";
+  readonly #source: GroundingIndex;
+  readonly #avoid: GroundingIndex;
+  readonly #vocab: GroundingVocabulary;
+  readonly #tracker = new JsonValueTracker();
+  readonly #stringBound: number;
+  #value: ValueState | undefined;
+  #startTokens: Map<Token, number> | undefined;
+  #avoidStartTokens: Set<Token> | undefined;
+
+  constructor(source: SteerSource, vocab: GroundingVocabulary) {
+    this.#mode = source.mode;
+    this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])]);
+    this.#avoid = new GroundingIndex(source.avoid ?? []);
+    this.#vocab = vocab;
+    this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
+  }
+
+  /** The bias for the token after `text` (the whole reply so far, only ever extended). */
+  next(text: string): Steering {
+    const position = this.#tracker.update(text);
+    const role = position && roleOf(position.path);
+    if (!position || !role) {
+      this.#value = undefined;
+      return NONE;
+    }
+    const state = this.#follow(position, role);
+    if (state.kind === "pending") return state.role === "argument" ? this.#pendingNumber() : NONE;
+    if (state.kind === "number") return this.#number(state);
+    return state.role === "answer" ? this.#answer(state) : this.#string(state);
+  }
+
+  /** The value state after `position`: a new value, or the current one extended by what the text added. */
+  #follow(position: JsonValuePosition, role: { role: "argument" | "answer"; key: string }): ValueState {
+    const current = this.#value;
+    const same =
+      current !== undefined &&
+      current.kind === position.kind &&
+      current.key === role.key &&
+      position.value.startsWith(current.value);
+    if (!same) {
+      this.#value = { kind: position.kind, ...role, value: "", positions: [], avoidPositions: [] };
+      this.#value.positions = position.kind === "string" ? [...this.#source.starts] : [];
+      this.#value.avoidPositions = position.kind === "string" ? [...this.#avoid.starts] : [];
+    }
+    const state = this.#value!;
+    const piece = position.value.slice(state.value.length);
+    if (piece !== "" && state.kind === "string") this.#extend(state, piece);
+    state.value = position.value;
+    return state;
+  }
+
+  /** Follow the spans of the source and the avoid texts through `piece`; a soft value re-anchors after a boundary. */
+  #extend(state: ValueState, piece: string): void {
+    state.positions = this.#source.advance(state.positions, piece);
+    state.avoidPositions = this.#avoid.advance(state.avoidPositions, piece);
+    const reanchor = state.role === "answer" || this.#mode === "soft";
+    if (reanchor && state.positions.length === 0 && /[^\p{L}\p{N}_]$/u.test(piece)) {
+      state.positions = [...this.#source.starts];
+      state.avoidPositions = [...this.#avoid.starts];
+    }
+  }
+
+  /** Tokens that copy on from each of `positions` (at most GROUNDING_MAX_POSITIONS), each with `logit`. */
+  #continuations(index: GroundingIndex, positions: readonly number[], logit: number, into: Map<Token, number>): void {
+    const { maxTokenChars, banned } = this.#vocab;
+    for (const p of positions.slice(0, GROUNDING_MAX_POSITIONS)) {
+      const following = index.following(p, maxTokenChars);
+      for (let length = 1; length <= following.length; length++) {
+        const piece = following.slice(0, length);
+        if (NEEDS_ESCAPE(piece[length - 1])) break;
+        const token = this.#vocab.tokenFor(piece);
+        if (token !== undefined && !banned.has(token)) into.set(token, logit);
+      }
+    }
+  }
+
+  /** The tokens that begin a span of the source, computed once per call (a value's first token). */
+  #sourceStarts(): Map<Token, number> {
+    if (!this.#startTokens) {
+      this.#startTokens = new Map();
+      this.#continuations(this.#source, this.#source.starts, 1, this.#startTokens);
+    }
+    return this.#startTokens;
+  }
+
+  /** The tokens that begin an avoid text or one of its lines, computed once per call. */
+  #avoidStarts(): Set<Token> {
+    if (!this.#avoidStartTokens) {
+      const lineStarts = [0];
+      const text = this.#avoid.text;
+      for (let p = 0; p < text.length; p++) if (text[p] === "\n" || text[p] === "\u0000") lineStarts.push(p + 1);
+      const tokens = new Map<Token, number>();
+      this.#continuations(this.#avoid, lineStarts, 1, tokens);
+      this.#avoidStartTokens = new Set(tokens.keys());
+    }
+    return this.#avoidStartTokens;
+  }
+
+  /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
+  #string(state: ValueState): Steering {
+    if (state.value.length >= this.#stringBound) return { type: "close-string" };
+    if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
+    const logits = new Map<Token, number>();
+    if (state.value === "") this.#startMalus(state.key, logits);
+    this.#avoidMalus(state, logits);
+    const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
+    if (copy) for (const token of copy) logits.set(token, GROUNDING_COPY_LOGIT);
+    else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
+    if (state.value !== "" && state.positions.some((p) => this.#source.endsAtBoundary(p)))
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_CLOSE_LOGIT);
+    return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * Strict: only tokens that copy on a span, or close one that ends a word (`"rs"` of `rs6034464` may not close);
+   * off every span, the string closes.
+   */
+  #strictString(state: ValueState): Steering {
+    if (state.positions.length === 0) return { type: "close-string" };
+    const logits = new Map<Token, number>();
+    if (state.value === "") for (const token of this.#sourceStarts().keys()) logits.set(token, GROUNDING_STRICT_LOGIT);
+    else this.#continuations(this.#source, state.positions, GROUNDING_STRICT_LOGIT, logits);
+    if (state.value !== "" && state.positions.some((p) => this.#source.endsWord(p)))
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_STRICT_LOGIT);
+    return { type: "bias", logits };
+  }
+
+  /** At a value's start: a malus for the first tokens of the key's own name and of the avoid texts' lines. */
+  #startMalus(key: string, logits: Map<Token, number>): void {
+    const sourceStarts = this.#sourceStarts();
+    const keyIndex = new GroundingIndex([key, key.replaceAll("_", " ")]);
+    const keyTokens = new Map<Token, number>();
+    this.#continuations(keyIndex, [0, key.length + 1], GROUNDING_AVOID_LOGIT, keyTokens);
+    for (const token of [...keyTokens.keys(), ...this.#avoidStarts()])
+      if (!sourceStarts.has(token)) logits.set(token, GROUNDING_AVOID_LOGIT);
+  }
+
+  /** Off the source and on an avoid text: a malus for the tokens that copy on the avoid text. */
+  #avoidMalus(state: ValueState, logits: Map<Token, number>): void {
+    const offSource = state.value !== "" && state.positions.length === 0;
+    if (!offSource || state.avoidPositions.length === 0 || state.avoidPositions.length > GROUNDING_MAX_POSITIONS)
+      return;
+    this.#continuations(this.#avoid, state.avoidPositions, GROUNDING_AVOID_LOGIT, logits);
+  }
+
+  /** A final answer: a gentle copy bonus toward the results and the question, the avoid malus, no bound. */
+  #answer(state: ValueState): Steering {
+    const logits = new Map<Token, number>();
+    if (state.value === "") this.#startMalus(state.key, logits);
+    this.#avoidMalus(state, logits);
+    const copy = state.positions.length > GROUNDING_MAX_POSITIONS ? this.#sourceStarts().keys() : undefined;
+    if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
+    else this.#continuations(this.#source, state.positions, GROUNDING_ANSWER_COPY_LOGIT, logits);
+    return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * Where an argument value may begin as a number: a bonus for the first digits of the source's numerals (strict:
+   * the strict bonus, which the grammar drops where the value is a string), a malus for `-` when no numeral is negative.
+   */
+  #pendingNumber(): Steering {
+    const logits = new Map<Token, number>();
+    const strict = this.#mode === "strict";
+    this.#numeralContinuations("", strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
+    const minus = this.#vocab.tokenFor("-");
+    if (logits.size > 0 && minus !== undefined && !this.#source.numerals.some((n) => n.startsWith("-")))
+      logits.set(minus, GROUNDING_AVOID_LOGIT);
+    return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * Tokens that write on toward a numeral of the source that begins with `value` (a `-` the model wrote before a
+   * positive numeral kept: its digits are still favoured). Returns whether any numeral begins with `value`.
+   */
+  #numeralContinuations(value: string, logit: number, into: Map<Token, number>): boolean {
+    let any = false;
+    for (const numeral of this.#source.numerals) {
+      const signed = !numeral.startsWith("-") && value.startsWith("-") ? `-${numeral}` : numeral;
+      if (!signed.startsWith(value) || signed.length <= value.length) continue;
+      any = true;
+      const rest = signed.slice(value.length, value.length + this.#vocab.maxTokenChars);
+      for (let length = 1; length <= rest.length; length++) {
+        const token = this.#vocab.tokenFor(rest.slice(0, length));
+        if (token !== undefined && !this.#vocab.banned.has(token)) into.set(token, logit);
+      }
+    }
+    return any;
+  }
+
+  /**
+   * An argument number: closed past the source's longest numeral plus a margin or in a long run of one digit; a
+   * bonus toward the source's numerals and for closing on one (strict: only those, where the source has numerals).
+   */
+  #number(state: ValueState): Steering {
+    const { maxNumeralDigits, maxDigitRun, numerals } = this.#source;
+    const value = state.value;
+    if (digitCount(value) > Math.max(maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN)
+      return { type: "close-value" };
+    if (longestDigitRun(value) >= Math.max(maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN)) return { type: "close-value" };
+    const strict = this.#mode === "strict" && numerals.length > 0;
+    const logits = new Map<Token, number>();
+    const onTrack = this.#numeralContinuations(value, strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
+    const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
+    if (strict && !onTrack && !whole) return { type: "close-value" };
+    if (whole)
+      for (const token of this.#vocab.valueClosers)
+        logits.set(token, strict ? GROUNDING_STRICT_LOGIT : GROUNDING_CLOSE_LOGIT);
+    return logits.size ? { type: "bias", logits } : NONE;
+  }
+}

@@ -1,0 +1,102 @@
+/** Where in a growing JSON text its end is: inside a string or number value, under which keys, with what so far. */
+export interface JsonValuePosition {
+  /**
+   * `string`: inside a string value (not a key); `number`: inside a number; `pending`: where a value is about to begin
+   * (after an object's `:`, an array's `[` or `,`), which the grammar may open as a number without a sampled `"`.
+   */
+  kind: "string" | "number" | "pending";
+  /** The object keys from the root to the value (array items add no key: an item is under its array's key). */
+  path: readonly string[];
+  /** The value so far: a string's characters with its escapes decoded, or a number's text. */
+  value: string;
+}
+
+interface Frame {
+  type: "object" | "array";
+  /** An object's key being written or whose value comes next. */
+  key?: string;
+}
+
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
+const NUMBER_CHAR = /[-+0-9.eE]/;
+
+/**
+ * A streaming reader of JSON text that tells, after each piece, whether the text ends inside a string or number value
+ * and under which keys: the grounding bias (grounding-steer.ts) steers only argument and answer values. It scans each
+ * character once (`update` takes the whole text so far, only ever extended). Malformed JSON is not an error here: the
+ * grammar keeps a constrained reply well-formed, and whatever else comes is read as best it can be.
+ */
+export class JsonValueTracker {
+  readonly #stack: Frame[] = [];
+  #scanned = 0;
+  /** What the character at the end is part of. */
+  #state: "between" | "key" | "string" | "number" | "literal" = "between";
+  #escape: string | undefined;
+  #buffer = "";
+  /** The last structural character opened a value's place (`:`, or `[` / `,` in an array). */
+  #pending = false;
+
+  /** Scan what `text` added since the last call; returns where its end is, or undefined outside string and number values. */
+  update(text: string): JsonValuePosition | undefined {
+    for (let i = this.#scanned; i < text.length; i++) this.#char(text[i]);
+    this.#scanned = text.length;
+    if (this.#state === "between" && this.#pending) return { kind: "pending", path: this.#path(), value: "" };
+    if (this.#state !== "string" && this.#state !== "number") return undefined;
+    return { kind: this.#state, path: this.#path(), value: this.#buffer };
+  }
+
+  #path(): string[] {
+    const keys: string[] = [];
+    for (const frame of this.#stack) if (frame.type === "object" && frame.key !== undefined) keys.push(frame.key);
+    return keys;
+  }
+
+  #char(ch: string): void {
+    if (this.#state === "key" || this.#state === "string") return this.#stringChar(ch);
+    if (this.#state === "number") {
+      if (NUMBER_CHAR.test(ch)) {
+        this.#buffer += ch;
+        return;
+      }
+      this.#state = "between";
+    } else if (this.#state === "literal") {
+      if (/[a-z]/.test(ch)) return;
+      this.#state = "between";
+    }
+    this.#structural(ch);
+  }
+
+  #stringChar(ch: string): void {
+    if (this.#escape !== undefined) {
+      this.#escape += ch;
+      if (this.#escape[0] === "u") {
+        if (this.#escape.length < 5) return;
+        this.#buffer += String.fromCharCode(parseInt(this.#escape.slice(1), 16) || 0xfffd);
+      } else this.#buffer += ESCAPES[ch] ?? ch;
+      this.#escape = undefined;
+    } else if (ch === "\\") this.#escape = "";
+    else if (ch !== '"') this.#buffer += ch;
+    else {
+      const top = this.#stack.at(-1);
+      if (this.#state === "key" && top?.type === "object") top.key = this.#buffer;
+      this.#state = "between";
+    }
+  }
+
+  #structural(ch: string): void {
+    if (/\s/.test(ch)) return;
+    const top = this.#stack.at(-1);
+    this.#pending = ch === ":" || ((ch === "[" || ch === ",") && (ch === "[" || top?.type === "array"));
+    if (ch === "{") this.#stack.push({ type: "object" });
+    else if (ch === "[") this.#stack.push({ type: "array" });
+    else if (ch === "}" || ch === "]") this.#stack.pop();
+    else if (ch === "," && top?.type === "object") top.key = undefined;
+    else if (ch === '"') {
+      this.#state = top?.type === "object" && top.key === undefined ? "key" : "string";
+      this.#buffer = "";
+    } else if (/[-0-9]/.test(ch)) {
+      this.#state = "number";
+      this.#buffer = ch;
+    } else if (/[a-z]/.test(ch)) this.#state = "literal";
+  }
+}

@@ -1,0 +1,230 @@
+import type { Token } from "node-llama-cpp";
+import { describe, expect, it } from "vitest";
+import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
+import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
+import { schemaValues } from "../../src/model/llama/grounding-setup.js";
+import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
+
+/** A made-up vocabulary: every listed text is one token, its id its place in the list. */
+function vocabulary(
+  texts: string[],
+): GroundingVocabulary & { id: (text: string) => number; text: (id: number) => string } {
+  const ids = new Map(texts.map((t, i) => [t, i as Token]));
+  const id = (text: string): Token => {
+    const found = ids.get(text);
+    if (found === undefined) throw new Error(`no token ${JSON.stringify(text)}`);
+    return found;
+  };
+  return {
+    tokenFor: (text) => ids.get(text),
+    maxTokenChars: Math.max(...texts.map((t) => t.length)),
+    stringClosers: [id('"'), id('"}')],
+    valueClosers: [id(","), id("}")],
+    banned: new Set([id("<pad>")]),
+    id,
+    text: (n) => texts[n],
+  };
+}
+
+const TEXTS = [
+  '"',
+  '"}',
+  ",",
+  "}",
+  "<pad>",
+  "0",
+  "1",
+  "2",
+  "4",
+  "5",
+  "9",
+  ".",
+  "-",
+  "New",
+  " York",
+  ",",
+  " NY",
+  "Boston",
+  " ",
+  "distance",
+  "dist",
+  "The",
+  " distance",
+  " in",
+  " meters",
+  "function",
+  "x",
+  "**",
+  "x**2",
+  "In",
+  "<",
+  "your",
+  " answer",
+  "42",
+  " is",
+  "4",
+  "2",
+];
+
+/** The bias the steer gives after `text`, as token texts → logits. */
+function steerAfter(
+  steer: GroundingSteer,
+  vocab: ReturnType<typeof vocabulary>,
+  text: string,
+): Steering | Record<string, number> {
+  const steering = steer.next(text);
+  if (steering.type !== "bias") return steering;
+  return Object.fromEntries([...steering.logits].map(([token, logit]) => [vocab.text(token), logit]));
+}
+
+describe("JsonValueTracker", () => {
+  it("tells string and number values under their keys, and where a value is about to begin", () => {
+    const tracker = new JsonValueTracker();
+    expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New Y')).toEqual({
+      kind: "string",
+      path: ["arguments", "city"],
+      value: "New Y",
+    });
+    expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": ')).toEqual({
+      kind: "pending",
+      path: ["arguments", "n"],
+      value: "",
+    });
+    expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": -12.5')).toMatchObject({
+      kind: "number",
+      value: "-12.5",
+    });
+    expect(
+      tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": -12.5, "q": "a\\"b'),
+    ).toMatchObject({ kind: "string", path: ["arguments", "q"], value: 'a"b' });
+    expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": -12.5, "q": "a\\"b"}')).toBe(
+      undefined,
+    );
+  });
+});
+
+describe("GroundingIndex", () => {
+  it("finds spans from word starts, follows them by pieces, and reads the numerals", () => {
+    const index = new GroundingIndex(["Weather in New York, NY on day 50", "The answer is 4504"]);
+    expect(index.find("New York").map((p) => index.text.slice(p, p + 4))).toEqual([", NY"]);
+    expect(index.find("ew")).toEqual([]); // not from the middle of a word
+    expect(index.endsAtBoundary(index.find("New York")[0])).toBe(true);
+    expect(index.endsAtBoundary(index.find("New")[0])).toBe(false);
+    // no span runs from one text into the next
+    expect(index.find("50The")).toEqual([]);
+    expect(index.numerals).toEqual(["50", "4504"]);
+    expect([index.maxNumeralDigits, index.maxDigitRun]).toEqual([4, 1]);
+  });
+});
+
+describe("GroundingSteer (soft)", () => {
+  const vocab = vocabulary(TEXTS);
+  const soft = () =>
+    new GroundingSteer(
+      {
+        mode: "soft",
+        source: ["How far is New York, NY? The distance is 50 km."],
+        avoid: ["Skills:\nfunction: the function to integrate"],
+      },
+      vocab,
+    );
+
+  it("inside an argument string, favours tokens that copy a span of the question, and closing at its boundary", () => {
+    const steer = soft();
+    const start = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "') as Record<string, number>;
+    expect(start.New).toBeGreaterThan(0);
+    expect(start.function).toBeLessThan(0); // the instructions' text, not in the question
+    const afterNew = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "New') as Record<
+      string,
+      number
+    >;
+    expect(afterNew[" York"]).toBeGreaterThan(0);
+    expect(afterNew['"']).toBeUndefined(); // "New" ends before a space: not a boundary
+    const afterYork = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "New York') as Record<
+      string,
+      number
+    >;
+    expect(afterYork['"']).toBeGreaterThan(0);
+    expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
+  });
+
+  it("penalizes spelling the key's own name when the question does not hold it", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["Compute the area for x**2"] }, vocab);
+    const start = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"function": "') as Record<string, number>;
+    expect(start.function).toBeLessThan(0);
+    expect(start["x**2"]).toBeGreaterThan(0);
+  });
+
+  it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
+    const steer = soft();
+    const prefix = '{"skill_name": "f", "arguments": {"distance": ';
+    expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4 });
+    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4 });
+    expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 2, "}": 2 });
+    // the source's longest numeral has 2 digits: 2 + 2 digits at most
+    expect(steer.next(`${prefix}50000`)).toEqual({ type: "close-value" });
+    // a run of one digit longer than any in the source (and at least 3)
+    expect(new GroundingSteer({ mode: "soft", source: ["speed 12345678"] }, vocab).next(`${prefix}1000`)).toEqual({
+      type: "close-value",
+    });
+  });
+
+  it("closes an argument string longer than the longest source text", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["short question"] }, vocab);
+    const runaway = `{"skill_name": "f", "arguments": {"q": "${"ab ".repeat(10)}a`;
+    expect(steer.next(runaway)).toEqual({ type: "none" }); // 31 characters: the bound is 32
+    expect(steer.next(`${runaway}c`)).toEqual({ type: "close-string" });
+  });
+
+  it("leaves the skill name and the thought alone", () => {
+    const steer = soft();
+    expect(steer.next('{"skill_name": "New')).toEqual({ type: "none" });
+    expect(steer.next('{"skill_name": "f", "arguments": {}, "thought": "New')).toEqual({ type: "none" });
+  });
+
+  it("an answer: copy bonus toward the result, malus on a placeholder's tokens at the start", () => {
+    const vocabA = vocabulary(TEXTS);
+    const steer = new GroundingSteer(
+      {
+        mode: "soft",
+        source: ["42", "What is 6 times 7?"],
+        avoid: ["To answer: <your answer, in full sentences>\n<your answer"],
+      },
+      vocabA,
+    );
+    const start = steerAfter(steer, vocabA, '{"final_answer": "') as Record<string, number>;
+    expect(start["42"]).toBeGreaterThan(0);
+    expect(start["<"]).toBeLessThan(0);
+    const afterThe = steerAfter(steer, vocabA, '{"final_answer": "The answer is ') as Record<string, number>;
+    expect(afterThe["42"]).toBeGreaterThan(0); // re-anchored after a space
+  });
+});
+
+describe("GroundingSteer (strict)", () => {
+  const vocab = vocabulary(TEXTS);
+  it("allows only spans of the source and the schema's values, and closes a value that left them", () => {
+    const steer = new GroundingSteer(
+      { mode: "strict", source: ["Weather in New York, NY"], schemaValues: ["Boston"] },
+      vocab,
+    );
+    const prefix = '{"skill_name": "f", "arguments": {"city": "';
+    const start = steerAfter(steer, vocab, prefix) as Record<string, number>;
+    expect(start.New).toBe(30);
+    expect(start.Boston).toBe(30);
+    expect(start.function).toBeUndefined();
+    expect(steer.next(`${prefix}Newx`)).toEqual({ type: "close-string" });
+    const numbers = new GroundingSteer({ mode: "strict", source: ["walk 50 m"] }, vocab);
+    expect(numbers.next('{"skill_name": "f", "arguments": {"d": 9')).toEqual({ type: "close-value" });
+  });
+
+  it("collects enum and default values, not the skill names", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        skill_name: { enum: ["calc", "weather"] },
+        arguments: { properties: { unit: { enum: ["km", "mi"], default: "km" }, n: { default: 3 } } },
+      },
+    };
+    expect(schemaValues(schema).sort()).toEqual(["3", "km", "mi"]);
+  });
+});
