@@ -91,9 +91,10 @@ export const MAX_STREAM_LINE_BYTES = 1024 * 1024;
 export const MAX_STREAM_EVENT_BYTES = 1024 * 1024;
 
 /**
- * The reply's text, per token of the call's `maxTokens`: a token is a few characters (Gemma's longest are runs of
- * whitespace and punctuation, under 100), so 256 is a bound no honest reply meets. With `maxTokens` it bounds the
- * text a server can make us hold: 512 tokens, 128K characters. Past it, the reply is cut there (like `maxTokens`).
+ * The reply's text, per token of the call's `maxTokens`: the longest pieces in the vocabularies we ship with are 31
+ * characters (Gemma 3's 262,144 tokens) and 81 (SmolLM2's), so 256 is a bound no honest reply meets. With `maxTokens`
+ * it bounds the text a server can make us hold: 512 tokens, 128K characters. Past it, the reply is cut there (like
+ * `maxTokens`).
  */
 export const MAX_REPLY_CHARS_PER_TOKEN = 256;
 
