@@ -75,9 +75,10 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 export const ERROR_BODY_WAIT_MS = 2_000;
 
 /**
- * A streamed reply, all its bytes: llama-server's chunks (with their timings) are about 500 bytes a token, so the
- * default 512 tokens stream about 250 KB, and 32,768 tokens 16 MB. A stream past this (keep-alive comments, empty
- * deltas for ever) is given up even while it keeps within the time bound.
+ * A streamed reply, all its bytes: an OpenAI-style chunk wraps each token in roughly 250-500 bytes (id, model,
+ * created, fingerprint; llama-server's timings when asked for), so the default 512 tokens stream well under 1 MB and
+ * 32,768 tokens under 16 MB. A stream past this (keep-alive comments, empty deltas for ever) is given up even while
+ * it keeps within the time bound.
  */
 export const MAX_STREAM_BYTES = 32 * 1024 * 1024;
 
