@@ -218,7 +218,11 @@ export async function loadCommandModel(
 ): Promise<{ model: CliModel; budgets: ModelBudgets }> {
   const resolved = await resolveModelForCli(io, modelSpecWithServer(spec, options), progress);
   // an interactive command keeps its system prompt's state across runs (`--no-prompt-cache` turns it off)
-  const flags = { ...modelFlags(options), promptCache: options.promptCache !== false };
+  // with a warning line, not a failed run, when its folder fails (read-only, full, something foreign at its names)
+  const promptCache = options.promptCache !== false && {
+    onWarning: (message: string) => io.stderr.write(`gemma-agent: warning: ${message}\n`),
+  };
+  const flags = { ...modelFlags(options), promptCache };
   const model = await loadModelForCli(resolved, flags, progress, { io, options });
   return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
 }

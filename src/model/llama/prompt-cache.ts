@@ -1,14 +1,22 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { mkdir, open, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { existsSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import { DEFAULT_PROMPT_CACHE_MAX_BYTES, DEFAULT_PROMPT_CACHE_MAX_ENTRIES } from "./defaults.js";
 import {
-  DEFAULT_PROMPT_CACHE_MAX_BYTES,
-  DEFAULT_PROMPT_CACHE_MAX_ENTRIES,
-  PROMPT_CACHE_ORPHAN_AGE_MS,
-} from "./defaults.js";
+  cacheKey,
+  copyCheckedState,
+  ENTRY_NAME,
+  entryPaths,
+  fileSha256,
+  KEY_FILE,
+  ownRecord,
+  signedRecord,
+  type EntryPaths,
+  type EntryRecord,
+} from "./prompt-cache-entry.js";
 
 /** Bumped when what a state file means changes: older entries then never match. */
 export const PROMPT_CACHE_FORMAT = 1;
@@ -21,15 +29,11 @@ export interface PromptCacheOptions {
   maxBytes?: number;
   /** Entries kept at most. Default DEFAULT_PROMPT_CACHE_MAX_ENTRIES. */
   maxEntries?: number;
-}
-
-/** What a state file is: written beside it last, so a state without its record (a crash mid-write) is never used. */
-interface EntryRecord {
-  version: 1;
-  tokens: number;
-  bytes: number;
-  sha256: string;
-  lastUsed: number;
+  /**
+   * Told once when an error of the folder turns the cache off (the run goes on without it). Default: a process
+   * warning (`process.emitWarning`, type PromptCacheWarning); the CLI prints it as a `gemma-agent: warning:` line.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** What makes two saved states interchangeable: the model file, the context's settings, the runtime. */
@@ -43,12 +47,6 @@ export interface PromptCacheIdentity {
 /** The default folder: env `GEMMA_AGENT_PROMPT_CACHE`, else `~/.cache/gemma-agent/prompt-cache`. */
 export function defaultPromptCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.GEMMA_AGENT_PROMPT_CACHE || join(homedir(), ".cache", "gemma-agent", "prompt-cache");
-}
-
-async function fileSha256(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }
 
 /** sha256 of the model file's identity: its real path, size, modification time and first 1 MiB (its GGUF header). */
@@ -73,11 +71,16 @@ async function modelFingerprint(path: string): Promise<string> {
  * action format) saved per model file, context settings and token sequence, and restored by the next process whose
  * prompt opens the same way, instead of prefilling it again (node-llama-cpp's sequence state files).
  *
- * - A state is written to a temporary file, renamed into place, and then its record (tokens, size, sha256) is written
- *   the same way; a state loads only when its record is there and its bytes hash to the record's sha256, so a crash
- *   mid-write or a damaged file is never handed to llama.cpp (which trusts state files). A state that fails to load is
- *   deleted, and the prompt is prefilled.
+ * - A state is written to a temporary file, its record (tokens, size, sha256, signed with a key only this user can
+ *   read) written beside it, and then the state renamed into place. A state loads only when its record is one this cache
+ *   signed, and its bytes (copied to a private folder as they are checked, so nothing can swap them before llama.cpp
+ *   reads them) have the record's size and sha256 and hold exactly the prompt's tokens: llama.cpp trusts state files,
+ *   and a crafted one can abort the process. A state that fails is deleted with its record, and the prompt prefilled.
+ * - It deletes only what it wrote: files named as its entries (`<40 hex>.state|.json`) whose record it signed. Other
+ *   files in its folder are never touched, whatever their names.
  * - Bounded: past `maxBytes` or `maxEntries`, the least recently used entries are deleted.
+ * - Never fails a run: any error of the folder (read-only, full, a FIFO or folder where an entry should be) turns the
+ *   cache off for the rest of the process with one warning (`onWarning`); the prompt is prefilled.
  * - Entries are keyed by a hash of the model file's identity, the settings and the exact tokens, so a different
  *   prompt, model file or context never matches.
  */
@@ -86,11 +89,15 @@ export class PromptCache {
   readonly #maxBytes: number;
   readonly #maxEntries: number;
   readonly #identity: Promise<string>;
+  readonly #onWarning: (message: string) => void;
+  #key: Buffer | undefined;
+  #off = false;
 
   constructor(identity: PromptCacheIdentity, options: PromptCacheOptions = {}) {
     this.dir = options.dir ?? defaultPromptCacheDir();
     this.#maxBytes = options.maxBytes ?? DEFAULT_PROMPT_CACHE_MAX_BYTES;
     this.#maxEntries = options.maxEntries ?? DEFAULT_PROMPT_CACHE_MAX_ENTRIES;
+    this.#onWarning = options.onWarning ?? ((message) => process.emitWarning(message, "PromptCacheWarning"));
     this.#identity = modelFingerprint(identity.modelPath).then((model) =>
       createHash("sha256")
         .update(JSON.stringify({ model, contextSize: identity.contextSize, settings: identity.settings }))
@@ -99,103 +106,152 @@ export class PromptCache {
     this.#identity.catch(() => undefined); // a missing file shows up as a miss, not as an unhandled rejection
   }
 
-  async #paths(tokens: readonly Token[]): Promise<{ state: string; record: string }> {
+  /** Whether the cache was turned off by an error of its folder (it then neither restores nor saves). */
+  get off(): boolean {
+    return this.#off;
+  }
+
+  /** Turn the cache off for this process, with one warning saying why. */
+  #fail(what: string, error: unknown): void {
+    if (this.#off) return;
+    this.#off = true;
+    this.#onWarning(
+      `prompt cache ${this.dir}: ${what} failed (${(error as Error).message}); going on without it (the prompt is prefilled)`,
+    );
+  }
+
+  async #paths(tokens: readonly Token[]): Promise<EntryPaths> {
     const key = createHash("sha256")
       .update(await this.#identity)
       .update(Buffer.from(Uint32Array.from(tokens).buffer))
       .digest("hex")
       .slice(0, 40);
-    return { state: join(this.dir, `${key}.state`), record: join(this.dir, `${key}.json`) };
+    return entryPaths(this.dir, key);
+  }
+
+  /** The signing key, read or made once (the folder made first when `create`); undefined when there is none yet. */
+  async #signingKey(create: boolean): Promise<Buffer | undefined> {
+    if (this.#key) return this.#key;
+    if (!create && !existsSync(join(this.dir, KEY_FILE))) return undefined;
+    if (create) await mkdir(this.dir, { recursive: true });
+    this.#key = cacheKey(this.dir);
+    return this.#key;
   }
 
   /**
    * Make `sequence` hold exactly `tokens` from a saved state. Returns false (the sequence then holds nothing) when
-   * there is none, or it is damaged (then it is deleted).
+   * there is none, it is damaged (then it is deleted), or the cache is off.
    */
   async restore(sequence: LlamaContextSequence, tokens: readonly Token[]): Promise<boolean> {
-    let paths: { state: string; record: string };
-    let record: EntryRecord;
+    if (this.#off) return false;
+    let paths: EntryPaths;
+    let found: ReturnType<typeof ownRecord>;
     try {
+      const key = await this.#signingKey(false);
+      if (!key) return false;
       paths = await this.#paths(tokens);
-      record = JSON.parse(await readFile(paths.record, "utf8")) as EntryRecord;
-    } catch {
+      found = ownRecord(paths.record, `${paths.key}.json`, key);
+    } catch (error) {
+      this.#fail("reading an entry", error);
       return false;
     }
-    try {
-      if (record.version !== 1 || record.tokens !== tokens.length) throw new Error("record mismatch");
-      if ((await stat(paths.state)).size !== record.bytes || (await fileSha256(paths.state)) !== record.sha256)
-        throw new Error("state file damaged");
-      await sequence.loadStateFromFile(paths.state, { acceptRisk: true });
-      const held = sequence.contextTokens;
-      if (held.length !== tokens.length || held.some((token, i) => token !== tokens[i]))
-        throw new Error("state holds other tokens");
-      await this.#writeRecord(paths.record, { ...record, lastUsed: Date.now() });
-      return true;
-    } catch {
-      await sequence.clearHistory();
+    if (!found) return false;
+    if (!found.trusted || found.record.tokens !== tokens.length) {
       await this.#remove(paths);
       return false;
     }
+    const loaded = await this.#load(sequence, paths, found.record, tokens);
+    if (loaded) await this.#touch(paths, found.record);
+    return loaded;
   }
 
-  /** Save what `sequence` holds (exactly `tokens`), then keep the cache within its bounds. Failures are ignored. */
-  async save(sequence: LlamaContextSequence, tokens: readonly Token[]): Promise<void> {
+  /** Load a recorded state through a checked private copy; a bad one is deleted (it is this cache's). */
+  async #load(sequence: LlamaContextSequence, paths: EntryPaths, record: EntryRecord, tokens: readonly Token[]) {
+    const scratch = await mkdtemp(join(tmpdir(), "gemma-agent-state-")).catch(() => undefined);
+    if (!scratch) return false;
     try {
-      await mkdir(this.dir, { recursive: true });
-      const paths = await this.#paths(tokens);
-      const temp = `${paths.state}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-      try {
-        const { fileSize } = await sequence.saveStateToFile(temp);
-        const sha256 = await fileSha256(temp);
-        await rename(temp, paths.state);
-        await this.#writeRecord(paths.record, {
-          version: 1,
-          tokens: tokens.length,
-          bytes: fileSize,
-          sha256,
-          lastUsed: Date.now(),
-        });
-      } finally {
-        await rm(temp, { force: true });
-      }
-      await this.#evict();
+      const copy = join(scratch, "state");
+      copyCheckedState(paths.state, copy, record, tokens);
+      await sequence.loadStateFromFile(copy, { acceptRisk: true });
+      const held = sequence.contextTokens;
+      if (held.length !== tokens.length || held.some((token, i) => token !== tokens[i]))
+        throw new Error("state holds other tokens");
+      return true;
     } catch {
-      // a full disk or a read-only cache folder costs the next run a prefill, nothing more
+      await sequence.clearHistory().catch(() => undefined);
+      await this.#remove(paths);
+      return false;
+    } finally {
+      await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Mark an entry used now (its record rewritten, signed as before). */
+  async #touch(paths: EntryPaths, record: EntryRecord): Promise<void> {
+    try {
+      await this.#writeRecord(paths.record, { ...record, lastUsed: Date.now() });
+    } catch (error) {
+      this.#fail("marking an entry used", error);
+    }
+  }
+
+  /** Save what `sequence` holds (exactly `tokens`), then keep the cache within its bounds. Never throws. */
+  async save(sequence: LlamaContextSequence, tokens: readonly Token[]): Promise<void> {
+    if (this.#off) return;
+    let temp: string | undefined;
+    try {
+      const key = (await this.#signingKey(true))!;
+      const paths = await this.#paths(tokens);
+      // an entry's name held by something this cache did not write (a folder, a FIFO, a foreign file) stays as it is
+      if (existsSync(paths.state) && !ownRecord(paths.record, `${paths.key}.json`, key))
+        throw new Error(`${paths.state} is there and is not this cache's`);
+      temp = `${paths.state}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+      await sequence.saveStateToFile(temp);
+      const { sha256, bytes } = fileSha256(temp);
+      // the record first: a crash between the two leaves a record whose state does not check (deleted on use), never
+      // a state without its record (which nothing could tell from a foreign file)
+      await this.#writeRecord(
+        paths.record,
+        signedRecord(key, `${paths.key}.json`, { tokens: tokens.length, bytes, sha256 }),
+      );
+      await rename(temp, paths.state);
+      temp = undefined;
+      await this.#evict(key);
+    } catch (error) {
+      this.#fail("saving an entry", error);
+    } finally {
+      if (temp) await rm(temp, { force: true }).catch(() => undefined);
     }
   }
 
   async #writeRecord(path: string, record: EntryRecord): Promise<void> {
     const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    await writeFile(temp, JSON.stringify(record));
-    await rename(temp, path);
-  }
-
-  async #remove(paths: { state: string; record: string }): Promise<void> {
-    await rm(paths.record, { force: true });
-    await rm(paths.state, { force: true });
-  }
-
-  /** Delete least recently used entries past the bounds, and leftovers of writes that never finished. */
-  async #evict(): Promise<void> {
-    const names = await readdir(this.dir);
-    for (const name of names) {
-      const orphan =
-        name.endsWith(".tmp") || (name.endsWith(".state") && !names.includes(name.replace(/\.state$/, ".json")));
-      if (!orphan) continue;
-      const path = join(this.dir, name);
-      // another process may be between its two renames: leave young files alone
-      const age = Date.now() - (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > PROMPT_CACHE_ORPHAN_AGE_MS) await rm(path, { force: true });
+    try {
+      await writeFile(temp, JSON.stringify(record), { flag: "wx" });
+      await rename(temp, path);
+    } finally {
+      await rm(temp, { force: true }).catch(() => undefined);
     }
-    const entries: { paths: { state: string; record: string }; record: EntryRecord }[] = [];
-    for (const name of names.filter((n) => n.endsWith(".json"))) {
-      const record = join(this.dir, name);
-      const paths = { record, state: record.replace(/\.json$/, ".state") };
-      try {
-        entries.push({ paths, record: JSON.parse(await readFile(record, "utf8")) as EntryRecord });
-      } catch {
-        await this.#remove(paths);
-      }
+  }
+
+  /** Delete an entry of this cache: its record, then its state when that is a file. Failures turn the cache off. */
+  async #remove(paths: EntryPaths): Promise<void> {
+    try {
+      await rm(paths.record, { force: true });
+      if ((await lstat(paths.state).catch(() => undefined))?.isFile()) await rm(paths.state, { force: true });
+    } catch (error) {
+      this.#fail("deleting an entry", error);
+    }
+  }
+
+  /** Delete this cache's least recently used entries past the bounds; nothing else in the folder is looked at twice. */
+  async #evict(key: Buffer): Promise<void> {
+    const entries: { paths: EntryPaths; record: EntryRecord }[] = [];
+    for (const name of await readdir(this.dir)) {
+      const match = ENTRY_NAME.exec(name);
+      if (!match || match[2] !== "json") continue;
+      const found = ownRecord(join(this.dir, name), name, key);
+      if (found) entries.push({ paths: entryPaths(this.dir, match[1]), record: found.record });
     }
     entries.sort((a, b) => b.record.lastUsed - a.record.lastUsed);
     let bytes = 0;
