@@ -112,11 +112,12 @@ export function readRegularText(path: string, maxBytes: number, what?: string): 
 }
 
 /**
- * Append `data` at the end of the regular file open at `fd` (opened with O_APPEND) and flush it to the disk, whole or
+ * Append `data` at the end of the regular file open at `fd` (opened with O_APPEND) and flush it to the disk (unless
+ * `sync: false`: a process killed after it loses nothing either way; the flush guards against a power cut), whole or
  * not at all: a short write or a failed one (a full disk) cuts the file back to its size before, and throws (the
  * system error, or `ENOSPC`-like `short write`). A caller never reports as written what is not on the disk.
  */
-export function appendWhole(fd: number, data: string | Buffer): void {
+export function appendWhole(fd: number, data: string | Buffer, options: { sync?: boolean } = {}): void {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   const before = fstatSync(fd).size;
   try {
@@ -126,7 +127,7 @@ export function appendWhole(fd: number, data: string | Buffer): void {
       if (wrote <= 0) throw Object.assign(new Error(`short write: ${done} of ${bytes.length} bytes`), { code: "EIO" });
       done += wrote;
     }
-    fsyncSync(fd);
+    if (options.sync ?? true) fsyncSync(fd);
   } catch (error) {
     try {
       ftruncateSync(fd, before);

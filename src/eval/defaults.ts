@@ -41,3 +41,9 @@ export const PROGRESS_BAR_WIDTH = 28;
  * eval's thousands of runs a second no longer flood the terminal (and block the process on a slow one).
  */
 export const PROGRESS_REDRAW_EVERY_MS = 100;
+/**
+ * A results file (`--out DIR/results.jsonl`) is read whole on `--resume`: a run is one line of about 450 bytes, so the
+ * 23,040-run sweeps measured so far take about 10 MB; 64 MiB leaves room for six times that while reading it, with its
+ * records, stays under the 300 MB any single input may cost. A larger file is refused (split the sweep).
+ */
+export const MAX_RESULTS_FILE_BYTES = 64 << 20;
