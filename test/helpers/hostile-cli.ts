@@ -28,6 +28,9 @@ export interface CliRun {
   hung: boolean;
 }
 
+/** The largest peak RSS and the slowest run of this file's CLI runs, for its printed line. */
+const seen = { maxPeakMb: 0, slowestMs: 0 };
+
 const PRELOAD =
   'data:text/javascript,import{writeFileSync}from"node:fs";process.on("exit",()=>{try{writeFileSync(process.env.GA_PEAK_FILE,String(process.resourceUsage().maxRSS))}catch{}})';
 
@@ -76,7 +79,10 @@ export async function runHostile(args: readonly string[], options: HostileRunOpt
     // killed before its exit handler ran
   }
   rmSync(scratch, { recursive: true, force: true });
-  return { status, signal, stdout, stderr, ms: performance.now() - start, peakMb, hung };
+  const ms = performance.now() - start;
+  if (peakMb > seen.maxPeakMb) seen.maxPeakMb = peakMb;
+  if (ms > seen.slowestMs) seen.slowestMs = ms;
+  return { status, signal, stdout, stderr, ms, peakMb, hung };
 }
 
 /** What is wrong with a run that should have been refused (one line on stderr, exit 2), or an empty list. */
@@ -111,8 +117,12 @@ export class Tally {
   get held(): number {
     return this.tried - this.failed.length;
   }
-  /** `name: N probes, N held` and the failures. */
+  /** `name: N probes, N held`, the largest peak RSS and slowest CLI run, and the failures. */
   line(name: string): string {
-    return `${name}: ${this.tried} probes, ${this.held} held${this.failed.length ? `; failed: ${this.failed.join(" | ")}` : ""}`;
+    const worst =
+      seen.slowestMs > 0
+        ? ` (CLI runs: peak RSS at most ${seen.maxPeakMb.toFixed(0)} MB, slowest ${(seen.slowestMs / 1000).toFixed(1)} s)`
+        : "";
+    return `${name}: ${this.tried} probes, ${this.held} held${worst}${this.failed.length ? `; failed: ${this.failed.join(" | ")}` : ""}`;
   }
 }

@@ -56,9 +56,6 @@ export const DEFAULT_PROMPT_CACHE_MAX_BYTES = 1 << 30;
 /** ... and at most this many entries: one per agent (system prompt) and model in practice. */
 export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 64;
 
-/** A temporary or unrecorded file in the prompt cache older than this is a crashed write's leftover (10 minutes). */
-export const PROMPT_CACHE_ORPHAN_AGE_MS = 600_000;
-
 /**
  * A shared prompt opening shorter than this many tokens is not worth a state file: loading one costs about as much
  * as evaluating a few dozen tokens.
