@@ -40,16 +40,27 @@ function latestResults(events: readonly AgentEvent[], depth: number): string[] {
   return results;
 }
 
-/** What the runtime told the model in this run (tool errors, validation feedback, warnings): texts not to copy. */
-function runNotes(events: readonly AgentEvent[], depth: number): string[] {
-  const notes: string[] = [];
-  for (const event of events) {
-    if (!isOwnEvent(event, depth)) continue;
-    if (event.type === "tool-error") notes.push(event.message, ...(event.warning ? [event.warning] : []));
-    else if (event.type === "validation-error") notes.push(event.feedback);
-    else if (event.type === "observation" && event.warning) notes.push(event.warning);
+/** Per run: how many of its events were read for notes, and the distinct notes found (see runNotes). */
+const notesRead = new WeakMap<AgentState, { events: number; notes: Set<string> }>();
+
+/**
+ * What the runtime told the model in this run (tool errors, validation feedback, warnings): texts not to copy. Read
+ * incrementally, each event once per run (a 10,000-step run spent most of its time rescanning every event each step),
+ * and each distinct text once.
+ */
+function runNotes(events: readonly AgentEvent[], state: AgentState): string[] {
+  let read = notesRead.get(state);
+  if (!read) notesRead.set(state, (read = { events: 0, notes: new Set() }));
+  for (; read.events < events.length; read.events++) {
+    const event = events[read.events];
+    if (!isOwnEvent(event, state.depth)) continue;
+    if (event.type === "tool-error") {
+      read.notes.add(event.message);
+      if (event.warning) read.notes.add(event.warning);
+    } else if (event.type === "validation-error") read.notes.add(event.feedback);
+    else if (event.type === "observation" && event.warning) read.notes.add(event.warning);
   }
-  return notes;
+  return [...read.notes];
 }
 
 /** The user's earlier turns of the conversation (`Agent.invoke`), newest first. */
@@ -96,6 +107,6 @@ export function stepGrounding(
   return {
     mode,
     source: capped(source),
-    avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state.depth)],
+    avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state)],
   };
 }
