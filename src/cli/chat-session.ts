@@ -5,6 +5,7 @@ import type { InvokeOptions } from "../agent/invoke.js";
 import { succeedAnswered } from "./answer-summary.js";
 import { describeThrown } from "../safe-stringify.js";
 import type { Conversation } from "../memory/conversation.js";
+import { ConversationError } from "../memory/conversation-file.js";
 import { EXIT, type CliIO } from "./cli-io.js";
 import { reportEvents } from "./agent-setup.js";
 import type { CliModel } from "./model-setup.js";
@@ -144,7 +145,13 @@ export class ChatSession {
       else progress.fail(`no answer: ${result.stopReason}`);
       if (result.answer !== undefined) this.#io.stdout.write(`${result.answer}\n`);
     } catch (error) {
-      progress.fail(`gemma-agent: ${describeThrown(error)}`);
+      if (error instanceof ConversationError) {
+        // the turn's record could not be written (a full disk, the file swapped for a FIFO): it is not kept, and a
+        // session whose turns cannot be saved ends here (exit 2) rather than going on as if they were
+        progress.fail(`gemma-agent: the turn was not saved, the chat ends: ${describeThrown(error)}`);
+        this.#exitCode = EXIT.usage;
+        this.#rl?.close();
+      } else progress.fail(`gemma-agent: ${describeThrown(error)}`);
     } finally {
       this.#turn = undefined;
       progress.stop();

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Conversation, ConversationError } from "../../src/memory/index.js";
-import { generalFailures, refusalFailures, runHostile, Tally, type CliRun } from "../helpers/hostile-cli.js";
+import { CLI, generalFailures, refusalFailures, runHostile, Tally, type CliRun } from "../helpers/hostile-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ga-hostile-conv-"));
 const tally = new Tally();
@@ -110,6 +110,28 @@ describe("hostile conversation files (issue 29)", () => {
     tally.record("a FIFO swapped in between turns", failures);
     expect(tally.failed.slice(start)).toEqual([]);
   });
+
+  it("chat: a file swapped for a FIFO between turns ends the chat with exit 2, no turn reported saved", async () => {
+    const start = tally.failed.length;
+    const path = join(dir, "chat.jsonl");
+    const replies = join(dir, "chat-replies.json");
+    writeFileSync(replies, JSON.stringify([{ final_answer: "The total is 42 apples." }, { final_answer: "Then 43." }]));
+    const shell = `(echo first; sleep 2; rm -f '${path}'; mkfifo '${path}'; echo second; sleep 2; echo third) | "${process.execPath}" "${CLI}" chat '${AGENT}' --conversation '${path}' --model 'script:${replies}'`;
+    const started = performance.now();
+    const child = spawn("sh", ["-c", shell], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    clearTimeout(timer);
+    const failures: string[] = [];
+    if (code !== 2) failures.push(`exit ${code}`);
+    if (!/the turn was not saved, the chat ends: .*not a regular file/.test(stderr))
+      failures.push(`stderr: ${stderr.slice(-300)}`);
+    if (performance.now() - started > 15_000) failures.push("took over 15 s");
+    tally.record("chat: a FIFO swapped in between turns", failures);
+    expect(tally.failed.slice(start)).toEqual([]);
+  }, 30_000);
 
   it("invalid UTF-8 before a torn line: the cut lands on the exact byte; a whole last line with a bad byte is kept", async () => {
     const start = tally.failed.length;
