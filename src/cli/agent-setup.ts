@@ -63,13 +63,18 @@ export async function loadDefinitionForCli(file: string, options: { allowDir?: s
   try {
     return await loadAgentDefinition(file, { registry: agentRegistry(options) });
   } catch (error) {
-    if (
-      error instanceof AgentDefinitionError &&
-      error.code === "unknown_tool" &&
-      (FILE_SKILL_NAMES as readonly string[]).includes(error.tool ?? "")
-    )
+    const isFileSkill = (problem: AgentDefinitionError) =>
+      problem.code === "unknown_tool" && (FILE_SKILL_NAMES as readonly string[]).includes(problem.tool ?? "");
+    if (!(error instanceof AgentDefinitionError) || !error.problems.some(isFileSkill)) throw error;
+    if (error.problems.length === 1)
       throw new CliUsageError(`${file}: ${error.field}: ${error.tool} needs --allow-dir DIR (the folder it may read)`);
-    throw error;
+    // one of several problems: said the same way, in its place in the list
+    throw new CliUsageError(
+      error.message.replace(
+        /unknown skill "(list_files|read_file)" \(available: [^)]*\)/g,
+        "$1 needs --allow-dir DIR (the folder it may read)",
+      ),
+    );
   }
 }
 
