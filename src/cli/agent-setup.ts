@@ -66,7 +66,8 @@ export async function loadDefinitionForCli(file: string, options: { allowDir?: s
     const isFileSkill = (problem: AgentDefinitionError) =>
       problem.code === "unknown_tool" && (FILE_SKILL_NAMES as readonly string[]).includes(problem.tool ?? "");
     if (!(error instanceof AgentDefinitionError) || !error.problems.some(isFileSkill)) throw error;
-    if (error.problems.length === 1)
+    // only file skills missing their folder: one line, as for one (the flag is the one fix)
+    if (error.problems.every(isFileSkill))
       throw new CliUsageError(`${file}: ${error.field}: ${error.tool} needs --allow-dir DIR (the folder it may read)`);
     // one of several problems: said the same way, in its place in the list
     throw new CliUsageError(
