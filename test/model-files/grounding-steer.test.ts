@@ -16,7 +16,7 @@ function vocabulary(
     return found;
   };
   return {
-    tokenFor: (text) => ids.get(text),
+    tokensFor: (text) => (ids.has(text) ? [ids.get(text)!] : undefined),
     maxTokenChars: Math.max(...texts.map((t) => t.length)),
     stringClosers: [id('"'), id('"}')],
     valueClosers: [id(","), id("}")],
@@ -139,12 +139,13 @@ describe("GroundingSteer (soft)", () => {
       number
     >;
     expect(afterNew[" York"]).toBeGreaterThan(0);
-    expect(afterNew['"']).toBeUndefined(); // "New" ends before a space: not a boundary
+    // "New" ends a word: closing is as good as copying on, no better
+    expect(afterNew['"']).toBe(afterNew[" York"]);
     const afterYork = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "New York') as Record<
       string,
       number
     >;
-    expect(afterYork['"']).toBeGreaterThan(0);
+    expect(afterYork['"']).toBeGreaterThan(afterYork[","]); // a boundary: closing gets more
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
   });
 
@@ -160,13 +161,23 @@ describe("GroundingSteer (soft)", () => {
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
     expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4 });
     expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4 });
-    expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 2, "}": 2 });
+    expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 6, "}": 6 });
+    // "1" is a whole numeral and begins "1000": closing and going on get the same bonus
+    const both = new GroundingSteer({ mode: "soft", source: ["1 year, 1000 dollars"] }, vocab);
+    expect(steerAfter(both, vocab, `${prefix}1`)).toMatchObject({ "0": 4, ",": 4 });
     // the source's longest numeral has 2 digits: 2 + 2 digits at most
     expect(steer.next(`${prefix}50000`)).toEqual({ type: "close-value" });
     // a run of one digit longer than any in the source (and at least 3)
     expect(new GroundingSteer({ mode: "soft", source: ["speed 12345678"] }, vocab).next(`${prefix}1000`)).toEqual({
       type: "close-value",
     });
+  });
+
+  it("closes an argument string that runs one digit past the source's longest run", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["Find Safeway in Palo Alto"] }, vocab);
+    const prefix = '{"skill_name": "f", "arguments": {"location": "Safeway 10';
+    expect(steer.next(`${prefix}0`)).not.toEqual({ type: "close-string" });
+    expect(steer.next(`${prefix}00`)).toEqual({ type: "close-string" });
   });
 
   it("closes an argument string longer than the longest source text", () => {

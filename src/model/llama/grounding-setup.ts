@@ -43,7 +43,7 @@ export function schemaValues(schema: JsonSchema | undefined): string[] {
 /** The grounding vocabulary of a model (built once per handle from its token classes). */
 export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<Token>): GroundingVocabulary {
   return {
-    tokenFor: (text) => classes.byText.get(text),
+    tokensFor: (text) => classes.byText.get(text),
     maxTokenChars: classes.maxTokenChars,
     stringClosers: classes.stringClosers,
     valueClosers: [...classes.containerClosers, ...classes.separators],

@@ -16,8 +16,8 @@ import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.j
 
 /** What the steer needs of a model's vocabulary (token-classes.ts builds it once per model). */
 export interface GroundingVocabulary {
-  /** The token whose text is exactly `text`, if one is. */
-  tokenFor(text: string): Token | undefined;
+  /** The tokens whose text is exactly `text` (several may share one: a byte token and a piece). */
+  tokensFor(text: string): readonly Token[] | undefined;
   /** The longest token text, in characters (bounds the lookups). */
   maxTokenChars: number;
   /** Tokens that close a JSON string (`"`, `"}`, ...). */
@@ -140,16 +140,21 @@ export class GroundingSteer {
     }
   }
 
-  /** Tokens that copy on from each of `positions` (at most GROUNDING_MAX_POSITIONS), each with `logit`. */
-  #continuations(index: GroundingIndex, positions: readonly number[], logit: number, into: Map<Token, number>): void {
+  /** Tokens that copy on from each of `positions` (the first `max` of them), each with `logit`. */
+  #continuations(
+    index: GroundingIndex,
+    positions: readonly number[],
+    logit: number,
+    into: Map<Token, number>,
+    max = GROUNDING_MAX_POSITIONS,
+  ): void {
     const { maxTokenChars, banned } = this.#vocab;
-    for (const p of positions.slice(0, GROUNDING_MAX_POSITIONS)) {
+    for (const p of positions.length > max ? positions.slice(0, max) : positions) {
       const following = index.following(p, maxTokenChars);
       for (let length = 1; length <= following.length; length++) {
         const piece = following.slice(0, length);
         if (NEEDS_ESCAPE(piece[length - 1])) break;
-        const token = this.#vocab.tokenFor(piece);
-        if (token !== undefined && !banned.has(token)) into.set(token, logit);
+        for (const token of this.#vocab.tokensFor(piece) ?? []) if (!banned.has(token)) into.set(token, logit);
       }
     }
   }
@@ -158,19 +163,16 @@ export class GroundingSteer {
   #sourceStarts(): Map<Token, number> {
     if (!this.#startTokens) {
       this.#startTokens = new Map();
-      this.#continuations(this.#source, this.#source.starts, 1, this.#startTokens);
+      this.#continuations(this.#source, this.#source.starts, 1, this.#startTokens, Infinity);
     }
     return this.#startTokens;
   }
 
-  /** The tokens that begin an avoid text or one of its lines, computed once per call. */
+  /** The tokens that begin a span of the avoid texts (a word of the instructions), computed once per call. */
   #avoidStarts(): Set<Token> {
     if (!this.#avoidStartTokens) {
-      const lineStarts = [0];
-      const text = this.#avoid.text;
-      for (let p = 0; p < text.length; p++) if (text[p] === "\n" || text[p] === "\u0000") lineStarts.push(p + 1);
       const tokens = new Map<Token, number>();
-      this.#continuations(this.#avoid, lineStarts, 1, tokens);
+      this.#continuations(this.#avoid, this.#avoid.starts, 1, tokens, Infinity);
       this.#avoidStartTokens = new Set(tokens.keys());
     }
     return this.#avoidStartTokens;
@@ -178,7 +180,7 @@ export class GroundingSteer {
 
   /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
   #string(state: ValueState): Steering {
-    if (state.value.length >= this.#stringBound) return { type: "close-string" };
+    if (state.value.length >= this.#stringBound || this.#digitRunaway(state)) return { type: "close-string" };
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
@@ -186,9 +188,28 @@ export class GroundingSteer {
     const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
     if (copy) for (const token of copy) logits.set(token, GROUNDING_COPY_LOGIT);
     else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
-    if (state.value !== "" && state.positions.some((p) => this.#source.endsAtBoundary(p)))
-      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_CLOSE_LOGIT);
+    const close = this.#closeLogit(state);
+    if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /** A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`). */
+  #digitRunaway(state: ValueState): boolean {
+    if (state.positions.length > 0) return false;
+    const run = /(\d)\1*$/.exec(state.value)?.[0].length ?? 0;
+    return run >= Math.max(this.#source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN);
+  }
+
+  /**
+   * The bonus of closing a soft argument string: as much as copying on where the value ends a word of the source (the
+   * bias does not push a value past its word: "Google" of "Google in California"), more at a boundary (",", the end).
+   */
+  #closeLogit(state: ValueState): number | undefined {
+    if (state.value === "") return undefined;
+    if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
+      return GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
+    if (state.positions.some((p) => this.#source.endsWord(p))) return GROUNDING_COPY_LOGIT;
+    return undefined;
   }
 
   /**
@@ -205,7 +226,10 @@ export class GroundingSteer {
     return { type: "bias", logits };
   }
 
-  /** At a value's start: a malus for the first tokens of the key's own name and of the avoid texts' lines. */
+  /**
+   * At a value's start: a malus for the first tokens of the key's own name and of the avoid texts' words (`string`
+   * from a schema, `The` of a description), where the source does not begin a span with them.
+   */
   #startMalus(key: string, logits: Map<Token, number>): void {
     const sourceStarts = this.#sourceStarts();
     const keyIndex = new GroundingIndex([key, key.replaceAll("_", " ")]);
@@ -231,6 +255,8 @@ export class GroundingSteer {
     const copy = state.positions.length > GROUNDING_MAX_POSITIONS ? this.#sourceStarts().keys() : undefined;
     if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
     else this.#continuations(this.#source, state.positions, GROUNDING_ANSWER_COPY_LOGIT, logits);
+    // at a word's start, the numerals of the results and the question more: what an answer most often must carry
+    if (copy) this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -242,9 +268,8 @@ export class GroundingSteer {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
     this.#numeralContinuations("", strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
-    const minus = this.#vocab.tokenFor("-");
-    if (logits.size > 0 && minus !== undefined && !this.#source.numerals.some((n) => n.startsWith("-")))
-      logits.set(minus, GROUNDING_AVOID_LOGIT);
+    if (logits.size > 0 && !this.#source.numerals.some((n) => n.startsWith("-")))
+      for (const minus of this.#vocab.tokensFor("-") ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -260,8 +285,8 @@ export class GroundingSteer {
       any = true;
       const rest = signed.slice(value.length, value.length + this.#vocab.maxTokenChars);
       for (let length = 1; length <= rest.length; length++) {
-        const token = this.#vocab.tokenFor(rest.slice(0, length));
-        if (token !== undefined && !this.#vocab.banned.has(token)) into.set(token, logit);
+        for (const token of this.#vocab.tokensFor(rest.slice(0, length)) ?? [])
+          if (!this.#vocab.banned.has(token)) into.set(token, logit);
       }
     }
     return any;
@@ -282,9 +307,9 @@ export class GroundingSteer {
     const onTrack = this.#numeralContinuations(value, strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
-    if (whole)
-      for (const token of this.#vocab.valueClosers)
-        logits.set(token, strict ? GROUNDING_STRICT_LOGIT : GROUNDING_CLOSE_LOGIT);
+    // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
+    const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
+    if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 }

@@ -15,8 +15,11 @@ export interface TokenClasses {
   containerClosers: Token[];
   /** The `,` token(s): favoured less, to move on to the next required property when nothing can close yet. */
   separators: Token[];
-  /** Each token text (its first token when several share it), for the grounding bias's lookups of source pieces. */
-  byText: ReadonlyMap<string, Token>;
+  /**
+   * The tokens of each token text, for the grounding bias's lookups of source pieces: several tokens can share one
+   * text (a byte-fallback `<0x32>` and `2`), and the bias must reach the one the model would write.
+   */
+  byText: ReadonlyMap<string, readonly Token[]>;
   /** The longest token text in characters (at most 32: longer ones are not looked up). */
   maxTokenChars: number;
 }
@@ -32,15 +35,17 @@ export function classifyTokens(model: LlamaModel): TokenClasses {
   const stringClosers: Token[] = [];
   const containerClosers: Token[] = [];
   const separators: Token[] = [];
-  const byText = new Map<string, Token>();
+  const byText = new Map<string, Token[]>();
   let maxTokenChars = 0;
   let vocabularySize = 0;
   for (const token of model.iterateAllTokens()) {
     vocabularySize++;
     if (model.isEogToken(token)) continue;
     const text = model.detokenize([token], false);
-    if (text.length <= MAX_LOOKUP_CHARS && !byText.has(text)) {
-      byText.set(text, token);
+    if (text !== "" && text.length <= MAX_LOOKUP_CHARS) {
+      const same = byText.get(text);
+      if (same) same.push(token);
+      else byText.set(text, [token]);
       maxTokenChars = Math.max(maxTokenChars, text.length);
     }
     if (text === "" || model.getTokenAttributes(token).unknown) banned.push(token);
