@@ -5,7 +5,7 @@
  * llama.cpp unchecked. Every run must answer exactly as a handle without the cache. Prints its probes (tried, held).
  */
 import { createHash, createHmac } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { sharedOpeningLength } from "../../src/prompt/shared-opening.js";
-import { loadFixtureModel } from "../helpers/fixture-model.js";
+import { fixtureModelPath, loadFixtureModel } from "../helpers/fixture-model.js";
+import { CLI } from "../helpers/hostile-cli.js";
 
 const SYSTEM = `You are a careful assistant running on the user's own computer.\n${"Use the calculator for arithmetic. ".repeat(12)}`;
 const MAX_TOKENS = 6;
@@ -181,6 +182,31 @@ describe("the prompt cache in a hostile folder (issue 29)", () => {
     if (c.warnings.length !== 1) c.failures.push(`${c.warnings.length} warnings`);
     record(`a read-only folder (${c.warnings.length} warning: ${c.warnings[0]?.slice(0, 100)})`, c.failures);
     failures.push(...c.failures);
+    // the same folder under the CLI (it held entries; its own are keyed by its context settings): one warning line,
+    // no model error, the exit of a run without the cache (the fixture model answers nothing: 1, no answer)
+    const cli = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        "ask",
+        "What is 2+2?",
+        "--model",
+        fixtureModelPath(),
+        "--max-iterations",
+        "1",
+        "--max-tokens",
+        "8",
+        "--quiet",
+      ],
+      { encoding: "utf8", env: { ...process.env, GEMMA_AGENT_PROMPT_CACHE: readOnly }, timeout: 120_000 },
+    );
+    const e: string[] = [];
+    if (cli.status !== 0 && cli.status !== 1) e.push(`exit ${cli.status} (${cli.signal ?? ""})`);
+    if (/model error|unexpected error/.test(cli.stderr)) e.push(cli.stderr.slice(0, 200));
+    if ((cli.stderr.match(/gemma-agent: warning: prompt cache/g) ?? []).length !== 1)
+      e.push(`warnings: ${cli.stderr.slice(0, 300)}`);
+    record("a read-only folder under the CLI", e);
+    failures.push(...e);
     expect(failures).toEqual([]);
   }, 300_000);
 

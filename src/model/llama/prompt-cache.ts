@@ -116,7 +116,7 @@ export class PromptCache {
     if (this.#off) return;
     this.#off = true;
     this.#onWarning(
-      `prompt cache ${this.dir}: ${what} failed (${(error as Error).message}); going on without it (the prompt is prefilled)`,
+      `prompt cache ${this.dir}: ${what} failed (${(error as Error).message}); the cache is off until the process ends (prompts are prefilled)`,
     );
   }
 
