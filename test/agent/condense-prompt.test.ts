@@ -64,7 +64,7 @@ describe("condensing the system prompt when the context is too small for the ful
     const agent = new Agent({ model, registry, maxTokens: MAX_TOKENS });
     const compactSystem = agent.compactSystemPrompt!;
     expect(compactSystem).toContain("- lookup(");
-    expect(agent.systemPrompt).toContain("arguments (JSON Schema)");
+    expect(agent.systemPrompt).toContain("  arguments:\n  - word (");
 
     const state = await agent.run(QUESTION);
 
@@ -87,7 +87,7 @@ describe("condensing the system prompt when the context is too small for the ful
     const opening = sharedOpeningLength(gemma3ChatFormat, compactSystem);
     for (const { prompt, options } of model.calls) {
       expect(prompt).toContain(compactSystem);
-      expect(prompt).not.toContain("arguments (JSON Schema)");
+      expect(prompt).not.toContain("  arguments:\n");
       expect(count(prompt) + options.maxTokens!).toBeLessThanOrEqual(contextSize);
       // the prompt cache's shared opening is the compact system prompt's, as sent
       expect(options.sharedPrefix).toBe(opening);

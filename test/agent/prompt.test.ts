@@ -65,8 +65,19 @@ describe("the prompt", () => {
     });
   }
 
-  it("documents every skill with its argument schema, and the action format", () => {
+  it("documents every skill with its arguments one a line by default, and the action format", () => {
     const agent = new Agent({ model: new ScriptedModel([]), registry: mathRegistry(), soul: "You are Testy." });
+    expect(agent.systemPrompt).toContain("- add: Add two numbers.\n  arguments:\n  - a (number, required):");
+    expect(agent.systemPrompt).not.toContain("arguments (JSON Schema)");
+  });
+
+  it("documents every skill with its argument schema with paramDetails off, and the action format", () => {
+    const agent = new Agent({
+      model: new ScriptedModel([]),
+      registry: mathRegistry(),
+      soul: "You are Testy.",
+      paramDetails: false,
+    });
     const system = agent.systemPrompt;
     expect(system.startsWith("You are Testy.")).toBe(true);
     expect(system).toContain(

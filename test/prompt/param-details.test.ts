@@ -55,7 +55,8 @@ describe("buildSystemPrompt with paramDetails", () => {
     }
   });
 
-  it("keeps the JSON Schema by default", () => {
-    expect(buildSystemPrompt(registry)).toContain("arguments (JSON Schema)");
+  it("is the default; off, the full style shows the JSON Schema", () => {
+    expect(buildSystemPrompt(registry)).toContain("  arguments:\n  - city (string, required)");
+    expect(buildSystemPrompt(registry, { paramDetails: false })).toContain("arguments (JSON Schema)");
   });
 });
