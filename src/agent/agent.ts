@@ -9,7 +9,6 @@ import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_THOUGHT_CHARS,
   DEFAULT_EXAMPLE_TRAJECTORY,
-  DEFAULT_PARAM_DETAILS,
   DEFAULT_MAX_TOKENS_PER_STEP,
   DEFAULT_PARALLEL_CALLS,
   DEFAULT_PROMPT_STYLE,
@@ -116,7 +115,7 @@ export interface AgentOptions extends DispatchOptions {
   exampleTrajectory?: boolean;
   /**
    * Document each skill's arguments one parameter a line (type, required, description, allowed values, default)
-   * instead of its JSON Schema. Default: DEFAULT_PARAM_DETAILS.
+   * instead of its JSON Schema. Default: DEFAULT_PARAM_DETAILS in the full style, off in the compact one.
    */
   paramDetails?: boolean;
   /**
@@ -218,7 +217,7 @@ function systemPrompts(
     thought: shape.thought,
     outputSchema: options.outputSchema,
   };
-  const paramDetails = options.paramDetails ?? DEFAULT_PARAM_DETAILS;
+  const paramDetails = options.paramDetails;
   const exampleTrajectory = options.exampleTrajectory ?? DEFAULT_EXAMPLE_TRAJECTORY;
   return {
     full: buildSystemPrompt(registry, { ...common, style: shape.style, exampleTrajectory, paramDetails }),

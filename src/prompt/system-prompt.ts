@@ -35,7 +35,8 @@ export interface SystemPromptOptions {
   outputSchema?: JsonSchema;
   /**
    * Document each skill's arguments one parameter a line (type, required or not, description, allowed values,
-   * default; see {@link parameterDetails}) instead of its JSON Schema or signature. Default DEFAULT_PARAM_DETAILS.
+   * default; see {@link parameterDetails}) instead of its JSON Schema or signature. Default: DEFAULT_PARAM_DETAILS in
+   * the full style; off in the compact one, whose point is a short prompt.
    */
   paramDetails?: boolean;
 }
@@ -139,10 +140,9 @@ function soulText(soul: string | Soul | undefined, style: PromptStyle): string {
 export function buildSystemPrompt(registry: Registry, options: SystemPromptOptions = {}): string {
   const style = options.style ?? "full";
   const names = registry.names();
+  const paramDetails = options.paramDetails ?? (style === "full" && DEFAULT_PARAM_DETAILS);
   const skills = names.length
-    ? names
-        .map((name) => renderSkillDoc(registry, name, style, options.paramDetails ?? DEFAULT_PARAM_DETAILS))
-        .join("\n")
+    ? names.map((name) => renderSkillDoc(registry, name, style, paramDetails)).join("\n")
     : promptText("no-skills");
   const thought = options.thought ?? DEFAULT_THOUGHT_PLACEMENT;
   const format =

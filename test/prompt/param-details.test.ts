@@ -58,5 +58,6 @@ describe("buildSystemPrompt with paramDetails", () => {
   it("is the default; off, the full style shows the JSON Schema", () => {
     expect(buildSystemPrompt(registry)).toContain("  arguments:\n  - city (string, required)");
     expect(buildSystemPrompt(registry, { paramDetails: false })).toContain("arguments (JSON Schema)");
+    expect(buildSystemPrompt(registry, { style: "compact" })).toContain("- weather(city: string):");
   });
 });
