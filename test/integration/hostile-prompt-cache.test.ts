@@ -6,7 +6,16 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,6 +124,13 @@ describe("the prompt cache in a hostile folder (issue 29)", () => {
       writeFileSync(join(dir, `${HEX40(i)}.state`), "not a state");
     }
     writeFileSync(join(dir, `${HEX40(9)}.state.1.abcdef01.tmp`), "looks like a leftover");
+    // the cache's own temp folder, holding a write killed mid-way (a process that is gone) and a file of no write
+    const temp = join(dir, "gemma-agent-prompt-cache.tmp");
+    mkdirSync(temp, { mode: 0o700 });
+    const deadPid = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim();
+    const leftover = join(temp, `${HEX40(7)}.state.${deadPid}.0badc0de.tmp`);
+    writeFileSync(leftover, "half a state");
+    writeFileSync(join(temp, "notes.txt"), "not a temporary file of the cache");
     const foreign = (name: string) => !name.startsWith("gemma-agent-prompt-cache");
     const before = snapshot(dir, foreign);
     const systems = ["alpha", "beta", "gamma", "delta", "epsilon"].map((n) => `${SYSTEM}\nYou are agent ${n}.`);
@@ -124,6 +140,9 @@ describe("the prompt cache in a hostile folder (issue 29)", () => {
     const failures = [...cache.failures];
     const after = snapshot(dir, foreign);
     for (const [name, hash] of before) if (after.get(name) !== hash) failures.push(`${name} deleted or changed`);
+    if (existsSync(leftover)) failures.push("a dead write's leftover was kept");
+    if (!existsSync(join(temp, "notes.txt")))
+      failures.push("a file in the temp folder not named as its own was deleted");
     const ours = [...after.keys()].filter((n) => !before.has(n) && n.endsWith(".json"));
     if (ours.length !== 3) failures.push(`${ours.length} entries kept (maxEntries 3)`);
     record(`${before.size} foreign files, 5 prompts through a 3-entry cache`, failures);

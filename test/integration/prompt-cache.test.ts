@@ -72,7 +72,7 @@ async function runLoaded(p: { text: string; sharedPrefix: number }, options: Par
 }
 
 function emptyCache(): string {
-  for (const name of readdirSync(DIR)) rmSync(join(DIR, name), { force: true });
+  for (const name of readdirSync(DIR)) rmSync(join(DIR, name), { recursive: true, force: true });
   return DIR;
 }
 

@@ -1,5 +1,15 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Token } from "node-llama-cpp";
 import { openRegularFile, readRegularFile, readRegularText } from "../../regular-file.js";
@@ -21,6 +31,48 @@ const RECORD_KIND = "gemma-agent-prompt-cache";
 export const ENTRY_NAME = /^([0-9a-f]{40})\.(state|json)$/;
 /** The key that signs records: made by the cache, readable by its user only. */
 export const KEY_FILE = "gemma-agent-prompt-cache.key";
+/** The cache's own folder for files being written (mode 0700, this user's): what a killed write leaves lies there. */
+export const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
+/** A file being written: an entry's name, the writing process's id, a random tag. */
+const TEMP_NAME = /^[0-9a-f]{40}\.(state|json)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The cache's folder for files being written, made now (0700) or checked (a folder of this user's that no one else
+ * can write in: what lies there is the cache's own), with the leftovers of writes whose process died removed (only
+ * files named as its temporary files). Throws when the folder is not the cache's.
+ */
+export function tempFolder(dir: string): string {
+  const path = join(dir, TEMP_DIR);
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const info = lstatSync(path);
+  const uid = process.getuid?.();
+  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || (info.mode & 0o077) !== 0)
+    throw new Error(`${path} is not this user's private folder`);
+  for (const name of readdirSync(path)) {
+    const match = TEMP_NAME.exec(name);
+    if (match && Number(match[2]) !== process.pid && !alive(Number(match[2])))
+      rmSync(join(path, name), { force: true });
+  }
+  return path;
+}
+
+/** A new temporary name in the cache's temp folder for the entry file `name` (`<key>.state`). */
+export function tempName(folder: string, name: string): string {
+  return join(folder, `${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+}
 /** A record is a line of JSON: anything larger is not one of ours. */
 const MAX_RECORD_BYTES = 4_096;
 /** llama.cpp's sequence state files begin with 'ggsq' (LLAMA_STATE_SEQ_MAGIC), a version and the token count. */

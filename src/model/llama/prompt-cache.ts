@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
 import { DEFAULT_PROMPT_CACHE_MAX_BYTES, DEFAULT_PROMPT_CACHE_MAX_ENTRIES } from "./defaults.js";
 import {
@@ -14,6 +14,8 @@ import {
   KEY_FILE,
   ownRecord,
   signedRecord,
+  tempFolder,
+  tempName,
   type EntryPaths,
   type EntryRecord,
 } from "./prompt-cache-entry.js";
@@ -71,7 +73,8 @@ async function modelFingerprint(path: string): Promise<string> {
  * action format) saved per model file, context settings and token sequence, and restored by the next process whose
  * prompt opens the same way, instead of prefilling it again (node-llama-cpp's sequence state files).
  *
- * - A state is written to a temporary file, its record (tokens, size, sha256, signed with a key only this user can
+ * - A state is written to a temporary file (in the cache's own 0700 folder, where a killed write's leftover is removed
+ *   once its process is gone), its record (tokens, size, sha256, signed with a key only this user can
  *   read) written beside it, and then the state renamed into place. A state loads only when its record is one this cache
  *   signed, and its bytes (copied to a private folder as they are checked, so nothing can swap them before llama.cpp
  *   reads them) have the record's size and sha256 and hold exactly the prompt's tokens: llama.cpp trusts state files,
@@ -205,7 +208,7 @@ export class PromptCache {
       // an entry's name held by something this cache did not write (a folder, a FIFO, a foreign file) stays as it is
       if (existsSync(paths.state) && !ownRecord(paths.record, `${paths.key}.json`, key))
         throw new Error(`${paths.state} is there and is not this cache's`);
-      temp = `${paths.state}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+      temp = tempName(tempFolder(this.dir), `${paths.key}.state`);
       await sequence.saveStateToFile(temp);
       const { sha256, bytes } = fileSha256(temp);
       // the record first: a crash between the two leaves a record whose state does not check (deleted on use), never
@@ -225,7 +228,7 @@ export class PromptCache {
   }
 
   async #writeRecord(path: string, record: EntryRecord): Promise<void> {
-    const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    const temp = tempName(tempFolder(this.dir), basename(path));
     try {
       await writeFile(temp, JSON.stringify(record), { flag: "wx" });
       await rename(temp, path);
