@@ -55,6 +55,8 @@ interface ValueState {
 }
 
 const NONE: Steering = { type: "none" };
+/** A result's JSON syntax (`}`, `",`): not what an answer copies from it. */
+const JSON_PUNCTUATION = /^[\s{}[\]":,]+$/;
 /** Characters a copied token may not carry: JSON would write them escaped (another token). */
 const NEEDS_ESCAPE = (ch: string) => ch === '"' || ch === "\\" || ch.charCodeAt(0) < 0x20;
 
@@ -129,15 +131,19 @@ export class GroundingSteer {
     return state;
   }
 
-  /** Follow the spans of the source and the avoid texts through `piece`; a soft value re-anchors after a boundary. */
+  /**
+   * Follow the spans of the source and the avoid texts through `piece`; after a boundary a soft argument value that
+   * left the source may begin another span (an answer does not: SmolLM2 then wrote "17.17.17…"), and the avoid texts
+   * are followed again from any word.
+   */
   #extend(state: ValueState, piece: string): void {
     state.positions = this.#source.advance(state.positions, piece);
     state.avoidPositions = this.#avoid.advance(state.avoidPositions, piece);
-    const reanchor = state.role === "answer" || this.#mode === "soft";
-    if (reanchor && state.positions.length === 0 && /[^\p{L}\p{N}_]$/u.test(piece)) {
+    if (!/[^\p{L}\p{N}_]$/u.test(piece)) return;
+    // after a word: a soft value or an answer may copy another span; an avoid text is followed again from any word
+    if (state.role === "argument" && this.#mode === "soft" && state.positions.length === 0)
       state.positions = [...this.#source.starts];
-      state.avoidPositions = [...this.#avoid.starts];
-    }
+    if (state.avoidPositions.length === 0) state.avoidPositions = [...this.#avoid.starts];
   }
 
   /** Tokens that copy on from each of `positions` (the first `max` of them), each with `logit`. */
@@ -147,6 +153,7 @@ export class GroundingSteer {
     logit: number,
     into: Map<Token, number>,
     max = GROUNDING_MAX_POSITIONS,
+    skip?: RegExp,
   ): void {
     const { maxTokenChars, banned } = this.#vocab;
     for (const p of positions.length > max ? positions.slice(0, max) : positions) {
@@ -154,6 +161,7 @@ export class GroundingSteer {
       for (let length = 1; length <= following.length; length++) {
         const piece = following.slice(0, length);
         if (NEEDS_ESCAPE(piece[length - 1])) break;
+        if (skip?.test(piece)) continue;
         for (const token of this.#vocab.tokensFor(piece) ?? []) if (!banned.has(token)) into.set(token, logit);
       }
     }
@@ -252,11 +260,20 @@ export class GroundingSteer {
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
     this.#avoidMalus(state, logits);
-    const copy = state.positions.length > GROUNDING_MAX_POSITIONS ? this.#sourceStarts().keys() : undefined;
+    const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
     if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
-    else this.#continuations(this.#source, state.positions, GROUNDING_ANSWER_COPY_LOGIT, logits);
-    // at a word's start, the numerals of the results and the question more: what an answer most often must carry
-    if (copy) this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+    else
+      this.#continuations(
+        this.#source,
+        state.positions,
+        GROUNDING_ANSWER_COPY_LOGIT,
+        logits,
+        undefined,
+        JSON_PUNCTUATION,
+      );
+    // at a word's start, a numeral of the results or the question not written yet: what an answer most often must carry
+    if (state.value === "" || /[\s(]$/.test(state.value))
+      this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, state.value);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -275,11 +292,13 @@ export class GroundingSteer {
 
   /**
    * Tokens that write on toward a numeral of the source that begins with `value` (a `-` the model wrote before a
-   * positive numeral kept: its digits are still favoured). Returns whether any numeral begins with `value`.
+   * positive numeral kept: its digits are still favoured); numerals in `written` (an answer so far) are not favoured
+   * again. Returns whether any numeral begins with `value`.
    */
-  #numeralContinuations(value: string, logit: number, into: Map<Token, number>): boolean {
+  #numeralContinuations(value: string, logit: number, into: Map<Token, number>, written = ""): boolean {
     let any = false;
     for (const numeral of this.#source.numerals) {
+      if (written.includes(numeral)) continue;
       const signed = !numeral.startsWith("-") && value.startsWith("-") ? `-${numeral}` : numeral;
       if (!signed.startsWith(value) || signed.length <= value.length) continue;
       any = true;
