@@ -41,6 +41,16 @@ describe("ChildProcessModel", () => {
     expect(model.alive).toBe(false);
   });
 
+  it("passes the call's grounding to the model process (a GGUF there biases tokens with it)", async () => {
+    const model = await ChildProcessModel.start({ factory, factoryOptions: { replies: ["__echo_grounding__"] } });
+    try {
+      const grounding = { mode: "strict" as const, source: ["What is 17 times 23?"], avoid: ["You are an agent."] };
+      expect(JSON.parse(await model.generate("p", { grounding }))).toEqual(grounding);
+    } finally {
+      await model.dispose();
+    }
+  });
+
   it("turns a native crash into a rejected call and a dead handle, without taking the parent down", async () => {
     const model = await ChildProcessModel.start({
       factory,

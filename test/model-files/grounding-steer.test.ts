@@ -1,5 +1,6 @@
 import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
+import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
 import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
 import { schemaValues } from "../../src/model/llama/grounding-setup.js";
@@ -64,6 +65,7 @@ const TEXTS = [
   " is",
   "4",
   "2",
+  '"New',
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -89,7 +91,10 @@ describe("JsonValueTracker", () => {
       kind: "pending",
       path: ["arguments", "n"],
       value: "",
+      opener: "",
     });
+    // right after a key: a token may carry the colon with the value's start (`:"New`)
+    expect(new JsonValueTracker().update('{"arguments": {"city"')).toMatchObject({ kind: "pending", opener: ":" });
     expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": -12.5')).toMatchObject({
       kind: "number",
       value: "-12.5",
@@ -159,7 +164,7 @@ describe("GroundingSteer (soft)", () => {
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
     const steer = soft();
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
-    expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4 });
+    expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4, '"New': 4 });
     expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4 });
     expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 6, "}": 6 });
     // "1" is a whole numeral and begins "1000": closing and going on get the same bonus
@@ -220,8 +225,8 @@ describe("GroundingSteer (strict)", () => {
     );
     const prefix = '{"skill_name": "f", "arguments": {"city": "';
     const start = steerAfter(steer, vocab, prefix) as Record<string, number>;
-    expect(start.New).toBe(30);
-    expect(start.Boston).toBe(30);
+    expect(start.New).toBe(GROUNDING_STRICT_LOGIT);
+    expect(start.Boston).toBe(GROUNDING_STRICT_LOGIT);
     expect(start.function).toBeUndefined();
     expect(steer.next(`${prefix}Newx`)).toEqual({ type: "close-string" });
     const numbers = new GroundingSteer({ mode: "strict", source: ["walk 50 m"] }, vocab);

@@ -87,10 +87,11 @@ export const GROUNDING_AVOID_LOGIT = -4;
 export const GROUNDING_ANSWER_COPY_LOGIT = 2;
 /**
  * Strict mode: the bonus of a token allowed in an argument value (a span of the source, an enum or default value, a
- * numeral). Far above any logit gap, it restricts the value wherever the grammar allows an allowed token, and falls
- * back to the model's own choice where it allows none (a mask that cannot leave the grammar without a token).
+ * numeral): as large as the wrap-up's, beyond any logit a model produces (the fixture model's random weights beat 30),
+ * it restricts the value wherever the grammar allows an allowed token, and falls back to the model's own choice where
+ * it allows none (a mask that cannot leave the grammar without a token).
  */
-export const GROUNDING_STRICT_LOGIT = 30;
+export const GROUNDING_STRICT_LOGIT = WRAP_UP_LOGIT_BIAS;
 /**
  * An argument number may have the source's longest numeral's digits plus 2 (a unit conversion, a product of two
  * numbers of the question) before it is closed: Gemma 3 270M wrote `5000000000000000` for 50, 16 digits to the cap.

@@ -88,6 +88,7 @@ export class GroundingSteer {
   #value: ValueState | undefined;
   #startTokens: Map<Token, number> | undefined;
   #avoidStartTokens: Set<Token> | undefined;
+  readonly #quotedStartTokens = new Map<string, Token[]>();
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
@@ -106,7 +107,7 @@ export class GroundingSteer {
       return NONE;
     }
     const state = this.#follow(position, role);
-    if (state.kind === "pending") return state.role === "argument" ? this.#pendingNumber() : NONE;
+    if (state.kind === "pending") return state.role === "argument" ? this.#pendingValue(position.opener ?? "") : NONE;
     if (state.kind === "number") return this.#number(state);
     return state.role === "answer" ? this.#answer(state) : this.#string(state);
   }
@@ -278,16 +279,45 @@ export class GroundingSteer {
   }
 
   /**
-   * Where an argument value may begin as a number: a bonus for the first digits of the source's numerals (strict:
-   * the strict bonus, which the grammar drops where the value is a string), a malus for `-` when no numeral is negative.
+   * Where an argument value is about to begin, after `opener` (jump-forward holds the opening `"` back, so a string's
+   * first token may carry it, and the key's colon too: `"New`, `:"New`): a bonus for the first digits of the source's
+   * numerals and for `"` with the start of a span (strict: the strict bonus, the bare `"` / `:` / `:"` included; the
+   * grammar drops whichever kind the value is not), a malus for `-` when no numeral is negative.
    */
-  #pendingNumber(): Steering {
+  #pendingValue(opener: string): Steering {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
-    this.#numeralContinuations("", strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
-    if (logits.size > 0 && !this.#source.numerals.some((n) => n.startsWith("-")))
-      for (const minus of this.#vocab.tokensFor("-") ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+    const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
+    for (const token of this.#quotedStarts(opener)) logits.set(token, logit);
+    if (strict)
+      for (const text of opener ? [opener, `${opener}"`] : ['"'])
+        for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
+    for (const numeral of this.#source.numerals)
+      this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
+    if (!this.#source.numerals.some((n) => n.startsWith("-")))
+      for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
+  #prefixTokens(opener: string, text: string, logit: number, into: Map<Token, number>): void {
+    for (let length = 1; length <= text.length && opener.length + length <= this.#vocab.maxTokenChars; length++) {
+      if (NEEDS_ESCAPE(text[length - 1])) break;
+      for (const token of this.#vocab.tokensFor(opener + text.slice(0, length)) ?? [])
+        if (!this.#vocab.banned.has(token)) into.set(token, logit);
+    }
+  }
+
+  /** The tokens that open a string with the start of a span of the source (`"New`, `:"New`), computed once per opener. */
+  #quotedStarts(opener: string): Token[] {
+    let tokens = this.#quotedStartTokens.get(opener);
+    if (!tokens) {
+      const found = new Map<Token, number>();
+      for (const p of this.#source.starts)
+        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 1, found);
+      this.#quotedStartTokens.set(opener, (tokens = [...found.keys()]));
+    }
+    return tokens;
   }
 
   /**

@@ -9,6 +9,11 @@ export interface JsonValuePosition {
   path: readonly string[];
   /** The value so far: a string's characters with its escapes decoded, or a number's text. */
   value: string;
+  /**
+   * `pending` only: what must still come before the value, `:` right after an object's key (a token may carry the
+   * colon and the value's start together: `:"New`), else "".
+   */
+  opener?: string;
 }
 
 interface Frame {
@@ -35,12 +40,15 @@ export class JsonValueTracker {
   #buffer = "";
   /** The last structural character opened a value's place (`:`, or `[` / `,` in an array). */
   #pending = false;
+  /** An object's key has just closed: its `:` comes next. */
+  #afterKey = false;
 
   /** Scan what `text` added since the last call; returns where its end is, or undefined outside string and number values. */
   update(text: string): JsonValuePosition | undefined {
     for (let i = this.#scanned; i < text.length; i++) this.#char(text[i]);
     this.#scanned = text.length;
-    if (this.#state === "between" && this.#pending) return { kind: "pending", path: this.#path(), value: "" };
+    if (this.#state === "between" && (this.#pending || this.#afterKey))
+      return { kind: "pending", path: this.#path(), value: "", opener: this.#afterKey ? ":" : "" };
     if (this.#state !== "string" && this.#state !== "number") return undefined;
     return { kind: this.#state, path: this.#path(), value: this.#buffer };
   }
@@ -79,12 +87,14 @@ export class JsonValueTracker {
     else {
       const top = this.#stack.at(-1);
       if (this.#state === "key" && top?.type === "object") top.key = this.#buffer;
+      this.#afterKey = this.#state === "key";
       this.#state = "between";
     }
   }
 
   #structural(ch: string): void {
     if (/\s/.test(ch)) return;
+    this.#afterKey = false;
     const top = this.#stack.at(-1);
     this.#pending = ch === ":" || ((ch === "[" || ch === ",") && (ch === "[" || top?.type === "array"));
     if (ch === "{") this.#stack.push({ type: "object" });
