@@ -183,6 +183,10 @@ describe("GroundingSteer (soft)", () => {
     const prefix = '{"skill_name": "f", "arguments": {"location": "Safeway 10';
     expect(steer.next(`${prefix}0`)).not.toEqual({ type: "close-string" });
     expect(steer.next(`${prefix}00`)).toEqual({ type: "close-string" });
+    // no numeral in the source: 1 + 2 digits at most
+    const alternating = new GroundingSteer({ mode: "soft", source: ["Find Safeway in Palo Alto"] }, vocab);
+    expect(alternating.next(`${prefix}1`)).not.toEqual({ type: "close-string" });
+    expect(alternating.next(`${prefix}10`)).toEqual({ type: "close-string" });
   });
 
   it("closes an argument string longer than the longest source text", () => {

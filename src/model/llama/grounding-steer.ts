@@ -202,11 +202,18 @@ export class GroundingSteer {
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
-  /** A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`). */
+  /**
+   * A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`), or in
+   * more digits than the source's longest numeral plus the margin (`Safeway 1010101010…`): a number's runaway.
+   */
   #digitRunaway(state: ValueState): boolean {
     if (state.positions.length > 0) return false;
     const run = /(\d)\1*$/.exec(state.value)?.[0].length ?? 0;
-    return run >= Math.max(this.#source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN);
+    const digits = /\d*$/.exec(state.value)![0].length;
+    return (
+      run >= Math.max(this.#source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN) ||
+      digits > Math.max(this.#source.maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN
+    );
   }
 
   /**
