@@ -128,7 +128,7 @@ export function transferFailureText(f: TransferFailure): string {
   if (f.stalled) {
     const seconds = formatSeconds(f.stallTimeoutMs);
     return f.stage === "connect"
-      ? `No answer from ${f.host} in ${seconds}: the request went out but nothing came back. Check your network or proxy (a proxy needs NODE_USE_ENV_PROXY=1, see the README), then pull again; ${DOWNLOAD_TIMEOUT_ENV}=<seconds> waits longer.${f.kept}`
+      ? `No answer from ${f.host} in ${seconds}: the request went out but nothing came back. Check your network or proxy (a proxy needs NODE_USE_ENV_PROXY=1, see docs/models.md), then pull again; ${DOWNLOAD_TIMEOUT_ENV}=<seconds> waits longer.${f.kept}`
       : `No data from ${f.host} for ${seconds}, after ${f.received} bytes: the transfer stalled.${f.kept || " Pull again."}`;
   }
   const failure = describeNetworkFailure(f.error);
