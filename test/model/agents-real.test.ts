@@ -16,7 +16,9 @@ import { loadTestModel, testModelPath } from "../helpers/test-models.js";
 const gemmaPath = testModelPath("GEMMA_AGENT_TEST_MODEL");
 const smolPath = testModelPath("GEMMA_AGENT_TEST_MODEL_INSTRUCT");
 const CLI = resolve("dist/cli/main.js");
-const BUDGET = 1_000;
+// Small enough that 10 turns outgrow it whether or not the model calls the calculator: Gemma 3 270M now answers most
+// turns at once (about 30 tokens a turn, 641 after 10 at most), where it used to call first (948 of 1,000 at most).
+const BUDGET = 600;
 
 describe.skipIf(!gemmaPath)("a 10-turn conversation on Gemma 3 270M", () => {
   let model: LlamaModelHandle;

@@ -26,7 +26,8 @@ describe.skipIf(!smolPath)("SmolLM2-135M-Instruct in a 1,024-token context with 
   it("condenses the system prompt to the compact style and runs its steps without a model error", async () => {
     const suite = loadSuite("evals/basic.json");
     const task = suite.tasks.find((t) => t.id === "lookup-4-hop")!;
-    const agent = new Agent({ model, registry: suiteSkills(suite) });
+    // the JSON Schema form of the skills (the full prompt as measured: over the context), not the shorter detail lines
+    const agent = new Agent({ model, registry: suiteSkills(suite), paramDetails: false });
     const probe = new AgentState(task.query);
     const full = model.countTokens(agent.renderPrompt(probe));
     const compact = model.countTokens(agent.renderPrompt(probe, { promptStyle: "compact" }));
