@@ -22,7 +22,6 @@ import {
   taxonomyTable,
   type TaxonomyQuestion,
   type TaxonomyRow,
-  type TaxonomyRun,
 } from "./lib/grounding-taxonomy.js";
 
 const { values, positionals } = parseArgs({
