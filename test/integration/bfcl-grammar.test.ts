@@ -10,7 +10,7 @@ import type { JsonSchema } from "../../src/model/model-handle.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { loadFixtureModel } from "../helpers/fixture-model.js";
 
-const BFCL = join(process.cwd(), "..", "shared", "bfcl");
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
 
 interface BfclFunction {
