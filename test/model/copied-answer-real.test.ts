@@ -1,7 +1,8 @@
 /**
  * On real weights, an answer that hands the prompt's own text back is refused, never reported: Gemma 3 270M (the base
  * model) answered everyday questions with the action format's placeholder (`<your answer, in full sentences>`), and
- * the CLI printed it as an answer. Grounding off: the loop as it was when that was measured.
+ * the CLI printed it as an answer. Here the placeholder is shown by the soul text (the action format no longer shows
+ * one); grounding off: the loop as it was when that was measured.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
@@ -13,6 +14,7 @@ import { loadTestModel, testModelPath } from "../helpers/test-models.js";
 
 const gemmaPath = testModelPath("GEMMA_AGENT_TEST_MODEL");
 
+const SHOWN = '{"final_answer":"<your answer, in full sentences>"}';
 const QUESTIONS = ["What is the capital of France?", "How many days are in a leap year?"];
 
 describe.skipIf(!gemmaPath)("Gemma 3 270M: answers that copy the prompt", () => {
@@ -23,7 +25,11 @@ describe.skipIf(!gemmaPath)("Gemma 3 270M: answers that copy the prompt", () => 
   afterAll(() => model?.dispose());
 
   it("every copied placeholder or instruction is refused as copied_prompt_text, and no run answers with one", async () => {
-    const agent = new Agent({ model, registry: new Registry([calculatorSkill]), maxTokens: 96, grounding: "off" });
+    // a prompt that shows an answer placeholder, as the action format did (Gemma copied it at every answer step) and
+    // as a user's own soul text may
+    const soul = `You are a helpful assistant. To answer, write ${SHOWN}.`;
+    const registry = new Registry([calculatorSkill]);
+    const agent = new Agent({ model, registry, soul, maxTokens: 96, grounding: "off" });
     let refused = 0;
     for (const question of QUESTIONS) {
       const state = await agent.run(question, { maxIterations: 3, maxRetries: 3 });
