@@ -8,7 +8,8 @@ import { readRegularText, RegularFileError } from "./regular-file.js";
 const held = new Map<string, number>();
 let exitHook = false;
 
-function alive(pid: number): boolean {
+/** True when a process with this pid runs (EPERM: it runs as another user): whether a lock or leftover is stale. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -57,7 +58,7 @@ export function takeLock(lockPath: string, refuse: (why: LockRefusal) => Error):
         if (failure instanceof RegularFileError && failure.code !== "not_found")
           throw refuse({ error: Object.assign(new Error(failure.message), { code: "EEXIST" }) });
       }
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw refuse({ pid });
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) throw refuse({ pid });
       rmSync(lockPath, { force: true }); // left by a process that died: take it over
       continue;
     }

@@ -1,3 +1,4 @@
+import { processAlive } from "../lock-file.js";
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
@@ -36,16 +37,6 @@ export function lockPathOf(partPath: string): string {
   return `${partPath}.lock`;
 }
 
-/** True when a process with this pid runs (EPERM: it runs as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Takes the lock on a `.part` so that a second pull of the same file refuses instead of writing into it too (two
  * pulls at once once made a 73.8 MB source a 74.8 MB file). A lock left by a process that no longer runs is taken
@@ -64,7 +55,7 @@ export async function lockPart(partPath: string, fileName: string): Promise<() =
         throw new DownloadError("disk", `Could not create ${lockPath}: ${(error as Error).message}`, { cause: error });
       }
       const pid = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
         throw new DownloadError(
           "in_progress",
           `Another pull of ${fileName} is running (process ${pid}); wait for it to finish, or stop it and pull again.`,

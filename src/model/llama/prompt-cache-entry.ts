@@ -1,3 +1,4 @@
+import { processAlive } from "../../lock-file.js";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import {
   closeSync,
@@ -36,15 +37,6 @@ export const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
 /** A file being written: an entry's name, the writing process's id, a random tag. */
 const TEMP_NAME = /^[0-9a-f]{40}\.(state|json)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * The cache's folder for files being written, made now (0700) or checked (a folder of this user's that no one else
  * can write in: what lies there is the cache's own), with the leftovers of writes whose process died removed (only
@@ -63,7 +55,7 @@ export function tempFolder(dir: string): string {
     throw new Error(`${path} is not this user's private folder`);
   for (const name of readdirSync(path)) {
     const match = TEMP_NAME.exec(name);
-    if (match && Number(match[2]) !== process.pid && !alive(Number(match[2])))
+    if (match && Number(match[2]) !== process.pid && !processAlive(Number(match[2])))
       rmSync(join(path, name), { force: true });
   }
   return path;
