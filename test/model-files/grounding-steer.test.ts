@@ -5,6 +5,7 @@ import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
 import { schemaValues } from "../../src/model/llama/grounding-setup.js";
 import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
+import { valueEndKind } from "../../src/model/llama/token-classes.js";
 
 /** A made-up vocabulary: every listed text is one token, its id its place in the list. */
 function vocabulary(
@@ -66,6 +67,11 @@ const TEXTS = [
   "4",
   "2",
   '"New',
+  "San",
+  " Francisco",
+  "California",
+  '"San',
+  '"California',
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -120,6 +126,28 @@ describe("GroundingIndex", () => {
     expect(index.numerals).toEqual(["50", "4504"]);
     expect([index.maxNumeralDigits, index.maxDigitRun]).toEqual([4, 1]);
   });
+
+  it("reads numerals as JSON writes them: no thousands separators, a magnitude word also scaled", () => {
+    const index = new GroundingIndex(["Drive 12,000 km for 213 million people, items 1,2,3"]);
+    expect(index.numerals).toEqual(["12000", "213", "1", "2", "3", "213000000"]);
+    expect(index.numerals).not.toContain("000");
+  });
+
+  it('begins no span with closing punctuation (a list item is not ".")', () => {
+    const index = new GroundingIndex(["Get the S&P 500. Then (Dow)."]);
+    expect(index.find(".")).toEqual([]);
+    expect(index.find(")")).toEqual([]);
+    expect(index.find("(Dow")).toHaveLength(1);
+    expect(index.find("&P")).toHaveLength(1); // other punctuation still begins one
+  });
+});
+
+describe("valueEndKind", () => {
+  it("tells the tokens that end a string or a number and go on with what may follow a value", () => {
+    expect(['"', '",', '","', '"}', '"},', '", "', '"]}'].map(valueEndKind)).toEqual(Array(7).fill("string"));
+    expect([",", ',"', "}", "]}", ", "].map(valueEndKind)).toEqual(Array(5).fill("number"));
+    expect(['":', '"a', "a", ":", '"x"'].map(valueEndKind)).toEqual(Array(5).fill(undefined));
+  });
 });
 
 describe("GroundingSteer (soft)", () => {
@@ -152,6 +180,32 @@ describe("GroundingSteer (soft)", () => {
     >;
     expect(afterYork['"']).toBeGreaterThan(afterYork[","]); // a boundary: closing gets more
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
+  });
+
+  it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {
+    const steer = new GroundingSteer(
+      { mode: "soft", source: ["Crime in San Francisco, California over 50 days"] },
+      vocab,
+    );
+    const first = '{"skill_name": "f", "arguments": {"city": ';
+    expect(steerAfter(steer, vocab, first)).toMatchObject({ '"San': 4, '"California': 4, 5: 4 });
+    steer.next(`${first}"San Francisco`); // the steer sees the reply token by token
+    const next = `${first}"San Francisco", "state": `;
+    const pending = steerAfter(steer, vocab, next) as Record<string, number>;
+    expect(pending['"San']).toBeUndefined();
+    expect(pending['"California']).toBe(4);
+    const start = steerAfter(steer, vocab, `${next}"`) as Record<string, number>;
+    expect(start.San).toBeUndefined();
+    expect(start.California).toBe(4);
+    steer.next(`${next}"California", "days": 50`);
+    const afterNumber = steerAfter(steer, vocab, `${next}"California", "days": 50, "extra": `) as Record<
+      string,
+      number
+    >;
+    expect(afterNumber[5]).toBeUndefined();
+    // the steer is one generate call's: another call's favours them again
+    const another = new GroundingSteer({ mode: "soft", source: ["Crime in San Francisco over 50 days"] }, vocab);
+    expect(steerAfter(another, vocab, next)).toMatchObject({ '"San': 4, 5: 4 });
   });
 
   it("penalizes spelling the key's own name when the question does not hold it", () => {
@@ -246,5 +300,15 @@ describe("GroundingSteer (strict)", () => {
       },
     };
     expect(schemaValues(schema).sort()).toEqual(["3", "km", "mi"]);
+  });
+
+  it("collects the literals a description quotes, not apostrophes", () => {
+    const schema = {
+      properties: {
+        units: { type: "string", description: "Units of the output. Default is 'cm'." },
+        method: { type: "string", description: "Choices are 'trapezoid' or \"simpson\". It's the user's pick." },
+      },
+    };
+    expect(schemaValues(schema).sort()).toEqual(["cm", "simpson", "trapezoid"]);
   });
 });

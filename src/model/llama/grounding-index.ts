@@ -2,6 +2,25 @@
 const SEPARATOR = "\u0000";
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 const NUMERAL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+/** A numeral written with thousands separators ("12,000", "1,250,000.50"): JSON writes it without them. */
+const GROUPED = /(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])/g;
+/** A numeral with a magnitude word ("213 million", "2.5 billion"). */
+const MAGNITUDE = /(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b/gi;
+const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+
+/**
+ * The numerals of `text` as a JSON value would write them: "12,000" is 12000 (not 12 and 000), and a numeral with a
+ * magnitude word is also read scaled ("213 million": 213 and 213000000), where the result is an exact integer.
+ */
+export function numeralsOf(text: string): string[] {
+  const ungrouped = text.replace(GROUPED, (grouped) => grouped.replaceAll(",", ""));
+  const found = [...ungrouped.matchAll(NUMERAL)].map((match) => match[0]);
+  for (const match of ungrouped.matchAll(MAGNITUDE)) {
+    const scaled = Number(match[1]) * SCALE[match[2].toLowerCase()];
+    if (Number.isSafeInteger(scaled)) found.push(String(scaled));
+  }
+  return found;
+}
 
 /** The longest run of one repeated digit in `text` ("5000" → 3). */
 export function longestDigitRun(text: string): number {
@@ -43,7 +62,7 @@ export class GroundingIndex {
     for (let p = 0; p < this.text.length; p++) if (GroundingIndex.#startsSpan(this.text, p)) starts.push(p);
     this.starts = starts;
     const numerals = new Set<string>();
-    for (const text of texts) for (const match of text.matchAll(NUMERAL)) numerals.add(match[0]);
+    for (const text of texts) for (const numeral of numeralsOf(text)) numerals.add(numeral);
     // "-5" in "3-5" is a range, not a negative number: keep both readings
     for (const numeral of numerals) if (numeral.startsWith("-")) numerals.add(numeral.slice(1));
     this.numerals = [...numerals];
@@ -53,7 +72,8 @@ export class GroundingIndex {
 
   static #startsSpan(text: string, p: number): boolean {
     const ch = text[p];
-    if (ch === SEPARATOR || /\s/.test(ch)) return false;
+    // a value does not begin with a sentence's or a bracket's closing punctuation (Gemma wrote the list item ".")
+    if (ch === SEPARATOR || /[\s.,;:!?)\]}]/.test(ch)) return false;
     return p === 0 || !WORD_CHAR.test(text[p - 1]) || !WORD_CHAR.test(ch);
   }
 

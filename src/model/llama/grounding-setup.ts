@@ -4,6 +4,8 @@ import { GroundingSteer, type GroundingVocabulary } from "./grounding-steer.js";
 import type { TokenClasses } from "./token-classes.js";
 
 const schemaValueCache = new WeakMap<object, string[]>();
+/** A literal quoted in a description ("Default is 'cm'", "Choices are 'trapezoid' or 'simpson'"); not an apostrophe. */
+const QUOTED_LITERAL = /(?<=^|[\s(,:])(?:'([^'\n]{1,40})'|"([^"\n]{1,40})")(?=$|[\s).,;:])/g;
 
 /**
  * Collect `enum` items and `default` values (strings and numbers) of `node` and below; the skill names (the enum of
@@ -22,13 +24,18 @@ function collectValues(node: unknown, into: Set<string>, where: { key?: string; 
     if (Object.hasOwn(record, "default")) plain(record.default);
   }
   for (const [name, value] of Object.entries(record)) {
+    if (!where.properties && name === "description" && typeof value === "string")
+      for (const match of value.matchAll(QUOTED_LITERAL)) into.add(match[1] ?? match[2]);
     if (!where.properties && (name === "enum" || name === "default" || name === "const")) continue;
     const child = where.properties ? { key: name } : { properties: name === "properties" };
     collectValues(value, into, child, depth + 1);
   }
 }
 
-/** The values a schema names (`enum` items, `default`s; not the skill names): spans a grounded value may copy too. */
+/**
+ * The values a schema names (`enum` items, `default`s, literals quoted in a description; not the skill names): spans
+ * a grounded value may copy too.
+ */
 export function schemaValues(schema: JsonSchema | undefined): string[] {
   if (!schema || typeof schema !== "object") return [];
   let values = schemaValueCache.get(schema);
@@ -45,8 +52,8 @@ export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<T
   return {
     tokensFor: (text) => classes.byText.get(text),
     maxTokenChars: classes.maxTokenChars,
-    stringClosers: classes.stringClosers,
-    valueClosers: [...classes.containerClosers, ...classes.separators],
+    stringClosers: classes.stringEnds,
+    valueClosers: classes.numberEnds,
     banned,
   };
 }

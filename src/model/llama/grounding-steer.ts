@@ -20,9 +20,12 @@ export interface GroundingVocabulary {
   tokensFor(text: string): readonly Token[] | undefined;
   /** The longest token text, in characters (bounds the lookups). */
   maxTokenChars: number;
-  /** Tokens that close a JSON string (`"`, `"}`, ...). */
+  /**
+   * Tokens that close a JSON string with what may follow it (`"`, `",`, `","`, `"}`, ...): all alike, so that closing
+   * a value never favours ending the object over the next property.
+   */
   stringClosers: readonly Token[];
-  /** Tokens that end a number (`,`, `}`, `]}`, ...). */
+  /** Tokens that end a number (`,`, `,"`, `}`, `]}`, ...), the same way. */
   valueClosers: readonly Token[];
   /** Tokens never sampled: never given a bonus (their "never" must stay). */
   banned: ReadonlySet<Token>;
@@ -86,6 +89,8 @@ export class GroundingSteer {
   readonly #tracker = new JsonValueTracker();
   readonly #stringBound: number;
   #value: ValueState | undefined;
+  /** The argument values this reply has written so far: a numeral used once is not favoured for another argument. */
+  readonly #written = new Set<string>();
   #startTokens: Map<Token, number> | undefined;
   #avoidStartTokens: Set<Token> | undefined;
   readonly #quotedStartTokens = new Map<string, Token[]>();
@@ -103,13 +108,19 @@ export class GroundingSteer {
     const position = this.#tracker.update(text);
     const role = position && roleOf(position.path);
     if (!position || !role) {
-      this.#value = undefined;
+      this.#leaveValue();
       return NONE;
     }
     const state = this.#follow(position, role);
     if (state.kind === "pending") return state.role === "argument" ? this.#pendingValue(position.opener ?? "") : NONE;
     if (state.kind === "number") return this.#number(state);
     return state.role === "answer" ? this.#answer(state) : this.#string(state);
+  }
+
+  /** The value written so far is done: an argument's is remembered (see #written). */
+  #leaveValue(): void {
+    if (this.#value?.role === "argument" && this.#value.value !== "") this.#written.add(this.#value.value);
+    this.#value = undefined;
   }
 
   /** The value state after `position`: a new value, or the current one extended by what the text added. */
@@ -121,6 +132,7 @@ export class GroundingSteer {
       current.key === role.key &&
       position.value.startsWith(current.value);
     if (!same) {
+      this.#leaveValue();
       this.#value = { kind: position.kind, ...role, value: "", positions: [], avoidPositions: [] };
       this.#value.positions = position.kind === "string" ? [...this.#source.starts] : [];
       this.#value.avoidPositions = position.kind === "string" ? [...this.#avoid.starts] : [];
@@ -177,6 +189,16 @@ export class GroundingSteer {
     return this.#startTokens;
   }
 
+  /**
+   * The tokens that begin, after `opener`, a string this reply gave another argument already: not favoured again for
+   * the next one (`state: "San Francisco"` after `city: "San Francisco"`), though the model may still write them.
+   */
+  #writtenStarts(opener: string): Set<Token> {
+    const tokens = new Map<Token, number>();
+    for (const value of this.#written) if (!/^-?\d/.test(value)) this.#prefixTokens(opener, value, 1, tokens);
+    return new Set(tokens.keys());
+  }
+
   /** The tokens that begin a span of the avoid texts (a word of the instructions), computed once per call. */
   #avoidStarts(): Set<Token> {
     if (!this.#avoidStartTokens) {
@@ -195,8 +217,10 @@ export class GroundingSteer {
     if (state.value === "") this.#startMalus(state.key, logits);
     this.#avoidMalus(state, logits);
     const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
-    if (copy) for (const token of copy) logits.set(token, GROUNDING_COPY_LOGIT);
-    else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
+    if (copy) {
+      const written = this.#writtenStarts("");
+      for (const token of copy) if (!written.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+    } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     return logits.size ? { type: "bias", logits } : NONE;
@@ -281,7 +305,9 @@ export class GroundingSteer {
       );
     // at a word's start, a numeral of the results or the question not written yet: what an answer most often must carry
     if (state.value === "" || /[\s(]$/.test(state.value))
-      this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, state.value);
+      this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, (numeral) =>
+        state.value.includes(numeral),
+      );
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -295,12 +321,14 @@ export class GroundingSteer {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
-    for (const token of this.#quotedStarts(opener)) logits.set(token, logit);
+    const written = strict ? new Set<Token>() : this.#writtenStarts(`${opener}"`);
+    for (const token of this.#quotedStarts(opener)) if (!written.has(token)) logits.set(token, logit);
     if (strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
     for (const numeral of this.#source.numerals)
-      this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
+      if (!this.#written.has(numeral))
+        this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
@@ -329,13 +357,19 @@ export class GroundingSteer {
 
   /**
    * Tokens that write on toward a numeral of the source that begins with `value` (a `-` the model wrote before a
-   * positive numeral kept: its digits are still favoured); numerals in `written` (an answer so far) are not favoured
-   * again. Returns whether any numeral begins with `value`.
+   * positive numeral kept: its digits are still favoured); numerals `used` says are written already (in an answer
+   * so far, or as another argument's value: "12000" given to distance is not favoured for efficiency_reduction) are
+   * not favoured again. Returns whether any numeral begins with `value`.
    */
-  #numeralContinuations(value: string, logit: number, into: Map<Token, number>, written = ""): boolean {
+  #numeralContinuations(
+    value: string,
+    logit: number,
+    into: Map<Token, number>,
+    used: (numeral: string) => boolean = (numeral) => this.#written.has(numeral),
+  ): boolean {
     let any = false;
     for (const numeral of this.#source.numerals) {
-      if (written.includes(numeral)) continue;
+      if (used(numeral)) continue;
       const signed = !numeral.startsWith("-") && value.startsWith("-") ? `-${numeral}` : numeral;
       if (!signed.startsWith(value) || signed.length <= value.length) continue;
       any = true;

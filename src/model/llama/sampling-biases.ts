@@ -6,7 +6,14 @@ import type { TokenClasses } from "./token-classes.js";
 /** A model's stops and sampling biases, built once per handle (see TokenRunSetup). */
 export interface SamplingBiases {
   /** Banned tokens never sampled: the usual bias, and the wrap-up ones inside a JSON string and between values. */
-  biases: { base: TokenBias; wrapUpInString: TokenBias; wrapUpBetweenValues: TokenBias };
+  biases: {
+    base: TokenBias;
+    wrapUpInString: TokenBias;
+    wrapUpBetweenValues: TokenBias;
+    /** Grounding's close of a runaway value: every token that ends a string (a number) alike (TokenClasses.stringEnds). */
+    endString: TokenBias;
+    endNumber: TokenBias;
+  };
   /** Tokens never to be sampled (see TokenClasses.banned), as a set for the lazy check of free-text generation. */
   banned: ReadonlySet<Token>;
   /** Token ids that end a turn without being end-of-generation tokens (a text-only end marker of a template). */
@@ -27,11 +34,16 @@ export function samplingBiases(model: LlamaModel, chatFormat: ChatFormat, classe
   const base = new TokenBias(model.tokenizer);
   const wrapUpInString = new TokenBias(model.tokenizer);
   const wrapUpBetweenValues = new TokenBias(model.tokenizer);
+  const endString = new TokenBias(model.tokenizer);
+  const endNumber = new TokenBias(model.tokenizer);
   // A template's end-of-turn marker must stay writable even when its text is empty.
   const banned = new Set(classes.banned.filter((token) => !stopTokens.has(token)));
-  for (const token of banned) for (const bias of [base, wrapUpInString, wrapUpBetweenValues]) bias.set(token, "never");
+  for (const token of banned)
+    for (const bias of [base, wrapUpInString, wrapUpBetweenValues, endString, endNumber]) bias.set(token, "never");
   for (const token of classes.stringClosers) wrapUpInString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
   for (const token of classes.containerClosers) wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS });
   for (const token of classes.separators) wrapUpBetweenValues.set(token, { logit: WRAP_UP_LOGIT_BIAS / 2 });
-  return { biases: { base, wrapUpInString, wrapUpBetweenValues }, banned, stopTokens, stopText };
+  for (const token of classes.stringEnds) endString.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+  for (const token of classes.numberEnds) endNumber.set(token, { logit: WRAP_UP_LOGIT_BIAS });
+  return { biases: { base, wrapUpInString, wrapUpBetweenValues, endString, endNumber }, banned, stopTokens, stopText };
 }

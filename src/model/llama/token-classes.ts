@@ -11,6 +11,14 @@ export interface TokenClasses {
   banned: Token[];
   /** Tokens that end a JSON string and maybe containers (`"`, `"}`, `"]}`): favoured to wrap up inside a string. */
   stringClosers: Token[];
+  /**
+   * Tokens that end a JSON string and may go on with the punctuation that follows a value (`"`, `",`, `","`, `"}`):
+   * the grounding bias closes a value with all of them alike, so that what follows (another property, or the end of
+   * the object) stays the model's choice. Favouring `"` and `"}` alone dropped the remaining optional properties.
+   */
+  stringEnds: Token[];
+  /** Tokens that end a number the same way (`,`, `,"`, `}`, `]}`): see stringEnds. */
+  numberEnds: Token[];
   /** Tokens made only of `}` and `]`: favoured to wrap up between JSON values. */
   containerClosers: Token[];
   /** The `,` token(s): favoured less, to move on to the next required property when nothing can close yet. */
@@ -28,11 +36,26 @@ export interface TokenClasses {
 const MAX_LOOKUP_CHARS = 32;
 const STRING_CLOSER = /^"[}\]]*$/;
 const CONTAINER_CLOSER = /^[}\]]+$/;
+/** A string's closing quote, then only what may follow a value (no `:`). */
+const STRING_END = /^"[\s,{}[\]"]*$/;
+/** What ends a number: a separator or a container's close, then only what may follow. */
+const NUMBER_END = /^[,}\]][\s,{}[\]"]*$/;
+
+/**
+ * Whether a token's text ends a JSON string (`"`, `",`, `","`, `"}`) or a number (`,`, `,"`, `}`, `]}`) and goes on only
+ * with what may follow a value; else undefined (`":` ends a key, not a value).
+ */
+export function valueEndKind(text: string): "string" | "number" | undefined {
+  if (STRING_END.test(text)) return "string";
+  return NUMBER_END.test(text) ? "number" : undefined;
+}
 
 /** Classify every token of `model`'s vocabulary (a few hundred ms for Gemma's 262,144 tokens). */
 export function classifyTokens(model: LlamaModel): TokenClasses {
   const banned: Token[] = [];
   const stringClosers: Token[] = [];
+  const stringEnds: Token[] = [];
+  const numberEnds: Token[] = [];
   const containerClosers: Token[] = [];
   const separators: Token[] = [];
   const byText = new Map<string, Token[]>();
@@ -48,10 +71,26 @@ export function classifyTokens(model: LlamaModel): TokenClasses {
       else byText.set(text, [token]);
       maxTokenChars = Math.max(maxTokenChars, text.length);
     }
-    if (text === "" || model.getTokenAttributes(token).unknown) banned.push(token);
-    else if (STRING_CLOSER.test(text)) stringClosers.push(token);
+    if (text === "" || model.getTokenAttributes(token).unknown) {
+      banned.push(token);
+      continue;
+    }
+    const ends = valueEndKind(text);
+    if (ends === "string") stringEnds.push(token);
+    else if (ends === "number") numberEnds.push(token);
+    if (STRING_CLOSER.test(text)) stringClosers.push(token);
     else if (CONTAINER_CLOSER.test(text)) containerClosers.push(token);
     else if (text === ",") separators.push(token);
   }
-  return { vocabularySize, banned, stringClosers, containerClosers, separators, byText, maxTokenChars };
+  return {
+    vocabularySize,
+    banned,
+    stringClosers,
+    stringEnds,
+    numberEnds,
+    containerClosers,
+    separators,
+    byText,
+    maxTokenChars,
+  };
 }

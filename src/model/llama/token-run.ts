@@ -1,6 +1,7 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
 import type { GroundingSteer } from "./grounding-steer.js";
 import { JsonStringState } from "./json-string-state.js";
+import type { SamplingBiases } from "./sampling-biases.js";
 import { inLoop } from "./loop-guard.js";
 import { TextAssembler } from "./text-assembler.js";
 
@@ -17,8 +18,8 @@ export interface TokenRunSetup {
   budget: number;
   /** Tokens it may never pass (the budget plus the grammar's wrap-up, within the context). */
   hardLimit: number;
-  /** Sampling biases: the usual one, and the wrap-up ones inside a JSON string and between values. */
-  biases: { base: TokenBias; wrapUpInString: TokenBias; wrapUpBetweenValues: TokenBias };
+  /** Sampling biases: the usual one, the wrap-up ones, grounding's ends of a value (see SamplingBiases). */
+  biases: SamplingBiases["biases"];
   onToken?: (text: string) => void;
   signal?: AbortSignal;
   /**
@@ -113,9 +114,9 @@ export class TokenRun {
   /** Grounding: the bias for the next token from the steer (copy bonus, closing a runaway value, none). */
   #ground(grounding: { steer: GroundingSteer; bias: TokenBias }): void {
     const steering = grounding.steer.next(this.#assembler.text);
-    const { base, wrapUpInString, wrapUpBetweenValues } = this.#setup.biases;
-    if (steering.type === "close-string") this.bias = wrapUpInString;
-    else if (steering.type === "close-value") this.bias = wrapUpBetweenValues;
+    const { base, endString, endNumber } = this.#setup.biases;
+    if (steering.type === "close-string") this.bias = endString;
+    else if (steering.type === "close-value") this.bias = endNumber;
     if (steering.type !== "bias") {
       if (steering.type === "none") this.bias = base;
       return;
