@@ -30,7 +30,7 @@ import {
 } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startsWithGguf } from "../src/model/gguf-header.js";
+import { startsWithGguf } from "../src/model/gguf/gguf-header.js";
 import { modelsDirs } from "../src/model/models-dir.js";
 import { byNameHint, TEST_MODELS, testModelPath, testModelsDir, type TestModel } from "./lib/test-models.js";
 

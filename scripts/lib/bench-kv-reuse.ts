@@ -8,7 +8,7 @@ import { LlamaChatSession } from "node-llama-cpp";
 import { z } from "zod";
 import { Agent, type Validator } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
-import { gbnfLiteral } from "../../src/model/llama/json-schema-to-gbnf.js";
+import { gbnfLiteral } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { ModelHandle } from "../../src/model/model-handle.js";
 import type { ChatFormat, ChatMessage } from "../../src/prompt/chat-format.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";

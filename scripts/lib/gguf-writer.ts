@@ -6,7 +6,7 @@
  * Output is a pure function of the input: no timestamps, no map-order dependence, so two builds hash the same.
  */
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
-import { GGUF_MAGIC } from "../../src/model/gguf-header.js";
+import { GGUF_MAGIC } from "../../src/model/gguf/gguf-header.js";
 import { ByteSink, type GgufField } from "./gguf-byte-sink.js";
 
 export type { GgufField, GgufFieldRole } from "./gguf-byte-sink.js";

@@ -56,4 +56,4 @@ export {
   type WorkflowFunction,
   type WorkflowLike,
   type WorkflowStateView,
-} from "./workflow.js";
+} from "./workflow/workflow.js";

@@ -1,6 +1,6 @@
 import { Agent } from "../agent/agent.js";
 import type { AgentState } from "../agent/agent-state.js";
-import { workflowName, workflowOfModule, type WorkflowLike } from "../agent/workflow.js";
+import { workflowName, workflowOfModule, type WorkflowLike } from "../agent/workflow/workflow.js";
 import { importModuleFile } from "../import-module.js";
 import type { Registry } from "../skills/registry.js";
 import { agentFlags, agentRegistry, reportEvents, runBudgets, type AgentCommandOptions } from "./agent-setup.js";

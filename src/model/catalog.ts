@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { DEFAULT_BUDGETS } from "./defaults.js";
-import { parseHfUri } from "./hf-uri.js";
+import { parseHfUri } from "./download/hf-uri.js";
 
 /** Iteration budgets the agent should run a model with (`Agent.run` options). */
 export interface ModelBudgets {

@@ -30,5 +30,5 @@ export {
   type CatalogDownloadStatus,
 } from "./models-dir.js";
 export { resolveModelFile, isModelPath, type ResolvedModel, type ResolveModelOptions } from "./resolve-model.js";
-export { pullModel, type PullOptions, type PullProgress, type PullResult } from "./pull-model.js";
-export { readGgufHeader, GgufHeaderError, type GgufHeader } from "./gguf-header.js";
+export { pullModel, type PullOptions, type PullProgress, type PullResult } from "./download/pull-model.js";
+export { readGgufHeader, GgufHeaderError, type GgufHeader } from "./gguf/gguf-header.js";

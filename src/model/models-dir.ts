@@ -5,8 +5,8 @@ import { delimiter, join, resolve } from "node:path";
 import { findCatalogFile, loadCatalog, type Catalog } from "./catalog.js";
 import { catalogMismatch } from "./catalog-mismatch.js";
 import { DEFAULT_MODELS_SUBDIR, MODELS_DIR_ENV, PART_SUFFIX } from "./defaults.js";
-import { findGgufFiles, type FoundGguf } from "./find-gguf-files.js";
-import { readGgufHeader } from "./gguf-header.js";
+import { findGgufFiles, type FoundGguf } from "./gguf/find-gguf-files.js";
+import { readGgufHeader } from "./gguf/gguf-header.js";
 
 /**
  * The models folders, in order: env `GEMMA_AGENT_MODELS` when set (one folder, or several separated by the path

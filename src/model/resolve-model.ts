@@ -10,7 +10,7 @@ import {
 } from "./catalog.js";
 import { PART_SUFFIX } from "./defaults.js";
 import { ModelLoadError } from "./errors.js";
-import { findGgufFiles, type FoundGguf } from "./find-gguf-files.js";
+import { findGgufFiles, type FoundGguf } from "./gguf/find-gguf-files.js";
 import { expandHome, findCatalogFileOnDisk, modelsDirs } from "./models-dir.js";
 
 /** Options of {@link resolveModelFile}. */

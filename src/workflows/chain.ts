@@ -1,4 +1,4 @@
-import type { WorkflowContext } from "../agent/workflow.js";
+import type { WorkflowContext } from "../agent/workflow/workflow.js";
 import { runStep, named, type Step, type StepFunction } from "./step.js";
 
 /** A gate's verdict on an intermediate result: go on, or stop with a reason (and the answer to give instead). */

@@ -1,4 +1,4 @@
-import type { Workflow, WorkflowFunction } from "../agent/workflow.js";
+import type { Workflow, WorkflowFunction } from "../agent/workflow/workflow.js";
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 

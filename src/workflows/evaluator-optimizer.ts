@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WorkflowContext } from "../agent/workflow.js";
+import type { WorkflowContext } from "../agent/workflow/workflow.js";
 import { DEFAULT_MAX_ROUNDS } from "../defaults.js";
 import { named, runStep, type PromptStep, type Step, type StepFunction } from "./step.js";
 

@@ -44,4 +44,4 @@ export {
   type WorkflowFunction,
   type WorkflowLike,
   type WorkflowStateView,
-} from "../agent/workflow.js";
+} from "../agent/workflow/workflow.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isWorkflowStop, type WorkflowContext } from "../agent/workflow.js";
+import { isWorkflowStop, type WorkflowContext } from "../agent/workflow/workflow.js";
 import { DEFAULT_MAX_WORKERS, DEFAULT_WORKFLOW_CONCURRENCY } from "../defaults.js";
 import { createLimiter } from "../promise-pool.js";
 import { renderPrompt } from "../prompt-texts.js";

@@ -1,5 +1,5 @@
-import type { WorkflowContext } from "../agent/workflow.js";
-import { isWorkflowStop } from "../agent/workflow.js";
+import type { WorkflowContext } from "../agent/workflow/workflow.js";
+import { isWorkflowStop } from "../agent/workflow/workflow.js";
 import { canonicalJson } from "../agent/repetition.js";
 import { DEFAULT_WORKFLOW_CONCURRENCY } from "../defaults.js";
 import { createLimiter } from "../promise-pool.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WorkflowContext } from "../agent/workflow.js";
+import type { WorkflowContext } from "../agent/workflow/workflow.js";
 import { renderPrompt } from "../prompt-texts.js";
 import { promptFrom, promptParts, type PromptSpec } from "./prompt-spec.js";
 import { describeStep, inputText, named, runStep, type Step, type StepFunction } from "./step.js";

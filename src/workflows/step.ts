@@ -1,4 +1,4 @@
-import type { AgentCallOptions, AgentTarget, AskOptions, WorkflowContext } from "../agent/workflow.js";
+import type { AgentCallOptions, AgentTarget, AskOptions, WorkflowContext } from "../agent/workflow/workflow.js";
 import { safeStringify } from "../safe-stringify.js";
 
 /** A step as code: `(ctx, input) => output`. A workflow function is one (its input is the query). */

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
-import { jsonSchemaToGbnf } from "../../src/model/llama/json-schema-to-gbnf.js";
+import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { HttpModelError, openAICompatibleModel, parseServerModelUrl } from "../../src/model/http/index.js";
 import { startFakeServer, type FakeDialect, type FakeServer } from "./fake-server.js";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bfclToJsonSchema } from "../../src/eval/bfcl/bfcl-json-schema.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
-import { jsonSchemaToGbnf } from "../../src/model/llama/json-schema-to-gbnf.js";
+import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { loadFixtureModel } from "../helpers/fixture-model.js";

@@ -11,7 +11,7 @@ import {
   findCatalogFile,
   loadCatalog,
 } from "../../src/model/catalog.js";
-import { resolvePullSource } from "../../src/model/pull-source.js";
+import { resolvePullSource } from "../../src/model/download/pull-source.js";
 import { resolveModelFile } from "../../src/model/resolve-model.js";
 
 const repoRoot = resolve(import.meta.dirname, "../..");

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { pullModel, type PullProgress } from "../../src/model/pull-model.js";
+import { pullModel, type PullProgress } from "../../src/model/download/pull-model.js";
 import { DownloadError } from "../../src/model/errors.js";
-import { hfUriToUrl, parseHfUri } from "../../src/model/hf-uri.js";
+import { hfUriToUrl, parseHfUri } from "../../src/model/download/hf-uri.js";
 import { startFileServer, type FileServer } from "./file-server.js";
 import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 

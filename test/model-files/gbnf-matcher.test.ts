@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
-import { GbnfMatcher } from "../../src/model/llama/gbnf-matcher.js";
-import { GbnfParseError, parseGbnf } from "../../src/model/llama/gbnf-parse.js";
-import { jsonSchemaToGbnf } from "../../src/model/llama/json-schema-to-gbnf.js";
+import { GbnfMatcher } from "../../src/model/gbnf/gbnf-matcher.js";
+import { GbnfParseError, parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
+import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { Registry } from "../../src/skills/registry.js";
 import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
 

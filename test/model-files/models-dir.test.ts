@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GgufHeaderError, readGgufHeader } from "../../src/model/gguf-header.js";
+import { GgufHeaderError, readGgufHeader } from "../../src/model/gguf/gguf-header.js";
 import { catalogDownloadStatus, listLocalModels } from "../../src/model/models-dir.js";
 import { ggufBytes } from "../../scripts/lib/gguf-writer.js";
 import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CHILD = `
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-const { checkGgufFile } = await import(process.env.GA_ROOT + "dist/model/gguf-check.js");
+const { checkGgufFile } = await import(process.env.GA_ROOT + "dist/model/gguf/gguf-check.js");
 const dir = process.env.GA_DIR;
 for (const file of readdirSync(dir).sort()) {
   const start = performance.now();

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog, type Catalog } from "../../src/model/catalog.js";
 import { DownloadError } from "../../src/model/errors.js";
-import { pullModel, type PullOptions, type PullResult } from "../../src/model/pull-model.js";
+import { pullModel, type PullOptions, type PullResult } from "../../src/model/download/pull-model.js";
 import { gemmaLikeGguf } from "../helpers/gemma-like-gguf.js";
 import { startFileServer, type FileServer } from "../model-files/file-server.js";
 import { baseGguf } from "./crafted-gguf.js";

@@ -1,6 +1,6 @@
 import type { SkillCall } from "../../actions/action.js";
 import type { AgentState } from "../../agent/agent-state.js";
-import type { WorkflowLike } from "../../agent/workflow.js";
+import type { WorkflowLike } from "../../agent/workflow/workflow.js";
 import type { Registry } from "../../skills/registry.js";
 import type { HeuristicLookup } from "../models/heuristic-model.js";
 import type { TrajectoryAction } from "../models/trajectory-model.js";

@@ -3,7 +3,7 @@ import type { TrajectoryAction } from "../models/trajectory-model.js";
 import type { EvalTask } from "../runner/eval-task.js";
 import { checkExpected } from "./check-expected.js";
 import type { Suite, TrajectoryStep } from "./suite-schema.js";
-import type { WorkflowLike } from "../../agent/workflow.js";
+import type { WorkflowLike } from "../../agent/workflow/workflow.js";
 import { EvalSetupError } from "../errors.js";
 
 function workflowFor(workflows: ReadonlyMap<string, WorkflowLike>, name: string): WorkflowLike {

@@ -1,4 +1,4 @@
-import { workflowOfModule, type WorkflowLike } from "../../agent/workflow.js";
+import { workflowOfModule, type WorkflowLike } from "../../agent/workflow/workflow.js";
 import { importModuleFile } from "../../import-module.js";
 import { EvalSetupError } from "../errors.js";
 import type { Suite } from "./suite-schema.js";

@@ -1,12 +1,12 @@
 import type { JsonSchema } from "../../json-schema.js";
-import { canonicalSchemaKey } from "../llama/canonical-json.js";
-import { jsonSchemaToGbnf } from "../llama/json-schema-to-gbnf.js";
+import { canonicalSchemaKey } from "../gbnf/canonical-json.js";
+import { jsonSchemaToGbnf } from "../gbnf/json-schema-to-gbnf.js";
 import { GBNF_CACHE_SIZE } from "./defaults.js";
 import type { WireConstraint } from "./request-body.js";
 
 /**
  * The wire constraint of each call's `jsonSchema`: the schema itself, or (`gbnf`) the GBNF our compiler makes of it,
- * compiled once per schema. The compiler is the local loader's (model/llama/json-schema-to-gbnf.ts, pure TypeScript,
+ * compiled once per schema. The compiler is our own (model/gbnf/json-schema-to-gbnf.ts, pure TypeScript,
  * no llama.cpp): a llama-server then decodes under exactly the grammar an in-process model would.
  */
 export class WireConstraints {

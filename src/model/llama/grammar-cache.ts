@@ -1,9 +1,9 @@
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { JsonSchema } from "../model-handle.js";
-import { canonicalSchemaKey } from "./canonical-json.js";
+import { canonicalSchemaKey } from "../gbnf/canonical-json.js";
 import { GRAMMAR_CACHE_SIZE } from "./defaults.js";
-import { parseGbnf, type ParsedGbnf } from "./gbnf-parse.js";
-import { jsonSchemaToGbnf } from "./json-schema-to-gbnf.js";
+import { parseGbnf, type ParsedGbnf } from "../gbnf/gbnf-parse.js";
+import { jsonSchemaToGbnf } from "../gbnf/json-schema-to-gbnf.js";
 
 /** A schema's grammar: llama.cpp's, and our reading of the same GBNF (for jump-forward; absent if unreadable). */
 export interface CompiledGrammar {

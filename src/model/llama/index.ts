@@ -6,5 +6,5 @@
 export { loadModel, type LoadModelOptions } from "./load-model.js";
 export { LlamaModelHandle, type LlamaModelInfo, type LlamaSamplingDefaults } from "./llama-model-handle.js";
 export type { LlamaBackend } from "./llama-runtime.js";
-export { JsonSchemaGrammarError, type JsonSchemaGrammarErrorCode } from "./json-schema-keywords.js";
+export { JsonSchemaGrammarError, type JsonSchemaGrammarErrorCode } from "../gbnf/json-schema-keywords.js";
 export { ModelLoadError, type ModelLoadErrorCode } from "../errors.js";

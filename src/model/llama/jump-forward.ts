@@ -1,5 +1,5 @@
 import type { Token } from "node-llama-cpp";
-import type { GbnfMatcher } from "./gbnf-matcher.js";
+import type { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 
 /** How jump-forward turns text into tokens and back: the model's own tokenizer, special tokens off. */
 export interface JumpTokenizer {

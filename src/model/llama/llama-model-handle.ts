@@ -16,7 +16,7 @@ import {
   GRAMMAR_WRAP_UP_TOKENS,
   PROMPT_CACHE_MIN_TOKENS,
 } from "./defaults.js";
-import { GbnfMatcher } from "./gbnf-matcher.js";
+import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
 import type { GroundingVocabulary } from "./grounding-steer.js";
 import { emptyStats, recordGeneration, recordPrompt } from "./generation-stats.js";

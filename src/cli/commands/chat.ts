@@ -1,9 +1,9 @@
 import { Command } from "commander";
-import { Agent } from "../agent/agent.js";
-import { agentFromDefinition } from "../definitions/agent-from-definition.js";
-import { Conversation } from "../memory/conversation.js";
-import { CliUsageError, hint, type CliIO } from "./cli-io.js";
-import type { CommandFactory } from "./command.js";
+import { Agent } from "../../agent/agent.js";
+import { agentFromDefinition } from "../../definitions/agent-from-definition.js";
+import { Conversation } from "../../memory/conversation.js";
+import { CliUsageError, hint, type CliIO } from "../cli-io.js";
+import type { CommandFactory } from "../command.js";
 import {
   agentCommandOptions,
   agentFlags,
@@ -12,11 +12,11 @@ import {
   openConversation,
   runBudgets,
   type AgentCommandOptions,
-} from "./agent-setup.js";
-import { ChatSession } from "./chat-session.js";
-import { loadCommandModel } from "./model-setup.js";
-import { Progress } from "./progress.js";
-import { isInteractive } from "./terminal-question.js";
+} from "../agent-setup.js";
+import { ChatSession } from "../chat-session.js";
+import { loadCommandModel } from "../model-setup.js";
+import { Progress } from "../progress.js";
+import { isInteractive } from "../terminal-question.js";
 
 /** The agent `chat` talks with when no definition is given: the built-in skills, the default soul. */
 const DEFAULT_CHAT_AGENT = "assistant";

@@ -1,4 +1,4 @@
-import { DEFAULT_HF_ENDPOINT, DEFAULT_HF_REVISION, HF_ENDPOINT_ENV } from "./defaults.js";
+import { DEFAULT_HF_ENDPOINT, DEFAULT_HF_REVISION, HF_ENDPOINT_ENV } from "../defaults.js";
 
 /** The parts of an `hf:<owner>/<repo>/<path/to/file.gguf>` URI. */
 export interface HfUri {

@@ -1,6 +1,6 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
-import { MODELS_SCAN_DEPTH } from "./defaults.js";
+import { MODELS_SCAN_DEPTH } from "../defaults.js";
 
 /** A `.gguf` file found under one of the models folders. */
 export interface FoundGguf {

@@ -1,4 +1,4 @@
-import type { Catalog } from "./catalog.js";
+import type { Catalog } from "../catalog.js";
 import type { PullProgressListener } from "./download-progress.js";
 
 /** Options of {@link pullModel}. */

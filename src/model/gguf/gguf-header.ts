@@ -1,4 +1,4 @@
-import { CodedError } from "../coded-error.js";
+import { CodedError } from "../../coded-error.js";
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import {
@@ -6,7 +6,7 @@ import {
   GGUF_MAX_METADATA_ENTRIES,
   GGUF_MAX_STRING_BYTES,
   GGUF_READ_CHUNK_BYTES,
-} from "./defaults.js";
+} from "../defaults.js";
 import { quantizationName } from "./gguf-file-type.js";
 import { GGML_MAX_DIMS, GGML_MAX_NAME_BYTES, GGUF_DEFAULT_ALIGNMENT, ggmlTypeTraits } from "./ggml-types.js";
 

@@ -1,10 +1,10 @@
 import { Command } from "commander";
-import type { InvokeResult } from "../agent/invoke.js";
-import type { AgentDefinition } from "../definitions/agent-definition.js";
-import { agentFromDefinition } from "../definitions/agent-from-definition.js";
-import { CliUsageError, hint, type CliIO } from "./cli-io.js";
-import { succeedAnswered } from "./answer-summary.js";
-import type { CommandFactory } from "./command.js";
+import type { InvokeResult } from "../../agent/invoke.js";
+import type { AgentDefinition } from "../../definitions/agent-definition.js";
+import { agentFromDefinition } from "../../definitions/agent-from-definition.js";
+import { CliUsageError, hint, type CliIO } from "../cli-io.js";
+import { succeedAnswered } from "../answer-summary.js";
+import type { CommandFactory } from "../command.js";
 import {
   agentCommandOptions,
   agentFlags,
@@ -13,14 +13,14 @@ import {
   reportEvents,
   runBudgets,
   type AgentCommandOptions,
-} from "./agent-setup.js";
-import { loadCommandModel, type CliModel } from "./model-setup.js";
-import { Progress } from "./progress.js";
-import { jsonReport, readQuestion, steps, turnExitCode } from "./run-report.js";
-import { isInteractive } from "./terminal-question.js";
-import { openTrace, type Trace } from "./trace-file.js";
-import { isModulePath } from "../import-module.js";
-import { runWorkflowFile } from "./run-workflow.js";
+} from "../agent-setup.js";
+import { loadCommandModel, type CliModel } from "../model-setup.js";
+import { Progress } from "../progress.js";
+import { jsonReport, readQuestion, steps, turnExitCode } from "../run-report.js";
+import { isInteractive } from "../terminal-question.js";
+import { openTrace, type Trace } from "../trace-file.js";
+import { isModulePath } from "../../import-module.js";
+import { runWorkflowFile } from "../run-workflow.js";
 
 interface RunOptions extends AgentCommandOptions {
   json?: boolean;

@@ -1,4 +1,4 @@
-import { PROGRESS_INTERVAL_MS } from "./defaults.js";
+import { PROGRESS_INTERVAL_MS } from "../defaults.js";
 
 /** What a pull is doing: waiting for the server's answer, or receiving the file. */
 export type PullPhase = "connecting" | "receiving";

@@ -1,11 +1,11 @@
-import { DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
-import { isPlainObject } from "../is-plain-object.js";
-import { renderPrompt } from "../prompt-texts.js";
-import type { ModelHandle } from "../model/model-handle.js";
-import type { AgentState } from "./agent-state.js";
-import { capResult } from "./build-messages.js";
-import { dispatchCall } from "./dispatch-action.js";
-import type { AgentEvent } from "./events.js";
+import { DEFAULT_MAX_RESULT_CHARS } from "../../defaults.js";
+import { isPlainObject } from "../../is-plain-object.js";
+import { renderPrompt } from "../../prompt-texts.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import type { AgentState } from "../agent-state.js";
+import { capResult } from "../build-messages.js";
+import { dispatchCall } from "../dispatch-action.js";
+import type { AgentEvent } from "../events.js";
 import { askModel } from "./workflow-ask.js";
 import {
   WorkflowCallError,

@@ -1,20 +1,20 @@
 import { Command, Option } from "commander";
-import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../eval/evaluate.js";
-import { failureProfileNames } from "../eval/models/failure-profiles.js";
-import { writeReport } from "../eval/report/build-report.js";
-import type { EvalReport } from "../eval/report/eval-report.js";
-import { progressBar } from "./progress-bar.js";
-import { renderSummaryTable } from "../eval/report/render-summary-table.js";
-import { CliUsageError, hint, type CliIO } from "./cli-io.js";
-import { gpuOption, jumpForwardOption, modelFlags, type ModelCommandOptions } from "./model-options.js";
-import { loopOptions, loopSettings, type LoopCommandOptions } from "./loop-options.js";
-import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
-import type { CommandFactory } from "./command.js";
-import { withoutUndefined } from "../without-undefined.js";
-import { BUNDLED_BFCL_DIR } from "../eval/bfcl/bfcl-files.js";
-import type { EvalProgress } from "../eval/runner/run-eval.js";
-import { renderServersText } from "../eval/report/render-servers.js";
-import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalServerFlags } from "./eval-servers.js";
+import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../../eval/evaluate.js";
+import { failureProfileNames } from "../../eval/models/failure-profiles.js";
+import { writeReport } from "../../eval/report/build-report.js";
+import type { EvalReport } from "../../eval/report/eval-report.js";
+import { progressBar } from "../progress-bar.js";
+import { renderSummaryTable } from "../../eval/report/render-summary-table.js";
+import { CliUsageError, hint, type CliIO } from "../cli-io.js";
+import { gpuOption, jumpForwardOption, modelFlags, type ModelCommandOptions } from "../model-options.js";
+import { loopOptions, loopSettings, type LoopCommandOptions } from "../loop-options.js";
+import { parseIntegerOption, parseListOption, parseNumberOption } from "../parse-options.js";
+import type { CommandFactory } from "../command.js";
+import { withoutUndefined } from "../../without-undefined.js";
+import { BUNDLED_BFCL_DIR } from "../../eval/bfcl/bfcl-files.js";
+import type { EvalProgress } from "../../eval/runner/run-eval.js";
+import { renderServersText } from "../../eval/report/render-servers.js";
+import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalServerFlags } from "../eval-servers.js";
 
 interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, EvalServerFlags {
   model: string[];

@@ -1,5 +1,5 @@
-import { loadCatalog, lookupCatalogSpec, type Catalog, type CatalogEntry, type CatalogFile } from "./catalog.js";
-import { DownloadError } from "./errors.js";
+import { loadCatalog, lookupCatalogSpec, type Catalog, type CatalogEntry, type CatalogFile } from "../catalog.js";
+import { DownloadError } from "../errors.js";
 import { hfEndpoint, hfUriToUrl, parseHfUri } from "./hf-uri.js";
 
 /** What `pullModel` downloads, where from, and what the catalog knows about it. */

@@ -1,21 +1,21 @@
 import { relative } from "node:path";
 import { Command } from "commander";
-import type { AgentDefinition, ToolDefinition } from "../definitions/agent-definition.js";
-import { agentFromDefinition } from "../definitions/agent-from-definition.js";
-import { ModelLoadError } from "../model/errors.js";
-import { readGgufHeader } from "../model/gguf-header.js";
-import { DEFAULT_CONTEXT_SIZE } from "../model/llama/defaults.js";
-import type { ModelHandle } from "../model/model-handle.js";
-import { modelsDirs } from "../model/models-dir.js";
-import { resolveModelFile } from "../model/resolve-model.js";
-import { estimateTokens, ESTIMATE_LABEL } from "../memory/token-counter.js";
-import { chatFormatForArchitecture, gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
-import { describeThrown } from "../safe-stringify.js";
-import { hint, type CliIO } from "./cli-io.js";
-import type { CommandFactory } from "./command.js";
-import { loadDefinitionForCli } from "./agent-setup.js";
-import { countTokens } from "./inspect-tokens.js";
-import { SCRIPT_PREFIX } from "./model-setup.js";
+import type { AgentDefinition, ToolDefinition } from "../../definitions/agent-definition.js";
+import { agentFromDefinition } from "../../definitions/agent-from-definition.js";
+import { ModelLoadError } from "../../model/errors.js";
+import { readGgufHeader } from "../../model/gguf/gguf-header.js";
+import { DEFAULT_CONTEXT_SIZE } from "../../model/llama/defaults.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import { modelsDirs } from "../../model/models-dir.js";
+import { resolveModelFile } from "../../model/resolve-model.js";
+import { estimateTokens, ESTIMATE_LABEL } from "../../memory/token-counter.js";
+import { chatFormatForArchitecture, gemma3ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import { describeThrown } from "../../safe-stringify.js";
+import { hint, type CliIO } from "../cli-io.js";
+import type { CommandFactory } from "../command.js";
+import { loadDefinitionForCli } from "../agent-setup.js";
+import { countTokens } from "../inspect-tokens.js";
+import { SCRIPT_PREFIX } from "../model-setup.js";
 
 /** A handle that is never called: inspect renders prompts without running a model. */
 const notRun: ModelHandle = { generate: () => Promise.reject(new Error("agent inspect does not run the model")) };

@@ -1,11 +1,11 @@
 import { Command } from "commander";
-import { pullModel } from "../model/pull-model.js";
-import { modelsDir } from "../model/models-dir.js";
-import { hint, type CliIO } from "./cli-io.js";
-import { formatBytes } from "./format.js";
-import { describePull } from "./model-setup.js";
-import type { CommandFactory } from "./command.js";
-import { Progress } from "./progress.js";
+import { pullModel } from "../../model/download/pull-model.js";
+import { modelsDir } from "../../model/models-dir.js";
+import { hint, type CliIO } from "../cli-io.js";
+import { formatBytes } from "../format.js";
+import { describePull } from "../model-setup.js";
+import type { CommandFactory } from "../command.js";
+import { Progress } from "../progress.js";
 
 const pullCommand: CommandFactory = (io: CliIO) =>
   new Command("pull")

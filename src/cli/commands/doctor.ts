@@ -1,13 +1,13 @@
 import { existsSync, statfsSync } from "node:fs";
 import { freemem, totalmem } from "node:os";
 import { Command } from "commander";
-import { catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec } from "../model/catalog.js";
-import { catalogDownloadStatus, modelsDir, modelsDirs } from "../model/models-dir.js";
-import { EXIT, hint, type CliIO } from "./cli-io.js";
-import { formatBytes } from "./format.js";
-import type { CommandFactory } from "./command.js";
-import { serverDoctorChecks } from "./doctor-server.js";
-import { httpTimeoutOptions, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
+import { catalogFileFor, defaultModelAlias, findCatalogEntry, splitModelSpec } from "../../model/catalog.js";
+import { catalogDownloadStatus, modelsDir, modelsDirs } from "../../model/models-dir.js";
+import { EXIT, hint, type CliIO } from "../cli-io.js";
+import { formatBytes } from "../format.js";
+import type { CommandFactory } from "../command.js";
+import { serverDoctorChecks } from "../doctor-server.js";
+import { httpTimeoutOptions, modelSpecWithServer, type ServerCommandOptions } from "../server-model.js";
 
 /** One line of the doctor's report. */
 interface Check {
@@ -27,8 +27,8 @@ function nodeCheck(): Check {
 
 async function backendChecks(): Promise<Check[]> {
   try {
-    const { getLlamaRuntime } = await import("../model/llama/llama-runtime.js");
-    const { defaultThreadCount } = await import("../model/llama/threads.js");
+    const { getLlamaRuntime } = await import("../../model/llama/llama-runtime.js");
+    const { defaultThreadCount } = await import("../../model/llama/threads.js");
     const { llama } = await getLlamaRuntime("auto");
     const threads = defaultThreadCount(llama.cpuMathCores);
     const backend = llama.gpu === false ? "cpu" : llama.gpu;

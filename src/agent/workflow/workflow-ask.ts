@@ -1,13 +1,13 @@
-import { parseStructured, resolveOutputSchema, type ResolvedOutputSchema } from "../actions/parse-structured.js";
-import { MAX_REPLY_CHARS_IN_PROMPT } from "../defaults.js";
-import type { GenerateOptions } from "../model/model-handle.js";
-import type { ChatMessage } from "../prompt/chat-format.js";
-import { renderPrompt } from "../prompt-texts.js";
-import { withoutUndefined } from "../without-undefined.js";
-import type { EventInput } from "./events.js";
-import { generateCounted, type CountedGeneration } from "./generate-counted.js";
-import { recordUsage } from "./run-usage.js";
-import { countValidationError } from "./stop-run.js";
+import { parseStructured, resolveOutputSchema, type ResolvedOutputSchema } from "../../actions/parse-structured.js";
+import { MAX_REPLY_CHARS_IN_PROMPT } from "../../defaults.js";
+import type { GenerateOptions } from "../../model/model-handle.js";
+import type { ChatMessage } from "../../prompt/chat-format.js";
+import { renderPrompt } from "../../prompt-texts.js";
+import { withoutUndefined } from "../../without-undefined.js";
+import type { EventInput } from "../events.js";
+import { generateCounted, type CountedGeneration } from "../generate-counted.js";
+import { recordUsage } from "../run-usage.js";
+import { countValidationError } from "../stop-run.js";
 import type { AskOptions } from "./workflow.js";
 import type { WorkflowRun } from "./workflow-run.js";
 

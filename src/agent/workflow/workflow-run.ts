@@ -1,11 +1,11 @@
-import type { ModelHandle } from "../model/model-handle.js";
-import type { ChatFormat } from "../prompt/chat-format.js";
-import type { Registry } from "../skills/registry.js";
-import { describeThrown } from "../safe-stringify.js";
-import type { AgentState } from "./agent-state.js";
-import type { DispatchOptions } from "./dispatch-action.js";
-import type { EventInput, StopReason } from "./events.js";
-import { stopAtMaxIterations } from "./stop-run.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import type { ChatFormat } from "../../prompt/chat-format.js";
+import type { Registry } from "../../skills/registry.js";
+import { describeThrown } from "../../safe-stringify.js";
+import type { AgentState } from "../agent-state.js";
+import type { DispatchOptions } from "../dispatch-action.js";
+import type { EventInput, StopReason } from "../events.js";
+import { stopAtMaxIterations } from "../stop-run.js";
 import { WorkflowStop, type AgentSpec, type NestedAgent, type WorkflowContext } from "./workflow.js";
 
 /** What a workflow run takes from its agent: the model, skills and settings the loop would use. */

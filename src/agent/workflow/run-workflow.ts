@@ -1,6 +1,6 @@
-import { raceAbort } from "../abort.js";
-import { describeThrown, safeStringify } from "../safe-stringify.js";
-import type { AgentState } from "./agent-state.js";
+import { raceAbort } from "../../abort.js";
+import { describeThrown, safeStringify } from "../../safe-stringify.js";
+import type { AgentState } from "../agent-state.js";
 import { workflowName, type WorkflowLike } from "./workflow.js";
 import { createContext } from "./workflow-context.js";
 import { WorkflowRun, type WorkflowBudgets, type WorkflowEnvironment } from "./workflow-run.js";

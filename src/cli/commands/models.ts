@@ -1,10 +1,10 @@
 import { Command } from "commander";
-import { loadCatalog } from "../model/catalog.js";
-import { catalogDownloadStatus, listLocalModels, modelsDir, modelsDirs, type LocalModel } from "../model/models-dir.js";
-import { hint, type CliIO } from "./cli-io.js";
-import { textTable } from "../text-table.js";
-import { formatBytes } from "./format.js";
-import type { CommandFactory } from "./command.js";
+import { loadCatalog } from "../../model/catalog.js";
+import { catalogDownloadStatus, listLocalModels, modelsDir, modelsDirs, type LocalModel } from "../../model/models-dir.js";
+import { hint, type CliIO } from "../cli-io.js";
+import { textTable } from "../../text-table.js";
+import { formatBytes } from "../format.js";
+import type { CommandFactory } from "../command.js";
 
 /** The note column of a local file: unusable, the catalog file it is, or what it is named like but is not. */
 function note(model: LocalModel): string {

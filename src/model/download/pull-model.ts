@@ -1,7 +1,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { stallTimeoutFromEnv } from "./defaults.js";
-import { modelsDir } from "./models-dir.js";
+import { stallTimeoutFromEnv } from "../defaults.js";
+import { modelsDir } from "../models-dir.js";
 import { withDiskError } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import { resolvePullSource } from "./pull-source.js";

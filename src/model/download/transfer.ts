@@ -1,11 +1,11 @@
 import { createHash, type Hash } from "node:crypto";
 import { open, rename, rm, stat, type FileHandle } from "node:fs/promises";
-import { CATALOG_SIZE_TOLERANCE, hfToken, PART_SUFFIX } from "./defaults.js";
+import { CATALOG_SIZE_TOLERANCE, hfToken, PART_SUFFIX } from "../defaults.js";
 import { ProgressMeter, type PullPhase } from "./download-progress.js";
-import { DownloadError } from "./errors.js";
-import { GgufHeaderError, isGgufMagic, readGgufHeader, startsWithGguf } from "./gguf-header.js";
+import { DownloadError } from "../errors.js";
+import { GgufHeaderError, isGgufMagic, readGgufHeader, startsWithGguf } from "../gguf/gguf-header.js";
 import { announcedLength, discardBody, httpErrorHint, parseContentRange } from "./http-response.js";
-import { transferFailureText } from "./network-failure.js";
+import { transferFailureText } from "../network-failure.js";
 import {
   hashFile,
   lockPart,

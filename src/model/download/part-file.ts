@@ -1,8 +1,8 @@
-import { processAlive } from "../lock-file.js";
+import { processAlive } from "../../lock-file.js";
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
-import { DownloadError } from "./errors.js";
+import { DownloadError } from "../errors.js";
 
 /* File steps of a pull: writing, hashing and checking a `.part`; file-system failures become `disk` errors. */
 

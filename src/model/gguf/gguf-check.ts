@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { GgufInsights, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
-import { ModelLoadError } from "./errors.js";
+import { ModelLoadError } from "../errors.js";
 import { GgufHeaderError, isGgufMagic, readGgufHeader, type GgufHeader } from "./gguf-header.js";
 
 /** What {@link checkGgufFile} learnt about a file that passed. */

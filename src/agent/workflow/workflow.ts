@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { OutputSchema } from "../actions/parse-structured.js";
-import type { JsonSchema } from "../json-schema.js";
-import type { ModelHandle } from "../model/model-handle.js";
-import type { Registry } from "../skills/registry.js";
-import type { AgentState } from "./agent-state.js";
-import type { AgentEvent, RunStats, StopReason } from "./events.js";
+import type { OutputSchema } from "../../actions/parse-structured.js";
+import type { JsonSchema } from "../../json-schema.js";
+import type { ModelHandle } from "../../model/model-handle.js";
+import type { Registry } from "../../skills/registry.js";
+import type { AgentState } from "../agent-state.js";
+import type { AgentEvent, RunStats, StopReason } from "../events.js";
 
 /** Options of one `ctx.ask`. */
 export interface AskOptions {

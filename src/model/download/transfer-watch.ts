@@ -1,4 +1,4 @@
-import { DOWNLOAD_WAIT_REPORT_MS } from "./defaults.js";
+import { DOWNLOAD_WAIT_REPORT_MS } from "../defaults.js";
 
 /**
  * The clocks of one transfer: the stall timer (no answer, or no byte, for `stallTimeoutMs` aborts `signal`) and the
