@@ -1,6 +1,12 @@
 import { Command } from "commander";
 import { loadCatalog } from "../../model/catalog.js";
-import { catalogDownloadStatus, listLocalModels, modelsDir, modelsDirs, type LocalModel } from "../../model/models-dir.js";
+import {
+  catalogDownloadStatus,
+  listLocalModels,
+  modelsDir,
+  modelsDirs,
+  type LocalModel,
+} from "../../model/models-dir.js";
 import { hint, type CliIO } from "../cli-io.js";
 import { textTable } from "../../text-table.js";
 import { formatBytes } from "../format.js";
