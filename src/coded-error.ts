@@ -1,6 +1,7 @@
 /**
  * The base of every setup or infrastructure error with a stable `code` that callers (the CLI, tests) switch on.
- * Subclasses set `name` and narrow `Code`; model and skill failures are values, not these (see DESIGN.md).
+ * Subclasses set `name` and narrow `Code`; model and skill failures are values, not these:
+ * they become events on the run's stream that the model is shown, and `Agent.run` never throws for them.
  */
 export class CodedError<Code extends string> extends Error {
   constructor(

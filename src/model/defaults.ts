@@ -37,7 +37,7 @@ export const DEFAULT_HF_ENDPOINT = "https://huggingface.co";
 export const DEFAULT_HF_REVISION = "main";
 
 /**
- * Agent budgets for a model the catalog gives none for: the agent loop's own defaults (see DESIGN.md), so that an
+ * Agent budgets for a model the catalog gives none for: the agent loop's own defaults (src/defaults.ts), so that an
  * unknown model behaves exactly like `Agent.run` without options.
  */
 export const DEFAULT_BUDGETS = Object.freeze({

@@ -13,7 +13,6 @@ export {
   type PromptStyle,
   type ThoughtPlacement,
 } from "./system-prompt.js";
-export { promptText, renderPrompt, PROMPTS_DIR } from "./prompt-texts.js";
 export { skillSignature, schemaTypeText } from "./skill-signature.js";
 export {
   parseSoul,
