@@ -1,15 +1,13 @@
-import { DEFAULT_USE_GRAMMAR, MEMORY_SUMMARY_MAX_TOKENS, MEMORY_TRIM_TARGET } from "../defaults.js";
+import { DEFAULT_USE_GRAMMAR } from "../defaults.js";
 import { Conversation, type ConversationCall, type NewTurn, type TurnMessage } from "../memory/conversation.js";
 import { historyView } from "../memory/history.js";
-import { cleanSummary, summaryPrompt } from "../memory/summarize.js";
-import { estimateTokens } from "../memory/token-counter.js";
+import { summarizeOldest, type SummaryWritten } from "../memory/summarize-oldest.js";
 import type { ModelHandle } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
-import { describeThrown } from "../safe-stringify.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { AgentState, emptyRunStats } from "./agent-state.js";
 import type { MemoryOptions } from "../memory/memory-options.js";
-import { isOwnEvent, type AgentEvent, type EventInput, type RunStats, type StopReason } from "./events.js";
+import { isOwnEvent, type AgentEvent, type RunStats, type StopReason } from "./events.js";
 import { generateCounted } from "./generate-counted.js";
 import { checkFirstPrompt, promptBudget, type PromptBudget } from "./prompt-budget.js";
 
@@ -85,64 +83,37 @@ export function agentBudget(host: Pick<InvokeHost, "model" | "options">): Prompt
   return promptBudget(host.model, { fitContext, maxTokens, memory, grammar: grammar ?? DEFAULT_USE_GRAMMAR });
 }
 
-/** A summary written for this turn, or the reason it could not be. */
-type Summarized = { event: EventInput; stats: RunStats; input: number; output: number } | { failed: string };
+/** A summary written for this turn (with its model call's stats), or the reason it could not be. */
+type Summarized = (SummaryWritten & { stats: RunStats }) | { failed: string };
 
 /**
- * `summarize_oldest`: when the first prompt would exceed the budget and fitting it would leave out old turns, the
- * model summarizes those turns (and the summary before them) instead; the conversation keeps the summary, which
- * stands for them from now on. Undefined when nothing needs summarizing.
+ * The `summarize_oldest` policy (memory/summarize-oldest.ts) for this turn, when the agent's memory asks for it:
+ * the summary's model call counted into stats of its own, for the turn's state. Undefined when nothing needs
+ * summarizing.
  */
-async function summarizeOldest(
+async function summarizeForTurn(
   host: InvokeHost,
   conversation: Conversation,
   message: string,
   signal: AbortSignal | undefined,
 ): Promise<Summarized | undefined> {
   const budget = agentBudget(host);
-  const history = historyView(conversation);
-  if (host.options.memory?.trimPolicy !== "summarize_oldest" || !budget || history.levels === 0) return undefined;
-  const probe = new AgentState(message, { history });
-  const count = (level: number) => budget.counter.count(host.renderPrompt(probe, { droppedSteps: level }));
-  if ((await count(0)) <= budget.limit) return undefined;
-  let level = 1;
-  while (level < history.levels && (await count(level)) > budget.limit * MEMORY_TRIM_TARGET) level++;
-  const dropped = history.droppedAt(level);
-  if (dropped.length === 0) return undefined;
+  if (host.options.memory?.trimPolicy !== "summarize_oldest" || !budget) return undefined;
+  const probe = new AgentState(message, { history: historyView(conversation) });
   const stats = emptyRunStats();
-  try {
-    const prompt = summaryPrompt(host.chatFormat, dropped, conversation.summary?.text);
-    const temperature = host.options.temperature;
-    const call = await generateCounted(
-      host.model,
-      prompt,
-      {
-        maxTokens: MEMORY_SUMMARY_MAX_TOKENS,
-        ...withoutUndefined({ signal, temperature }),
-      },
-      stats,
-    );
-    const text = cleanSummary(call.text);
-    const summaryTokens = await budget.counter.count(text);
-    const covers = dropped.at(-1)!.index;
-    conversation.setSummary({ covers, text, tokens: summaryTokens });
-    const summarizedTurns = conversation.turns.filter((t) => t.index <= covers).length;
-    return {
-      event: {
-        type: "memory-summarized",
-        summarizedTurns,
-        covers,
-        summaryTokens,
-        ...(budget.counter.estimated && { estimated: true as const }),
-      },
-      stats,
-      input: call.tokens?.prompt ?? estimateTokens(prompt),
-      output: call.tokens?.generated ?? estimateTokens(call.text),
-    };
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    return { failed: describeThrown(error) };
-  }
+  const temperature = host.options.temperature;
+  const result = await summarizeOldest({
+    conversation,
+    limit: budget.limit,
+    count: (level) => budget.counter.count(host.renderPrompt(probe, { droppedSteps: level })),
+    counter: budget.counter,
+    format: host.chatFormat,
+    generate: (prompt, { maxTokens }) =>
+      generateCounted(host.model, prompt, { maxTokens, ...withoutUndefined({ signal, temperature }) }, stats),
+    signal,
+  });
+  if (!result || "failed" in result) return result;
+  return { ...result, stats };
 }
 
 /** Count a summary's model call into the turn's state, and say what came of it. */
@@ -156,14 +127,21 @@ function recordSummary(state: AgentState, summarized: Summarized | undefined): v
     });
     return;
   }
-  state.stats.modelCalls += summarized.stats.modelCalls;
-  state.stats.modelMs += summarized.stats.modelMs;
-  state.stats.promptTokens += summarized.stats.promptTokens;
-  state.stats.evaluatedPromptTokens += summarized.stats.evaluatedPromptTokens;
-  state.stats.generatedTokens += summarized.stats.generatedTokens;
+  const { stats, summarizedTurns, covers, summaryTokens, estimated } = summarized;
+  state.stats.modelCalls += stats.modelCalls;
+  state.stats.modelMs += stats.modelMs;
+  state.stats.promptTokens += stats.promptTokens;
+  state.stats.evaluatedPromptTokens += stats.evaluatedPromptTokens;
+  state.stats.generatedTokens += stats.generatedTokens;
   state.usage.inputTokens += summarized.input;
   state.usage.outputTokens += summarized.output;
-  state.emit(summarized.event);
+  state.emit({
+    type: "memory-summarized",
+    summarizedTurns,
+    covers,
+    summaryTokens,
+    ...(estimated && { estimated: true as const }),
+  });
 }
 
 /** The turn's skill calls, each with its result or error, from the run's own events. */
@@ -216,7 +194,7 @@ export async function invokeTurn(
     const compact = host.compactSystemPrompt;
     await checkFirstPrompt(budget, first(host.systemPrompt), compact === undefined ? undefined : first(compact));
   }
-  const summarized = await summarizeOldest(host, conversation, message, options.signal);
+  const summarized = await summarizeForTurn(host, conversation, message, options.signal);
   const history = historyView(conversation);
   const state = new AgentState(message, { history });
   const unsubscribe = options.onEvent ? state.stream.subscribe(options.onEvent) : undefined;
