@@ -1,6 +1,7 @@
 /**
  * The failure profiles fitted to the real test models (evals/profiles/, made by scripts/fit-profile.ts from the
- * committed reports under docs/results/eval) load and run, and `profile:fit:` runs on those reports directly.
+ * real-model reports kept as fixtures in test/fixtures/eval-reports) load and run, and `profile:fit:` runs on those
+ * reports directly.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ const ROOT = join(import.meta.dirname, "../..");
 const BASIC = join(ROOT, "evals/basic.json");
 const PROFILES = join(ROOT, "evals/profiles");
 const REPORTS = ["smollm2-135m-instruct", "gemma3-270m"].map((key) =>
-  join(ROOT, "docs/results/eval", key, "basic-grammar-on/report.json"),
+  join(ROOT, "test/fixtures/eval-reports", key, "basic-grammar-on/report.json"),
 );
 
 describe("profiles fitted to the real test models", () => {
