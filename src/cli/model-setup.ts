@@ -10,13 +10,13 @@ import type { ModelHandle, ModelInfo } from "../model/model-handle.js";
 import { modelsDir, modelsDirs } from "../model/models-dir.js";
 import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
-import { isServerUrl } from "../model/http/server-url.js";
 import { loadServerModel, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { modelFlags, type ModelCommandOptions, type ModelFlags } from "./model-options.js";
 import type { Progress } from "./progress.js";
 import { askQuestion, isInteractive } from "./terminal-question.js";
+import { parseCliModelSpec, SCRIPT_PREFIX } from "./model-spec.js";
 
 /** What a command needs of a model: a ModelHandle that says what it is and can be released. */
 export type CliModel = ModelHandle & {
@@ -25,13 +25,6 @@ export type CliModel = ModelHandle & {
   readonly threads: number;
   dispose(): Promise<void> | void;
 };
-
-/**
- * `--model script:FILE.json`: a JSON array of the model's replies, played in order (a scripted, deterministic run; no
- * GGUF). Each reply is an action object (`{"skill_name": ..., "arguments": {...}}`, `{"final_answer": ...}`), sent as
- * its JSON, or a string sent as it is (raw text, to show how a malformed reply is handled). See examples/replies/.
- */
-export const SCRIPT_PREFIX = "script:";
 
 /** The replies of a script file: objects become their JSON, strings stay as they are. */
 export function scriptedReplies(path: string): string[] {
@@ -59,25 +52,29 @@ function loadScriptedModel(path: string): CliModel {
   return Object.assign(model, { backend: "scripted", threads: 0, dispose: () => {} });
 }
 
+/** A command's model, found: scripted replies (their file's absolute path), a model server, or a GGUF file. */
+export type FoundModel =
+  { kind: "script"; path: string } | { kind: "server"; url: string } | { kind: "gguf"; resolved: ResolvedModel };
+
 /**
- * Turn `--model` (or the catalog default) into a file path, looking in every models folder. A catalog model that is
- * not downloaded is offered for download on an interactive terminal (its size shown; a partial download is offered
- * for resuming, with the bytes already there); otherwise it is a setup error naming the exact pull command, written
- * as the tool was started. Ctrl-C at the question interrupts (exit 130). A file named like a catalog file that is not
- * one gets a warning.
+ * Turn `--model` (or the catalog default) into what it names: a script's file, a server, or a GGUF file looked for in
+ * every models folder. A catalog model that is not downloaded is offered for download on an interactive terminal (its
+ * size shown; a partial download is offered for resuming, with the bytes already there); otherwise it is a setup error
+ * naming the exact pull command, written as the tool was started. Ctrl-C at the question interrupts (exit 130). A file
+ * named like a catalog file that is not one gets a warning.
  */
-export async function resolveModelForCli(
-  io: CliIO,
-  spec: string | undefined,
-  progress: Progress,
-): Promise<ResolvedModel> {
+export async function resolveModelForCli(io: CliIO, spec: string | undefined, progress: Progress): Promise<FoundModel> {
+  const parsed = parseCliModelSpec(spec ?? defaultModelAlias());
+  // a model on a server (http://host:port/v1#name) is connected to when it is loaded
+  if (parsed.kind === "server") return { kind: "server", url: parsed.url.trim() };
+  if (parsed.kind === "script") return { kind: "script", path: resolve(io.cwd, parsed.path) };
+  return { kind: "gguf", resolved: await resolveGgufForCli(io, parsed.name, progress) };
+}
+
+/** A GGUF spec found in the models folders, or offered for download (see {@link resolveModelForCli}). */
+async function resolveGgufForCli(io: CliIO, wanted: string, progress: Progress): Promise<ResolvedModel> {
   const dirs = modelsDirs(io.env);
   const dir = modelsDir(io.env);
-  const wanted = spec ?? defaultModelAlias();
-  // a model on a server (http://host:port/v1#name) is connected to when it is loaded
-  if (isServerUrl(wanted)) return { path: wanted.trim() };
-  if (wanted.startsWith(SCRIPT_PREFIX))
-    return { path: `${SCRIPT_PREFIX}${resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length))}` };
   let resolved: ResolvedModel;
   try {
     resolved = resolveModelFile(wanted, { modelsDirs: dirs, cwd: io.cwd });
@@ -166,19 +163,15 @@ export function describePull(
  * models), with `server`'s flags and environment (the API key) and its signal.
  */
 export async function loadModelForCli(
-  resolved: ResolvedModel,
+  found: FoundModel,
   flags: ModelFlags,
   progress: Progress,
   server?: { io: Pick<CliIO, "env"> & { signal?: AbortSignal }; options: ServerCommandOptions },
 ): Promise<CliModel> {
-  if (resolved.path.startsWith(SCRIPT_PREFIX)) return loadScriptedModel(resolved.path.slice(SCRIPT_PREFIX.length));
-  if (isServerUrl(resolved.path))
-    return loadServerModel(
-      server?.io ?? { env: process.env },
-      resolved.path,
-      { ...server?.options, ...flags },
-      progress,
-    );
+  if (found.kind === "script") return loadScriptedModel(found.path);
+  if (found.kind === "server")
+    return loadServerModel(server?.io ?? { env: process.env }, found.url, { ...server?.options, ...flags }, progress);
+  const { resolved } = found;
   const label = resolved.alias ?? resolved.path;
   progress.start(`loading ${label}`);
   try {
@@ -201,7 +194,7 @@ export async function loadModelForCli(
 }
 
 /** The run budgets: flags first, then the catalog's for this model, then its architecture's. */
-export function budgetsForModel(resolved: ResolvedModel, architecture: string): ModelBudgets {
+export function budgetsForModel(resolved: Pick<ResolvedModel, "entry">, architecture: string): ModelBudgets {
   return resolved.entry ? budgetsFor(resolved.entry) : budgetsFor(architecture);
 }
 
@@ -216,13 +209,13 @@ export async function loadCommandModel(
   options: ModelCommandOptions & ServerCommandOptions,
   progress: Progress,
 ): Promise<{ model: CliModel; budgets: ModelBudgets }> {
-  const resolved = await resolveModelForCli(io, modelSpecWithServer(spec, options), progress);
+  const found = await resolveModelForCli(io, modelSpecWithServer(spec, options), progress);
   // an interactive command keeps its system prompt's state across runs (`--no-prompt-cache` turns it off)
   // with a warning line, not a failed run, when its folder fails (read-only, full, something foreign at its names)
   const promptCache = options.promptCache !== false && {
     onWarning: (message: string) => io.stderr.write(`gemma-agent: warning: ${message}\n`),
   };
   const flags = { ...modelFlags(options), promptCache };
-  const model = await loadModelForCli(resolved, flags, progress, { io, options });
-  return { model, budgets: budgetsForModel(resolved, model.info.architecture) };
+  const model = await loadModelForCli(found, flags, progress, { io, options });
+  return { model, budgets: budgetsForModel(found.kind === "gguf" ? found.resolved : {}, model.info.architecture) };
 }

@@ -15,7 +15,7 @@ import { hint, type CliIO } from "../cli-io.js";
 import type { CommandFactory } from "../command.js";
 import { loadDefinitionForCli } from "../agent-setup.js";
 import { countTokens } from "../inspect-tokens.js";
-import { SCRIPT_PREFIX } from "../model-setup.js";
+import { parseCliModelSpec } from "../model-spec.js";
 
 /** A handle that is never called: inspect renders prompts without running a model. */
 const notRun: ModelHandle = { generate: () => Promise.reject(new Error("agent inspect does not run the model")) };
@@ -32,8 +32,9 @@ async function tokenizer(
   spec: string | undefined,
 ): Promise<{ path: string; format: ChatFormat; contextSize: number } | { note: string }> {
   if (spec === undefined) return { note: "no model given (--model, or the definition's model)" };
-  if (spec.startsWith(SCRIPT_PREFIX)) return { note: "scripted replies have no tokenizer" };
-  if (/^https?:\/\//i.test(spec)) return { note: "a model on a server: its tokenizer is not read here" };
+  const parsed = parseCliModelSpec(spec);
+  if (parsed.kind === "script") return { note: "scripted replies have no tokenizer" };
+  if (parsed.kind === "server") return { note: "a model on a server: its tokenizer is not read here" };
   try {
     const resolved = resolveModelFile(spec, { modelsDirs: modelsDirs(io.env), cwd: io.cwd });
     const header = await readGgufHeader(resolved.path);

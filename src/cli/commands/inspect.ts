@@ -12,8 +12,9 @@ import { resolveModelFile } from "../../model/resolve-model.js";
 import { chatFormatForArchitecture, gemma3ChatFormat } from "../../prompt/chat-format.js";
 import { hint, type CliIO } from "../cli-io.js";
 import { countTokens } from "../inspect-tokens.js";
-import { budgetsForModel, scriptedReplies, SCRIPT_PREFIX } from "../model-setup.js";
-import { DIALECTS, isServerUrl, openAICompatibleModel, type OpenAICompatibleModel } from "../../model/http/index.js";
+import { budgetsForModel, scriptedReplies } from "../model-setup.js";
+import { parseCliModelSpec } from "../model-spec.js";
+import { DIALECTS, openAICompatibleModel, type OpenAICompatibleModel } from "../../model/http/index.js";
 import { modelSpecWithServer, serverModelOptions, serverOptions, type ServerCommandOptions } from "../server-model.js";
 import { parseListOption } from "../parse-options.js";
 import type { CommandFactory } from "../command.js";
@@ -46,9 +47,10 @@ interface ModelView {
  */
 async function viewModel(io: CliIO, spec: string | undefined, options: InspectOptions): Promise<ModelView> {
   const wanted = spec ?? defaultModelAlias();
-  if (isServerUrl(wanted)) return viewServerModel(io, wanted, options);
-  if (wanted.startsWith(SCRIPT_PREFIX)) {
-    const path = resolve(io.cwd, wanted.slice(SCRIPT_PREFIX.length));
+  const parsed = parseCliModelSpec(wanted);
+  if (parsed.kind === "server") return viewServerModel(io, parsed.url, options);
+  if (parsed.kind === "script") {
+    const path = resolve(io.cwd, parsed.path);
     scriptedReplies(path); // a bad file is reported here, as `ask` would
     return {
       path,
