@@ -6,7 +6,7 @@ import { extractJsonObject } from "./extract-json.js";
 import { resolveOutputSchema } from "./parse-structured.js";
 
 /** The validator name of a final answer that does not match the agent's output schema. */
-export const OUTPUT_SCHEMA = "output_schema";
+const OUTPUT_SCHEMA = "output_schema";
 
 /** A final answer's value that is there: not absent, not null, not blank text. */
 export function isGivenAnswer(value: unknown): boolean {

@@ -5,7 +5,7 @@ import { isOwnEvent } from "./events.js";
  * The run's newest answer candidate: a final answer it wrote that was refused (by the output schema or a validator),
  * or else a skill's result; blank ones are passed over. Undefined when the run has neither.
  */
-export function lastAnswerCandidate(state: AgentState): string | undefined {
+function lastAnswerCandidate(state: AgentState): string | undefined {
   const events = state.stream.toArray();
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];

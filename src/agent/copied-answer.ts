@@ -7,7 +7,7 @@ import type { AgentState } from "./agent-state.js";
 import { isOwnEvent } from "./events.js";
 
 /** The validator name of a final answer that repeats the prompt's own text (a placeholder or an instruction). */
-export const ANSWER_NOT_PROMPT_TEXT = "answer_not_prompt_text";
+const ANSWER_NOT_PROMPT_TEXT = "answer_not_prompt_text";
 
 /** Lower case, one space between words, no quotes, brackets or end punctuation around it. */
 function normalized(text: string): string {

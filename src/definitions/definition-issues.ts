@@ -14,7 +14,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The closest of `known` to `name`, when it is close enough to be a typo of it. */
-export function closest(name: string, known: readonly string[]): string | undefined {
+function closest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {

@@ -65,5 +65,3 @@ export const agentDefinitionSchema = z.strictObject({
 
 /** An agent definition as written. */
 export type AgentDefinitionYaml = z.infer<typeof agentDefinitionSchema>;
-/** An agent tool as written. */
-export type AgentToolYaml = z.infer<typeof agentToolSchema>;

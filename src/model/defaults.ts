@@ -62,7 +62,7 @@ export const CATALOG_SIZE_TOLERANCE = 0.25;
  * A transfer that receives no byte for this long is abandoned as a network error (the `.part` stays, to resume).
  * Long enough for a slow CDN to start a multi-GB response, short enough not to hang forever.
  */
-export const DOWNLOAD_STALL_TIMEOUT_MS = 60_000;
+const DOWNLOAD_STALL_TIMEOUT_MS = 60_000;
 
 /**
  * Environment variable: seconds a download may receive nothing (no answer, or no byte) before it is abandoned;
@@ -81,7 +81,7 @@ export const DOWNLOAD_WAIT_REPORT_MS = 1_000;
  * own tools use now). Sent only with requests to the Hugging Face endpoint for `hf:` sources and catalog aliases: a
  * gated model (one whose licence must be accepted on its page first) needs it; public ones do not.
  */
-export const HF_TOKEN_ENVS = ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"] as const;
+const HF_TOKEN_ENVS = ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"] as const;
 
 /** Bytes read from disk at a time by the GGUF header reader. */
 export const GGUF_READ_CHUNK_BYTES = 1 << 20;

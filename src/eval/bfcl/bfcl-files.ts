@@ -71,7 +71,7 @@ function readJsonLines<T>(path: string, schema: z.ZodType<T>): T[] {
 export const BUNDLED_BFCL_DIR = fileURLToPath(new URL("../../../evals/bfcl/", import.meta.url));
 
 /** The file name of a category: `simple_python` → `BFCL_v4_simple_python.json` (a full file name is kept as is). */
-export function bfclFileName(category: string): string {
+function bfclFileName(category: string): string {
   return category.endsWith(".json") ? category : `BFCL_v4_${category}.json`;
 }
 
@@ -108,7 +108,7 @@ export function loadBfclCategory(dir: string, category: string): BfclCategory {
 }
 
 /** The categories a BFCL folder holds (`BFCL_v4_<name>.json` files), sorted; none when the folder cannot be read. */
-export function bfclCategories(dir: string): string[] {
+function bfclCategories(dir: string): string[] {
   try {
     return readdirSync(dir)
       .map((name) => /^BFCL_v4_(.+)\.json$/.exec(name)?.[1])

@@ -6,7 +6,7 @@ import { Registry } from "../../skills/registry.js";
 import type { BfclFunction } from "./bfcl-files.js";
 
 /** What every BFCL skill returns: the harness scores calls, it does not execute them. */
-export const BFCL_SKILL_RESULT = { status: "recorded", note: "The call was recorded. Answer the user now." } as const;
+const BFCL_SKILL_RESULT = { status: "recorded", note: "The call was recorded. Answer the user now." } as const;
 
 /**
  * Why a BFCL function is not a skill: `bad_schema` (its parameters do not convert to a zod schema), `not_object`
@@ -32,7 +32,7 @@ export class BfclConversionError extends CodedError<BfclConversionCode> {
  * refused at the top level (BFCL's checker fails a call with an unexpected parameter) and a stray object-level
  * `default` dropped (a few irrelevance functions carry one; it is not a value for the arguments).
  */
-export function bfclParametersSchema(fn: BfclFunction): Record<string, unknown> {
+function bfclParametersSchema(fn: BfclFunction): Record<string, unknown> {
   const schema = { ...bfclToJsonSchema(fn.parameters) };
   delete schema.default;
   if (schema.type === undefined) schema.type = "object";

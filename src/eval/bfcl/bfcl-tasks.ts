@@ -8,8 +8,8 @@ import { checkBfclCalls } from "./check-bfcl-calls.js";
 import { groundTruthCalls } from "./ground-truth.js";
 
 /** What the oracle answers once its calls are made, or straight away when no function fits. */
-export const ORACLE_DONE = "Done: the calls above answer the request.";
-export const ORACLE_DECLINE = "None of the available functions can answer this request.";
+const ORACLE_DONE = "Done: the calls above answer the request.";
+const ORACLE_DECLINE = "None of the available functions can answer this request.";
 
 /** The questions of a category as runnable tasks, and the ones left out of the score. */
 export interface BfclTasks {

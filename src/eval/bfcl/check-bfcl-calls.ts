@@ -74,7 +74,7 @@ export function standardizeString(text: string): string {
 }
 
 /** Structural equality of JSON values (what Python's `==` does for them). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(b)) {
@@ -178,7 +178,7 @@ function expectedCall(entry: BfclGroundTruth[number]): { name: string; params: R
  * expected, of the declared type and among the allowed values (strings compared in BFCL's normal form); every
  * expected parameter left out allowed to be (`""` among its values).
  */
-export function checkBfclCall(fn: BfclFunction, call: SkillCall, entry: BfclGroundTruth[number]): BfclVerdict {
+function checkBfclCall(fn: BfclFunction, call: SkillCall, entry: BfclGroundTruth[number]): BfclVerdict {
   const expected = expectedCall(entry);
   if (call.skillName !== expected.name)
     return fail("simple_function_checker:wrong_func_name", `expected ${expected.name}, got ${call.skillName}`);

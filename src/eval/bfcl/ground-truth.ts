@@ -17,7 +17,7 @@ function typeOf(schema: unknown): string | undefined {
  * values per key (`{"min": [300000], "max": [400000]}`), and a list of dicts as a list of such dicts: those become
  * `{min: 300000, max: 400000}`, each key's first allowed value (left out when only `""` is allowed).
  */
-export function materialize(candidate: unknown, schema: unknown): unknown {
+function materialize(candidate: unknown, schema: unknown): unknown {
   const type = typeOf(schema);
   if ((type === "dict" || type === "object") && isPlainObject(candidate)) {
     const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};

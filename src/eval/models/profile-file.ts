@@ -22,14 +22,14 @@ function readJson(path: string, what: string): unknown {
 }
 
 /** Read and check an eval report.json. Throws `EvalSetupError("profile_invalid")` when it is missing, not JSON or not a report. */
-export function readEvalReport(path: string): EvalReport {
+function readEvalReport(path: string): EvalReport {
   return parseEvalReport(readJson(path, "report"), path);
 }
 
 /**
  * Split `<report.json>[#model]`: at the last `#`, unless the whole text names an existing file (a path with a `#`).
  */
-export function splitFitReference(reference: string): { path: string; model?: string } {
+function splitFitReference(reference: string): { path: string; model?: string } {
   const at = reference.lastIndexOf("#");
   if (at < 0 || existsSync(reference)) return { path: reference };
   return { path: reference.slice(0, at), model: reference.slice(at + 1) };

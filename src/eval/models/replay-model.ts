@@ -45,7 +45,7 @@ export interface RecordedStep {
 }
 
 /** Whether a trace is a workflow run's (its model calls are `model-call` events, its own events carry `origin`). */
-export function isWorkflowTrace(events: Iterable<AgentEvent>): boolean {
+function isWorkflowTrace(events: Iterable<AgentEvent>): boolean {
   for (const event of events) if (event.type === "model-call" || event.origin === "workflow") return true;
   return false;
 }

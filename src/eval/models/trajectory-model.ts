@@ -24,7 +24,7 @@ export interface TrajectoryModelOptions {
 }
 
 /** The text of an injected wrong answer. */
-export const WRONG_ANSWER = "I am not sure.";
+const WRONG_ANSWER = "I am not sure.";
 
 /** What the model did at each reply: the failure it injected, or undefined for a correct step. */
 export type InjectedFailure = FailureKind | "none";

@@ -4,7 +4,7 @@ import type { RunnerStats, WorkflowComparison } from "./eval-report.js";
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Means over a group of runs (one model, budget and runner); tokens null when any run has none. */
-export function runnerStats(runs: readonly RunRecord[]): RunnerStats {
+function runnerStats(runs: readonly RunRecord[]): RunnerStats {
   const mean = (f: (r: RunRecord) => number) =>
     runs.length ? round(runs.reduce((a, r) => a + f(r), 0) / runs.length) : 0;
   const meanOrNull = (f: (r: RunRecord) => number | null) =>

@@ -9,7 +9,7 @@ const HEIGHT = 440;
 const MARGIN = { left: 72, right: 200, top: 48, bottom: 64 };
 
 /** Text made safe for XML content and attribute values. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,

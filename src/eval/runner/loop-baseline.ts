@@ -2,7 +2,7 @@ import { EvalSetupError } from "../errors.js";
 import type { EvalTask } from "./eval-task.js";
 
 /** The suffix of a loop-baseline run's task id: `<id>@loop`. */
-export const LOOP_BASELINE_SUFFIX = "@loop";
+const LOOP_BASELINE_SUFFIX = "@loop";
 
 /**
  * The tasks with, after each task that names a workflow, the same task run by the loop (`<id>@loop`, `baselineOf`

@@ -9,7 +9,7 @@ export interface ExpectationResult {
 }
 
 /** Case, spacing, thousands separators and a final full stop do not matter when answers are compared. */
-export function normalizeAnswer(text: string): string {
+function normalizeAnswer(text: string): string {
   return text
     .trim()
     .replace(/\s+/g, " ")
@@ -65,10 +65,7 @@ function valueMatches(actual: unknown, expected: unknown): boolean {
 }
 
 /** Does `call` satisfy an expected call (same skill; every expected argument present and equal; others allowed)? */
-export function callMatches(
-  call: SkillCall,
-  expected: { skill: string; arguments?: Record<string, unknown> },
-): boolean {
+function callMatches(call: SkillCall, expected: { skill: string; arguments?: Record<string, unknown> }): boolean {
   return call.skillName === expected.skill && valueMatches(call.arguments, expected.arguments ?? {});
 }
 

@@ -3,7 +3,7 @@ import { defineSkill, type Skill } from "../../skills/skill.js";
 import type { DataSkillDefinition } from "./suite-schema.js";
 
 /** How a lookup key is compared: case and surrounding spaces do not matter. */
-export function normalizeLookupKey(key: string): string {
+function normalizeLookupKey(key: string): string {
   return key.trim().replace(/\s+/g, " ").toLowerCase();
 }
 

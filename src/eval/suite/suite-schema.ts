@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Built-in skills a suite may name. The file skills are left out: a suite must not read the user's disk. */
-export const SUITE_BUILTIN_SKILLS = ["calculator", "datetime", "convert_units"] as const;
+const SUITE_BUILTIN_SKILLS = ["calculator", "datetime", "convert_units"] as const;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 /** Task ids become file names (`replay:DIR` reads `DIR/<id>.jsonl`), so they are kept to safe characters. */

@@ -33,7 +33,7 @@ export async function withDiskError<T>(what: string, step: () => Promise<T>): Pr
 }
 
 /** The lock a pull holds on its `.part`: `<file>.part.lock`, holding the puller's pid. */
-export function lockPathOf(partPath: string): string {
+function lockPathOf(partPath: string): string {
   return `${partPath}.lock`;
 }
 

@@ -27,7 +27,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The Gemma format a chat template is written in, by its turn markers. */
-export function chatFormatOfTemplate(template: unknown): ChatFormat | undefined {
+function chatFormatOfTemplate(template: unknown): ChatFormat | undefined {
   if (typeof template !== "string") return undefined;
   if (template.includes("<|turn>")) return gemma4ChatFormat;
   if (template.includes("<start_of_turn>")) return gemma3ChatFormat;

@@ -30,7 +30,7 @@ function retryAfterMs(response: Response): number | undefined {
 }
 
 /** The message a server put in an error body (`{"error": {"message": ...}}`, `{"error": "..."}`), else the text. */
-export function serverErrorText(body: string): string {
+function serverErrorText(body: string): string {
   let text = body.trim();
   try {
     const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };

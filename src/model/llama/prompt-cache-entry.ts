@@ -33,7 +33,7 @@ export const ENTRY_NAME = /^([0-9a-f]{40})\.(state|json)$/;
 /** The key that signs records: made by the cache, readable by its user only. */
 export const KEY_FILE = "gemma-agent-prompt-cache.key";
 /** The cache's own folder for files being written (mode 0700, this user's): what a killed write leaves lies there. */
-export const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
+const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
 /** A file being written: an entry's name, the writing process's id, a random tag. */
 const TEMP_NAME = /^[0-9a-f]{40}\.(state|json)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 

@@ -47,7 +47,7 @@ export interface PromptCacheIdentity {
 }
 
 /** The default folder: env `GEMMA_AGENT_PROMPT_CACHE`, else `~/.cache/gemma-agent/prompt-cache`. */
-export function defaultPromptCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function defaultPromptCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.GEMMA_AGENT_PROMPT_CACHE || join(homedir(), ".cache", "gemma-agent", "prompt-cache");
 }
 

@@ -41,7 +41,7 @@ export function resolveAllowedRoot(allowDir: string): AllowedRoot {
 }
 
 /** True when `target` is `root` or below it (a name such as `..notes` inside root counts as inside). */
-export function isInside(root: string, target: string): boolean {
+function isInside(root: string, target: string): boolean {
   const relative = path.relative(root, target);
   return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

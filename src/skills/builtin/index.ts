@@ -49,8 +49,6 @@ export { tidyNumber } from "./tidy-number.js";
 
 /** Names of every built-in skill, in the order `builtinSkills` returns them. */
 export const BUILTIN_SKILL_NAMES = ["calculator", "datetime", "convert_units", "list_files", "read_file"] as const;
-/** A built-in skill's name. */
-export type BuiltinSkillName = (typeof BUILTIN_SKILL_NAMES)[number];
 /** The built-ins that exist only when a directory is allowed. */
 export const FILE_SKILL_NAMES = ["list_files", "read_file"] as const;
 
