@@ -3,7 +3,7 @@
  * writers (src/lock-file.ts): what the reliability suites rely on, checked without a CLI.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, constants, existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import {
   RegularFileError,
   wholeLinesLength,
 } from "../src/regular-file.js";
+import { entriesOf } from "./helpers/dir-entries.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ga-regular-"));
 
@@ -95,14 +96,14 @@ describe("takeLock", () => {
     expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
     const again = takeLock(lock, refuse); // the same process: shared, counted
     release();
-    expect(existsSync(lock)).toBe(true);
+    expect(entriesOf(dir)).toContain("file.lock");
     again();
-    expect(existsSync(lock)).toBe(false);
+    expect(entriesOf(dir)).not.toContain("file.lock");
     writeFileSync(lock, String(process.ppid)); // a live process
     expect(() => takeLock(lock, refuse)).toThrow(`held by ${process.ppid}`);
     execFileSync("rm", [lock]);
     execFileSync("mkfifo", [lock]); // not a lock file of ours: refused, not removed, not waited on
     expect(() => takeLock(lock, refuse)).toThrow(/not a regular file/);
-    expect(existsSync(lock)).toBe(true);
+    expect(entriesOf(dir)).toContain("file.lock");
   });
 });

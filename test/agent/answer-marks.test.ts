@@ -34,8 +34,8 @@ describe("answer marks", () => {
     const long = "x".repeat(40);
     const model = new ScriptedModel([answerReply(long)]);
     const state = await new Agent({ model, registry: mathRegistry(), maxAnswerChars: 40 }).run("q");
-    expect(state.stream.ofType("final-answer")[0].truncated).toBe(true);
-    expect(answerMarks(state).truncated).toBe(true);
+    expect(state.stream.ofType("final-answer")[0]).toMatchObject({ truncated: true });
+    expect(answerMarks(state)).toMatchObject({ truncated: true });
     expect(answerNotes(answerMarks(state), state.answer)[0]).toBe(
       "the answer was cut at 40 characters (--max-answer-chars raises the bound)",
     );
@@ -48,10 +48,10 @@ describe("answer marks", () => {
     const model = new ScriptedModel(['{"final_answer":"The sum is 5, because two plus']);
     const state = await new Agent({ model, registry: mathRegistry() }).run("q");
     expect(state.answer).toBe("The sum is 5, because two plus");
-    expect(answerMarks(state).truncated).toBe(true);
+    expect(answerMarks(state)).toMatchObject({ truncated: true });
     const free = new ScriptedModel([answerReply("y".repeat(400))]);
     const unbounded = await new Agent({ model: free, registry: mathRegistry(), grammar: false }).run("q");
-    expect(answerMarks(unbounded).truncated).toBe(false);
+    expect(answerMarks(unbounded)).toMatchObject({ truncated: false });
   });
 
   it("a run without an answer has no marks", async () => {

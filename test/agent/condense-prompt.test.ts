@@ -82,7 +82,7 @@ describe("condensing the system prompt when the context is too small for the ful
       promptStyle: "compact",
     });
     // the run stays compact: every later trim says so, and every prompt sent begins with the compact system prompt
-    expect(trims.every((t) => t.promptStyle === "compact")).toBe(true);
+    expect(trims.filter((t) => t.promptStyle !== "compact")).toEqual([]);
     expect(model.calls).toHaveLength(2);
     const opening = sharedOpeningLength(gemma3ChatFormat, compactSystem);
     for (const { prompt, options } of model.calls) {
@@ -93,7 +93,7 @@ describe("condensing the system prompt when the context is too small for the ful
       expect(options.sharedPrefix).toBe(opening);
       expect(prompt.slice(0, opening)).toBe(model.calls[0].prompt.slice(0, opening));
     }
-    expect(model.calls[1].prompt.startsWith(model.calls[0].prompt)).toBe(true);
+    expect(model.calls[1].prompt.slice(0, model.calls[0].prompt.length)).toBe(model.calls[0].prompt);
     expect(state.stats.contextTrims).toBe(trims.length);
     expect(renderEvent(trims[0])).toContain("system prompt in the compact style");
   });
@@ -170,8 +170,8 @@ describe("condensing the system prompt when the context is too small for the ful
       const expected = buildMessages("FULL", QUESTION, prefix, 0, { compactSystem: "COMPACT" });
       expect(transcript.render(gemma3ChatFormat), `after ${n} events`).toBe(gemma3ChatFormat.render(expected));
       expect(transcript.systemPrompt).toBe(n > 3 ? "COMPACT" : "FULL");
-      expect(transcript.render(gemma3ChatFormat, 0, false).includes("FULL")).toBe(true);
-      expect(transcript.render(gemma3ChatFormat, 0, true).includes("COMPACT")).toBe(true);
+      expect(transcript.render(gemma3ChatFormat, 0, false)).toContain("FULL");
+      expect(transcript.render(gemma3ChatFormat, 0, true)).toContain("COMPACT");
     }
   });
 });

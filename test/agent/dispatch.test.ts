@@ -365,7 +365,7 @@ describe("time and size", () => {
     const state = await running;
     expect(state.stopReason).toBe("aborted");
     expect(signals).toHaveLength(2);
-    expect(signals.every((s) => s.aborted)).toBe(true);
+    expect(signals.map((s) => s.aborted)).toEqual([true, true]);
   });
 
   it("caps long results with a note, and renders what JSON cannot hold", async () => {
@@ -384,7 +384,7 @@ describe("time and size", () => {
     const state = await new Agent({ model, registry, maxResultChars: 200 }).run("q");
     const [big, odd] = state.stream.ofType("observation");
     expect(big.truncated).toBe(true);
-    expect(big.result.startsWith("x".repeat(200) + "\n")).toBe(true);
+    expect(big.result.slice(0, 201)).toBe("x".repeat(200) + "\n");
     expect(big.result).toContain("200 of 10000 characters shown");
     expect(odd.truncated).toBeUndefined();
     expect(JSON.parse(odd.result)).toEqual({

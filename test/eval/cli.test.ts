@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { memoryIO } from "../helpers/memory-io.js";
+import { entriesOf } from "../helpers/dir-entries.js";
 
 const BASIC = join(import.meta.dirname, "../../evals/basic.json");
 const BFCL = join(import.meta.dirname, "../../evals/bfcl");
@@ -33,7 +34,7 @@ describe("gemma-agent eval", () => {
     expect(result.out).toMatch(/^model\s+budget\s+success/);
     expect(result.out).toMatch(/oracle\s+8\s+100\.0% \(72\/72\)/);
     expect(result.out).toContain(`Wrote ${join(out, "report.json")}`);
-    for (const file of ["report.json", "report.md", "convergence.svg"]) expect(existsSync(join(out, file))).toBe(true);
+    expect(entriesOf(out)).toEqual(expect.arrayContaining(["report.json", "report.md", "convergence.svg"]));
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report).toMatchObject({ models: ["oracle", "profile:e2b-like"], budgets: [4, 8], seeds: [1, 2], tasks: 36 });
   });

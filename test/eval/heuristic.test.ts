@@ -84,7 +84,9 @@ describe("heuristic planner", () => {
     for (const task of suiteTasks(suite)) {
       const model = new HeuristicModel({ query: task.query, skillNames: task.registry.names(), lookups: task.lookups });
       const state = await new Agent({ model, registry: task.registry }).run(task.query);
-      expect(task.judge({ answer: state.answer, calls: [], state }).success, `${task.id}: ${state.answer}`).toBe(true);
+      expect(task.judge({ answer: state.answer, calls: [], state }), `${task.id}: ${state.answer}`).toMatchObject({
+        success: true,
+      });
     }
   });
 

@@ -35,13 +35,13 @@ describe("suite files", () => {
     }
     const callCounts = suite.tasks.map((t) => (t.trajectory ?? []).filter((s) => "call" in s).length);
     for (const n of [0, 1, 2, 3, 4]) expect(callCounts).toContain(n);
-    expect(suite.tasks.every((t) => t.trajectory && "answer" in t.trajectory.at(-1)!)).toBe(true);
+    expect(suite.tasks.filter((t) => !(t.trajectory && "answer" in t.trajectory.at(-1)!)).map((t) => t.id)).toEqual([]);
   });
 
   it("every built-in trajectory, run through the agent with the real skills, meets its task's expectation", async () => {
     const report = await evaluateSuite(BASIC, { models: ["oracle"], budgets: [16] });
     expect(report.runs.filter((r) => !r.success).map((r) => `${r.taskId}: ${r.failures.join("; ")}`)).toEqual([]);
-    expect(report.runs.every((r) => r.toolErrors === 0 && r.validationErrors === 0)).toBe(true);
+    expect(report.runs.filter((r) => r.toolErrors !== 0 || r.validationErrors !== 0)).toEqual([]);
   });
 
   it("names the bad field by its path", () => {
@@ -130,7 +130,7 @@ describe("suite files", () => {
       Promise.resolve().then(() => task.registry.get("capital")!.run({ country: "Spain" }, ctx)),
     ).rejects.toThrow(/no entry for "Spain"; known: France/);
     expect(await task.registry.get("rate")!.run({ currency: "EUR" }, ctx)).toEqual({ rate: 1.08 });
-    expect(task.registry.get("rate")!.parameters.safeParse({}).success).toBe(false);
+    expect(task.registry.get("rate")!.parameters.safeParse({})).toMatchObject({ success: false });
     expect(task.lookups).toEqual([{ skillName: "capital", parameter: "country", keys: ["France"] }]);
   });
 });
@@ -155,8 +155,8 @@ describe("expectations", () => {
       checkExpected(
         { includes: "Nairobi", calls: [{ skill: "capital", arguments: { country: "Kenya" } }] },
         { answer: "Nairobi", calls },
-      ).success,
-    ).toBe(true);
+      ),
+    ).toMatchObject({ success: true });
     expect(
       checkExpected({ calls: [{ skill: "capital", arguments: { country: "Peru" } }] }, { answer: "x", calls }).failures,
     ).toEqual(['missing call capital {"country":"Peru"}']);
@@ -166,7 +166,7 @@ describe("expectations", () => {
     expect(checkExpected({ equals: "x", noCalls: true }, { answer: "x", calls }).failures).toEqual([
       "expected no skill calls, got 1",
     ]);
-    expect(checkExpected({ matches: "^n.*i$" }, { answer: "Nairobi", calls: [] }).success).toBe(true);
+    expect(checkExpected({ matches: "^n.*i$" }, { answer: "Nairobi", calls: [] })).toMatchObject({ success: true });
     expect(checkExpected({ includes: ["a", "b"] }, { answer: undefined, calls: [] }).failures).toEqual(["no answer"]);
   });
 });

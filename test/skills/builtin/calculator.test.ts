@@ -299,7 +299,7 @@ describe("calculatorSkill", () => {
     expect(calc("2 / 3")).toBe(0.666666666666667);
     expect(calc("1.1 * 1.1")).toBe(1.21);
     expect(calc("-0 * 5")).toBe(0);
-    expect(Object.is(calc("-0 * 5"), -0)).toBe(false);
+    expect(calc("-0 * 5")).not.toBe(-0);
   });
 
   it("keeps integers exact past 15 digits", () => {
@@ -313,9 +313,9 @@ describe("calculatorSkill", () => {
   });
 
   it("validates its argument schema", () => {
-    expect(calculatorSkill.parameters.safeParse({ expression: "1+1" }).success).toBe(true);
-    expect(calculatorSkill.parameters.safeParse({ expression: 5 }).success).toBe(false);
-    expect(calculatorSkill.parameters.safeParse({}).success).toBe(false);
-    expect(calculatorSkill.parameters.safeParse({ expression: "1".repeat(501) }).success).toBe(false);
+    expect(calculatorSkill.parameters.safeParse({ expression: "1+1" })).toMatchObject({ success: true });
+    expect(calculatorSkill.parameters.safeParse({ expression: 5 })).toMatchObject({ success: false });
+    expect(calculatorSkill.parameters.safeParse({})).toMatchObject({ success: false });
+    expect(calculatorSkill.parameters.safeParse({ expression: "1".repeat(501) })).toMatchObject({ success: false });
   });
 });

@@ -140,8 +140,8 @@ describe("convert_units errors", () => {
 
   it("schema requires a numeric value and two unit strings", () => {
     const schema = convertUnitsSkill.parameters;
-    expect(schema.safeParse({ value: 5, from: "mi", to: "km" }).success).toBe(true);
-    expect(schema.safeParse({ value: "5", from: "mi", to: "km" }).success).toBe(false);
-    expect(schema.safeParse({ value: 5, from: "mi" }).success).toBe(false);
+    expect(schema.safeParse({ value: 5, from: "mi", to: "km" })).toMatchObject({ success: true });
+    expect(schema.safeParse({ value: "5", from: "mi", to: "km" })).toMatchObject({ success: false });
+    expect(schema.safeParse({ value: 5, from: "mi" })).toMatchObject({ success: false });
   });
 });

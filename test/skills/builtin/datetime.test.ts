@@ -212,9 +212,11 @@ describe("datetime difference", () => {
 describe("datetime schema", () => {
   it("accepts documented arguments and rejects others", () => {
     const schema = skill.parameters;
-    expect(schema.safeParse({ action: "now" }).success).toBe(true);
-    expect(schema.safeParse({ action: "difference", from: "2025-01-01", unit: "weeks" }).success).toBe(true);
-    expect(schema.safeParse({ action: "tomorrow" }).success).toBe(false);
-    expect(schema.safeParse({ action: "difference", unit: "fortnights" }).success).toBe(false);
+    expect(schema.safeParse({ action: "now" })).toMatchObject({ success: true });
+    expect(schema.safeParse({ action: "difference", from: "2025-01-01", unit: "weeks" })).toMatchObject({
+      success: true,
+    });
+    expect(schema.safeParse({ action: "tomorrow" })).toMatchObject({ success: false });
+    expect(schema.safeParse({ action: "difference", unit: "fortnights" })).toMatchObject({ success: false });
   });
 });

@@ -267,7 +267,7 @@ describe("createFileSkills", () => {
     expect(content.truncated).toBe(true);
     const { renderResult } = await import("../../../src/skills/render-result.js");
     const { capResult } = await import("../../../src/agent/build-messages.js");
-    expect(capResult(renderResult(content), 4_000).truncated).toBe(false);
+    expect(capResult(renderResult(content), 4_000)).toMatchObject({ truncated: false });
   });
 
   it("a listing of 300 files stays whole under the dispatcher's 4,000-character result cap, its note counting what is shown", async () => {
@@ -279,15 +279,15 @@ describe("createFileSkills", () => {
     const listing = (await skills.listFiles.run({}, ctx)) as FileListing;
     const { renderResult } = await import("../../../src/skills/render-result.js");
     const { capResult } = await import("../../../src/agent/build-messages.js");
-    expect(capResult(renderResult(listing), 4_000).truncated).toBe(false);
+    expect(capResult(renderResult(listing), 4_000)).toMatchObject({ truncated: false });
     expect(listing.entries.length).toBeGreaterThan(20);
     expect(listing.note).toBe(`Showing the first ${listing.entries.length} of 300 entries, by name.`);
   });
 
   it("read_file requires a path in its schema", () => {
-    expect(readFile.parameters.safeParse({}).success).toBe(false);
-    expect(readFile.parameters.safeParse({ path: "" }).success).toBe(false);
-    expect(readFile.parameters.safeParse({ path: "a.txt", maxBytes: 0 }).success).toBe(false);
-    expect(listFiles.parameters.safeParse({}).success).toBe(true);
+    expect(readFile.parameters.safeParse({})).toMatchObject({ success: false });
+    expect(readFile.parameters.safeParse({ path: "" })).toMatchObject({ success: false });
+    expect(readFile.parameters.safeParse({ path: "a.txt", maxBytes: 0 })).toMatchObject({ success: false });
+    expect(listFiles.parameters.safeParse({})).toMatchObject({ success: true });
   });
 });
