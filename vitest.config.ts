@@ -1,21 +1,20 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Tests that run llama.cpp (the fixture model, the real test models) or time a CLI process on a terminal: one file at
- * a time, after the standalone tests, so that native inference never competes with itself or with a timed prompt on
- * this 2-core machine. Everything else is standalone: pure logic, run in parallel (node-llama-cpp keeps its
- * `test/standalone/` and `test/modelDependent/` apart the same way).
+ * Tests that run llama.cpp (the fixture model, the real test models), a model server or time a CLI process on a
+ * terminal live in these folders, whole, and nowhere else: they run one file at a time, after the standalone tests, so
+ * that native inference never competes with itself or with a timed prompt on this 2-core machine. Everything else is
+ * standalone: pure logic, run in parallel (node-llama-cpp keeps its `test/standalone/` and `test/modelDependent/`
+ * apart the same way).
  */
-const LLAMA = [
-  "test/integration/**/*.test.ts",
-  "test/model/**/*.test.ts",
-  "test/cli/**/*.test.ts",
-  "test/scripts/**/*.test.ts",
-  "test/eval/child-process.test.ts",
-  // the built CLI against model servers, and the real llama-server (issue 16)
-  "test/http/cli-*.test.ts",
-  "test/http/real-*.test.ts",
+const LLAMA_FOLDERS = [
+  "test/integration", // the fixture model through llama.cpp, in process and in the eval's model process
+  "test/model", // the real test models
+  "test/cli", // the built CLI, in a pipe and in a real pty
+  "test/scripts", // the scripts, run as a user runs them
+  "test/http/llama", // the built CLI against model servers, and the real llama-server
 ];
+const LLAMA = LLAMA_FOLDERS.map((folder) => `${folder}/**/*.test.ts`);
 
 export default defineConfig({
   test: {

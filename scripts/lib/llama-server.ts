@@ -1,6 +1,6 @@
 /**
  * Start llama.cpp's own `llama-server` on 127.0.0.1 (the binary scripts/build-llama-server.sh builds and caches), for
- * the real-server tests (test/http/) and the throughput benchmark (scripts/bench-servers.ts).
+ * the real-server tests (test/http/llama/) and the throughput benchmark (scripts/bench-servers.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";

@@ -1,7 +1,7 @@
 /**
  * The request shapes each dialect gets (recorded by a fake server speaking that dialect's probes and protocol), what
  * `auto` detects, and how prompts, models and usage travel. llama-server is also tested against the real server
- * (test/http/real-server.test.ts); vLLM, Ollama, LM Studio and OpenAI only here, against these recorded shapes.
+ * (test/http/llama/real-server.test.ts); vLLM, Ollama, LM Studio and OpenAI only here, against these recorded shapes.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";

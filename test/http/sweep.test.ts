@@ -3,7 +3,7 @@
  * counted): runs spread over the servers within each one's limit, every task exactly once, a server killed mid-sweep
  * has its runs moved to the others, the results file written as runs finish, and `resume` finishing an interrupted
  * sweep without redoing or duplicating a run. The same over two real llama-server processes:
- * test/http/real-sweep.test.ts.
+ * test/http/llama/real-sweep.test.ts.
  */
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluateSuite, type EvaluateOptions } from "../../src/eval/evaluate.js";
-import type { RunRecord } from "../../src/eval/runner/run-record.js";
-import { testModelPath } from "../helpers/test-models.js";
+import { evaluateSuite, type EvaluateOptions } from "../../../src/eval/evaluate.js";
+import type { RunRecord } from "../../../src/eval/runner/run-record.js";
+import { testModelPath } from "../../helpers/test-models.js";
 import { llamaServerPath, startLlamaServer, type LlamaServer } from "./llama-server.js";
 
 const binary = llamaServerPath();

@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeServer, type FakeServer } from "./fake-server.js";
+import { startFakeServer, type FakeServer } from "../fake-server.js";
 
 let server: FakeServer;
 beforeAll(async () => {

@@ -1,14 +1,14 @@
 /**
  * The built CLI against model servers on 127.0.0.1 (a fake one that records requests and injects faults): `ask` with
  * `--model URL#name` and with `--server --server-model`, the setup errors of a missing server or model, `inspect` and
- * `doctor --server`. The same commands against the real llama-server: test/http/real-server.test.ts.
+ * `doctor --server`. The same commands against the real llama-server: test/http/llama/real-server.test.ts.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeServer, type FakeServer } from "./fake-server.js";
-import { runCli } from "./run-cli.js";
+import { startFakeServer, type FakeServer } from "../fake-server.js";
+import { runCli } from "../run-cli.js";
 
 let servers: FakeServer[] = [];
 afterEach(async () => {

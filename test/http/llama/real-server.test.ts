@@ -5,17 +5,17 @@
  * model is tiny: these tests show plumbing and decoding, not answer quality.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent/agent.js";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { evaluateSuite } from "../../src/eval/evaluate.js";
-import type { ModelProvider } from "../../src/eval/runner/model-providers.js";
-import { openAICompatibleModel, type OpenAICompatibleModel } from "../../src/model/http/index.js";
-import type { GenerateOptions, ModelHandle } from "../../src/model/model-handle.js";
-import { Registry } from "../../src/skills/registry.js";
-import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
-import { loadTestModel, testModelPath } from "../helpers/test-models.js";
+import { Agent } from "../../../src/agent/agent.js";
+import type { AgentEvent } from "../../../src/agent/events.js";
+import { evaluateSuite } from "../../../src/eval/evaluate.js";
+import type { ModelProvider } from "../../../src/eval/runner/model-providers.js";
+import { openAICompatibleModel, type OpenAICompatibleModel } from "../../../src/model/http/index.js";
+import type { GenerateOptions, ModelHandle } from "../../../src/model/model-handle.js";
+import { Registry } from "../../../src/skills/registry.js";
+import { calculatorSkill, convertUnitsSkill } from "../../../src/skills/builtin/index.js";
+import { loadTestModel, testModelPath } from "../../helpers/test-models.js";
 import { freePort, llamaServerPath, startLlamaServer, type LlamaServer } from "./llama-server.js";
-import { runCli } from "./run-cli.js";
+import { runCli } from "../run-cli.js";
 
 const binary = llamaServerPath();
 const model = testModelPath("GEMMA_AGENT_TEST_MODEL");

@@ -10,7 +10,7 @@ import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import { ModelLoadError } from "../../src/model/errors.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 
-const factory = fileURLToPath(new URL("./fixtures/scripted-worker-factory.ts", import.meta.url));
+const factory = fileURLToPath(new URL("../eval/fixtures/scripted-worker-factory.ts", import.meta.url));
 const answer = (text: string) => JSON.stringify({ final_answer: text });
 const FIXTURE_GGUF = fileURLToPath(new URL("../../models/fixtures/tiny-gemma3.gguf", import.meta.url));
 
