@@ -15,6 +15,7 @@ import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../src/eval/bfcl/bfcl-files.
 import { bfclTasks } from "../src/eval/bfcl/bfcl-tasks.js";
 import type { GroundingMode } from "../src/model/model-handle.js";
 import { loadModel, type LlamaModelHandle } from "../src/model/llama/index.js";
+import { benchAccess } from "../src/model/llama/bench-access.js";
 import type { Registry } from "../src/skills/registry.js";
 import { TASK_QUESTION, taskRegistry } from "./lib/bench-task.js";
 
@@ -42,7 +43,7 @@ interface Sample {
 }
 
 async function oneStep(handle: LlamaModelHandle, agent: Agent, query: string): Promise<Sample> {
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   const started = performance.now();
   await agent.step(new AgentState(query));
   const stats = handle.stats;

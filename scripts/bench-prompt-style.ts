@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { Agent } from "../src/agent/agent.js";
 import { AgentState } from "../src/agent/agent-state.js";
 import { loadModel } from "../src/model/llama/index.js";
+import { benchAccess } from "../src/model/llama/bench-access.js";
 import { calculatorSkill, convertUnitsSkill, datetimeSkill } from "../src/skills/builtin/index.js";
 import { Registry } from "../src/skills/registry.js";
 import type { PromptStyle } from "../src/prompt/system-prompt.js";
@@ -49,7 +50,7 @@ for (let round = 0; round < rounds; round++) {
   for (const style of round % 2 === 0 ? styles : [...styles].reverse()) {
     const agent = new Agent({ model, registry, promptStyle: style });
     const prompt = agent.renderPrompt(new AgentState(query));
-    await model.llamaObjects.sequence.clearHistory(); // an empty cache: the whole prompt is evaluated, as on a run's first step
+    await benchAccess(model).llamaObjects.sequence.clearHistory(); // an empty cache: the whole prompt is evaluated, as on a run's first step
     await model.generate(prompt, { maxTokens: 1, jsonSchema: agent.actionJsonSchema, temperature: 0 });
     const stats = model.stats;
     measured[style].tokens.push(stats.promptTokens);

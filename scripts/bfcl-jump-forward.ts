@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { bfclToJsonSchema } from "../src/eval/bfcl/bfcl-json-schema.js";
 import { loadModel } from "../src/model/llama/index.js";
+import { benchAccess } from "../src/model/llama/bench-access.js";
 
 const { values } = parseArgs({
   options: {
@@ -66,7 +67,7 @@ for (const [i, fn] of all.entries()) {
   ]);
   const replies: string[] = [];
   for (const on of i % 2 === 0 ? [true, false] : [false, true]) {
-    model.jumpForward = on;
+    benchAccess(model).setJumpForward(on);
     const side = on ? "on" : "off";
     const t0 = performance.now();
     const text = await model.generate(prompt, { jsonSchema: schema, maxTokens });

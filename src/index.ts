@@ -132,6 +132,7 @@ export type {
   ModelHandle,
   GenerateOptions,
   GenerationStats,
+  CallStats,
   GroundingMode,
   GroundingOptions,
   ModelInfo,

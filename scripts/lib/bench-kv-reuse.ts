@@ -8,6 +8,7 @@ import { LlamaChatSession } from "node-llama-cpp";
 import { z } from "zod";
 import { Agent, type Validator } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gbnfLiteral } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { ModelHandle } from "../../src/model/model-handle.js";
 import type { ChatFormat, ChatMessage } from "../../src/prompt/chat-format.js";
@@ -133,7 +134,7 @@ export async function kvReuseAgentRun(handle: LlamaModelHandle, maxTokens: numbe
     temperature: 0,
     validators: [keepGoing],
   });
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   const started = performance.now();
   const state = await agent.run("What is the weather in Paris, and what is 1250.5 + 87?", {
     maxIterations: steps,
@@ -170,7 +171,7 @@ export async function kvReuseAgentRun(handle: LlamaModelHandle, maxTokens: numbe
  * would.
  */
 export async function kvReuseChatSession(handle: LlamaModelHandle, records: StepRecord[]) {
-  const { model, sequence } = handle.llamaObjects;
+  const { model, sequence } = benchAccess(handle).llamaObjects;
   await sequence.clearHistory();
   const session = new LlamaChatSession({ contextSequence: sequence });
   try {

@@ -14,6 +14,7 @@ import type { ParsedReply } from "../../src/actions/action.js";
 import { loadSuite } from "../../src/eval/suite/load-suite.js";
 import { suiteTasks } from "../../src/eval/suite/suite-tasks.js";
 import { loadModel, type LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { sharedOpeningLength } from "../../src/prompt/shared-opening.js";
 import { promisePool } from "../../src/promise-pool.js";
 import { Registry } from "../../src/skills/registry.js";
@@ -110,9 +111,9 @@ export async function actionFigures(
   const agent = new Agent({ model: handle, registry, maxTokens: options.maxTokens });
   const states = await Promise.all(ACTION_QUESTIONS.map((q) => afterFirstCall(registry, q)));
   const firstPrompts = ACTION_QUESTIONS.map((q) => agent.renderPrompt(new AgentState(q.question)));
-  const { sequence, model } = handle.llamaObjects;
+  const { sequence, model } = benchAccess(handle).llamaObjects;
   const step = async (k: number, jumpForward: boolean) => {
-    handle.jumpForward = jumpForward;
+    benchAccess(handle).setJumpForward(jumpForward);
     await sequence.clearHistory();
     await handle.generate(firstPrompts[k], { maxTokens: 1 });
     const started = performance.now();
@@ -135,7 +136,7 @@ export async function actionFigures(
         round[on ? "on" : "off"].push(sample);
         replies[String(on)] = describeReply(reply);
         if (r === 0) {
-          const count = await countRefusals(model, sequence, handle.lastReply);
+          const count = await countRefusals(model, sequence, benchAccess(handle).lastReply);
           const side = refusals[on ? "on" : "off"];
           side.refused += count.refused;
           side.form += count.formRefused;
@@ -155,7 +156,7 @@ export async function actionFigures(
     rounds.push(round);
     options.log(`actions round ${r + 1}/${options.rounds}`);
   }
-  handle.jumpForward = true;
+  benchAccess(handle).setJumpForward(true);
   const sum = (xs: ActionSample[], key: keyof ActionSample) => xs.reduce((a, x) => a + Number(x[key]), 0);
   const perStep = (side: "on" | "off") => rounds.map((x) => sum(x[side], "wallMs") / x[side].length);
   const msPerSampled = (side: "on" | "off") =>
@@ -224,7 +225,7 @@ export async function promptCacheFigures(
       const prompt = agent.renderPrompt(new AgentState("What is 17% of 2,340?"));
       const sharedPrefix = sharedOpeningLength(handle.chatFormat, agent.systemPrompt);
       const ttft = async () => {
-        await handle.llamaObjects.sequence.clearHistory();
+        await benchAccess(handle).llamaObjects.sequence.clearHistory();
         await handle.generate(prompt, { maxTokens: 1, sharedPrefix });
         return handle.stats;
       };

@@ -14,6 +14,7 @@ import { defineChatSessionFunction, LlamaChatSession } from "node-llama-cpp";
 import { z } from "zod";
 import { Agent, AgentState, type AgentEvent, type Validator } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import type { ModelHandle } from "../../src/model/model-handle.js";
 import { calculatorSkill, evaluateExpression, tidyNumber } from "../../src/skills/builtin/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
@@ -160,7 +161,7 @@ export async function agentTaskRun(
     },
   };
   const agent = taskAgent(timing, maxTokens, { calculatorFirst });
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   const started = performance.now();
   const state = await agent.run(TASK_QUESTION, { maxIterations, maxRetries: maxIterations });
   const ended = performance.now();
@@ -202,7 +203,7 @@ export interface OneCallSample {
 
 /** Our side: one `Agent.step` on a fresh state, from an empty sequence. */
 export async function agentOneStep(handle: LlamaModelHandle, agent: Agent): Promise<OneCallSample> {
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   const state = new AgentState(TASK_QUESTION);
   const started = performance.now();
   const reply = await agent.step(state);
@@ -231,7 +232,7 @@ export async function chatSessionOneCall(
   maxTokens: number,
   question = TASK_QUESTION,
 ): Promise<OneCallSample> {
-  const { sequence } = handle.llamaObjects;
+  const { sequence } = benchAccess(handle).llamaObjects;
   await sequence.clearHistory();
   const session = new LlamaChatSession({ contextSequence: sequence });
   const meter = sequence.tokenMeter;

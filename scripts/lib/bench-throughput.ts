@@ -5,6 +5,7 @@
  */
 import type { Token } from "node-llama-cpp";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import type { GenerateOptions } from "../../src/model/model-handle.js";
 
 const NAMES = ["Ana", "Bo", "Chidi", "Dana", "Emil", "Farah", "Goran", "Hana"];
@@ -32,7 +33,7 @@ export function prefillPrompt(handle: LlamaModelHandle, target: number): { text:
 
 /** Prefill tokens/s of raw `evaluateWithoutGeneratingNewTokens` on the whole prompt, from an empty sequence. */
 export async function rawPrefill(handle: LlamaModelHandle, tokens: Token[]): Promise<number> {
-  const { sequence } = handle.llamaObjects;
+  const { sequence } = benchAccess(handle).llamaObjects;
   await sequence.clearHistory();
   const started = performance.now();
   await sequence.evaluateWithoutGeneratingNewTokens(tokens);
@@ -45,7 +46,7 @@ export async function rawPrefill(handle: LlamaModelHandle, tokens: Token[]): Pro
  * slices).
  */
 export async function handlePrefill(handle: LlamaModelHandle, text: string): Promise<number> {
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   await handle.generate(text, { maxTokens: 1, temperature: 0 });
   const { evaluatedPromptTokens, timeToFirstTokenMs } = handle.stats;
   return (evaluatedPromptTokens * 1000) / timeToFirstTokenMs;
@@ -57,7 +58,7 @@ export async function rawDecode(
   prompt: Token[],
   count: number,
 ): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
-  const { sequence } = handle.llamaObjects;
+  const { sequence } = benchAccess(handle).llamaObjects;
   await sequence.clearHistory();
   await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
   let generated = 0;
@@ -74,7 +75,7 @@ export async function handleDecode(
   prompt: string,
   options: GenerateOptions,
 ): Promise<{ tokensPerSecond: number; generatedTokens: number }> {
-  await handle.llamaObjects.sequence.clearHistory();
+  await benchAccess(handle).llamaObjects.sequence.clearHistory();
   await handle.generate(prompt, { temperature: 0, ...options });
   const { tokensPerSecond, generatedTokens } = handle.stats;
   return { tokensPerSecond, generatedTokens };

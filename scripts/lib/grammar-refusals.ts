@@ -1,5 +1,5 @@
 import { TokenBias, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
-import type { LastReply } from "../../src/model/llama/llama-model-handle.js";
+import type { LastReply } from "../../src/model/llama/bench-access.js";
 import { classifyTokens } from "../../src/model/llama/token-classes.js";
 
 /** What the model would have sampled at each sampling of a constrained reply, without the grammar. */

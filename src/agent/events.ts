@@ -119,7 +119,7 @@ export interface AbortedEvent extends EventBase {
   reason: string;
 }
 
-/** The token counts of one model call, from the model handle's stats (absent when the model reports none). */
+/** The token counts of one model call, as the call reported them (absent when the model reports none). */
 export interface ModelCallTokens {
   /** Tokens in the prompt. */
   prompt: number;

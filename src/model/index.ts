@@ -3,6 +3,7 @@ export type {
   ModelHandle,
   GenerateOptions,
   GenerationStats,
+  CallStats,
   GroundingMode,
   GroundingOptions,
   ModelInfo,

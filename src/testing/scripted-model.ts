@@ -1,6 +1,6 @@
 import { abortError } from "../abort.js";
 import { CodedError } from "../coded-error.js";
-import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model/model-handle.js";
+import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { scriptedModelInfo } from "./scripted-model-info.js";
 
@@ -27,8 +27,8 @@ export interface ScriptedModelOptions {
   chatFormat?: ChatFormat;
   name?: string;
   /**
-   * Report `stats` as a real model does, each call's prompt and reply counted with this function (`true`: words,
-   * split on white space). Default: no stats, as a script has no tokens.
+   * Report each call's stats (`onStats`, and `stats`) as a real model does, its prompt and reply counted with this
+   * function (`true`: words, split on white space). Default: no stats, as a script has no tokens.
    */
   reportTokens?: true | ((text: string) => number);
 }
@@ -77,11 +77,12 @@ export class ScriptedModel implements ModelHandle {
     const reply = this.#replies[index];
     const text = typeof reply === "function" ? await reply(prompt, options, index) : reply;
     options.onToken?.(text);
-    if (this.#count) this.#record(this.#count(prompt), this.#count(text));
+    if (this.#count) options.onStats?.(this.#record(this.#count(prompt), this.#count(text)));
     return text;
   }
 
-  #record(promptTokens: number, generatedTokens: number): void {
+  /** Count a call into `stats`; returns the call's own stats. */
+  #record(promptTokens: number, generatedTokens: number): CallStats {
     const totals = this.#stats?.totals ?? {
       calls: 0,
       promptTokens: 0,
@@ -89,13 +90,16 @@ export class ScriptedModel implements ModelHandle {
       generatedTokens: 0,
       generationMs: 0,
     };
-    this.#stats = {
+    const call: CallStats = {
       promptTokens,
       reusedPromptTokens: 0,
       evaluatedPromptTokens: promptTokens,
       generatedTokens,
       timeToFirstTokenMs: 0,
       tokensPerSecond: 0,
+    };
+    this.#stats = {
+      ...call,
       totals: {
         calls: totals.calls + 1,
         promptTokens: totals.promptTokens + promptTokens,
@@ -104,6 +108,7 @@ export class ScriptedModel implements ModelHandle {
         generationMs: totals.generationMs,
       },
     };
+    return { ...call };
   }
 
   /** Throw unless every scripted reply was used. */

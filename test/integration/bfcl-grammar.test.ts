@@ -5,6 +5,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bfclToJsonSchema } from "../../src/eval/bfcl/bfcl-json-schema.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
@@ -44,7 +45,7 @@ let llama: Llama;
 
 beforeAll(async () => {
   model = await loadFixtureModel({ seed: 11, temperature: 0.8 });
-  llama = model.llamaObjects.model.llama;
+  llama = benchAccess(model).llamaObjects.model.llama;
 });
 afterAll(() => model?.dispose());
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureGgufFile } from "../../scripts/lib/fixture-model.js";
 import { writeGgufFile } from "../../scripts/lib/gguf-writer.js";
 import { loadModel, type LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 
 // A Llama-layout model with the Gemma vocabulary and chat template: an architecture this package has no format for.
 const dir = mkdtempSync(join(tmpdir(), "fallback-format-"));
@@ -35,7 +36,7 @@ describe("chat format of an architecture without a built-in format", () => {
     expect(text).toContain("Be brief.");
     expect(text).toContain("<start_of_turn>model\nHello<end_of_turn>");
     // Untrusted content is neutralized here too: exactly the markup's control tokens, none from the user's text.
-    const { model: llamaModel } = model.llamaObjects;
+    const { model: llamaModel } = benchAccess(model).llamaObjects;
     const control = model
       .tokenize(text)
       .filter((t) => llamaModel.getTokenAttributes(t).control)

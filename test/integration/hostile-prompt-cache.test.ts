@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { sharedOpeningLength } from "../../src/prompt/shared-opening.js";
 import { fixtureModelPath, loadFixtureModel } from "../helpers/fixture-model.js";
@@ -53,7 +54,7 @@ afterAll(async () => {
 });
 
 async function expected(p: { text: string }): Promise<string> {
-  await reference.llamaObjects.sequence.clearHistory();
+  await benchAccess(reference).llamaObjects.sequence.clearHistory();
   return reference.generate(p.text, { maxTokens: MAX_TOKENS });
 }
 
@@ -70,7 +71,7 @@ async function cachedHandle(dir: string) {
   });
   const ask = async (question: string, system = SYSTEM): Promise<number> => {
     const p = prompt(system, question);
-    await handle.llamaObjects.sequence.clearHistory();
+    await benchAccess(handle).llamaObjects.sequence.clearHistory();
     try {
       const text = await handle.generate(p.text, { maxTokens: MAX_TOKENS, sharedPrefix: p.sharedPrefix });
       if (text !== (await expected(p))) failures.push(`answered ${JSON.stringify(text)}, not as without the cache`);

@@ -13,6 +13,7 @@ import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { JumpForward, type ForcedRun } from "../../src/model/llama/jump-forward.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { Registry } from "../../src/skills/registry.js";
 import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
@@ -28,7 +29,7 @@ let handle: LlamaModelHandle;
 let model: LlamaModel;
 beforeAll(async () => {
   handle = await loadFixtureModel({ seed: 2 });
-  model = handle.llamaObjects.model;
+  model = benchAccess(handle).llamaObjects.model;
 }, 120_000);
 afterAll(() => handle?.dispose());
 
@@ -118,7 +119,7 @@ describe("constrained generation with jump-forward through llama.cpp", () => {
     const counts = { on: { sampled: 0, forced: 0, generated: 0 }, off: { sampled: 0, forced: 0, generated: 0 } };
     for (const seed of [1, 2, 3]) {
       for (const on of [true, false]) {
-        handle.jumpForward = on;
+        benchAccess(handle).setJumpForward(on);
         const reply = await handle.generate(prompt, {
           jsonSchema: schema,
           maxTokens: 32,
@@ -134,7 +135,7 @@ describe("constrained generation with jump-forward through llama.cpp", () => {
         expect(stats.sampledTokens! + stats.forcedTokens!).toBe(stats.generatedTokens);
       }
     }
-    handle.jumpForward = true;
+    benchAccess(handle).setJumpForward(true);
     expect(counts.off.forced).toBe(0);
     expect(counts.on.forced).toBeGreaterThan(0);
   }, 300_000);

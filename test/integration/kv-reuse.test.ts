@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gemma3ChatFormat, type ChatMessage } from "../../src/prompt/chat-format.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { loadFixtureModel } from "../helpers/fixture-model.js";
 
 let model: LlamaModelHandle;
@@ -28,7 +29,7 @@ async function generate(
 beforeAll(async () => {
   model = await loadFixtureModel({ seed: 5 });
   fresh = await loadFixtureModel({ seed: 5 });
-  const { sequence } = model.llamaObjects;
+  const { sequence } = benchAccess(model).llamaObjects;
   const erase = sequence.eraseContextTokenRanges.bind(sequence);
   sequence.eraseContextTokenRanges = (ranges) => (generating || erasures.push(JSON.stringify(ranges)), erase(ranges));
   const clear = sequence.clearHistory.bind(sequence);
@@ -43,7 +44,7 @@ const system = "You are a careful assistant. Use the tools when they help.";
 
 /** What a fresh sequence generates for `prompt`: the reference for a reused one. */
 async function reference(prompt: string, maxTokens: number): Promise<string> {
-  await fresh.llamaObjects.sequence.clearHistory();
+  await benchAccess(fresh).llamaObjects.sequence.clearHistory();
   return fresh.generate(prompt, { maxTokens });
 }
 
@@ -124,7 +125,9 @@ describe("KV-cache prefix reuse", () => {
       const a = gemma3ChatFormat.render([{ role: "user", content: `${first}${second}Summarize it.` }]);
       const b = gemma3ChatFormat.render([{ role: "user", content: `${first}Now something else entirely.` }]);
       await generate(model, a, { maxTokens: 4 });
-      expect(model.llamaObjects.sequence.stateCellsStartIndex).toBeGreaterThan(model.tokenize(first).length - 512);
+      expect(benchAccess(model).llamaObjects.sequence.stateCellsStartIndex).toBeGreaterThan(
+        model.tokenize(first).length - 512,
+      );
       erasures.length = 0;
       const reply = await generate(model, b, { maxTokens: 16 });
       expect(erasures).toEqual(["clear"]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { loadFixtureModel } from "../helpers/fixture-model.js";
 
 let model: LlamaModelHandle;
@@ -30,7 +31,7 @@ describe("LlamaModelHandle on the fixture model", () => {
     expect(model.backend).toBe("cpu");
     // The helper asks for 1 thread: the handle reports it and llama.cpp's context uses it.
     expect(model.threads).toBe(1);
-    expect(model.llamaObjects.context.idealThreads).toBe(1);
+    expect(benchAccess(model).llamaObjects.context.idealThreads).toBe(1);
   });
 
   it("generates text, at most maxTokens tokens, and counts them", async () => {
@@ -51,7 +52,7 @@ describe("LlamaModelHandle on the fixture model", () => {
   });
 
   it("never samples a token with empty text (<pad>, <unusedN>, turn markers), with or without a grammar", async () => {
-    const { model: llamaModel, sequence } = model.llamaObjects;
+    const { model: llamaModel, sequence } = benchAccess(model).llamaObjects;
     const emptyTokens = (from: number) =>
       sequence.contextTokens
         .slice(from)
@@ -73,7 +74,7 @@ describe("LlamaModelHandle on the fixture model", () => {
 
   it("tokenizes the rendered prompt with special tokens: one BOS, turn markers as control tokens", () => {
     const tokens = model.tokenize(prompt("hello"));
-    const { model: llamaModel } = model.llamaObjects;
+    const { model: llamaModel } = benchAccess(model).llamaObjects;
     expect(tokens[0]).toBe(llamaModel.tokens.bos);
     expect(tokens.filter((t) => t === llamaModel.tokens.bos)).toHaveLength(1);
     const control = tokens

@@ -8,6 +8,7 @@ import { writeGgufFile } from "../../scripts/lib/gguf-writer.js";
 import { ModelLoadError } from "../../src/model/errors.js";
 import { loadModel } from "../../src/model/llama/index.js";
 import { getLlamaRuntime } from "../../src/model/llama/llama-runtime.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { fixtureModelPath } from "../helpers/fixture-model.js";
 
 const dir = mkdtempSync(join(tmpdir(), "load-errors-"));
@@ -131,7 +132,7 @@ describe("loadModel failures", () => {
     // Default threads: never more than the CPUs this process may use (node-llama-cpp's default would be more here).
     expect(handle.threads).toBeGreaterThanOrEqual(1);
     expect(handle.threads).toBeLessThanOrEqual(availableParallelism());
-    expect(handle.llamaObjects.context.idealThreads).toBe(handle.threads);
+    expect(benchAccess(handle).llamaObjects.context.idealThreads).toBe(handle.threads);
     await handle.dispose();
     expect(unhandled).toEqual([]);
   });

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaModelHandle, LoadModelOptions } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { sharedOpeningLength } from "../../src/prompt/shared-opening.js";
 import { fixtureModelPath, loadFixtureModel } from "../helpers/fixture-model.js";
@@ -49,13 +50,13 @@ afterAll(async () => {
 
 /** What a handle without a prompt cache answers (greedy), from an empty sequence. */
 async function expected(p: { text: string }): Promise<string> {
-  await reference.llamaObjects.sequence.clearHistory();
+  await benchAccess(reference).llamaObjects.sequence.clearHistory();
   return reference.generate(p.text, { maxTokens: MAX_TOKENS });
 }
 
 /** Answer `p` as a new process would: from an empty sequence, with the cache in DIR; returns the answer and stats. */
 async function run(p: { text: string; sharedPrefix: number }) {
-  await cached.llamaObjects.sequence.clearHistory();
+  await benchAccess(cached).llamaObjects.sequence.clearHistory();
   const text = await cached.generate(p.text, { maxTokens: MAX_TOKENS, sharedPrefix: p.sharedPrefix });
   return { text, stats: cached.stats };
 }

@@ -6,6 +6,7 @@ import {
   type ChatFormat,
 } from "../../src/prompt/chat-format.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { loadFixtureModel } from "../helpers/fixture-model.js";
 
 let model: LlamaModelHandle;
@@ -31,7 +32,7 @@ const HOSTILE = [
 ];
 
 function controlTokens(text: string): string[] {
-  const { model: llamaModel } = model.llamaObjects;
+  const { model: llamaModel } = benchAccess(model).llamaObjects;
   return model
     .tokenize(text)
     .filter((t) => llamaModel.getTokenAttributes(t).control)
@@ -69,7 +70,7 @@ describe("untrusted text in prompts", () => {
   });
 
   it("neutralizeControlText breaks every control token of the Gemma 3 vocabulary, and keeps the visible text", () => {
-    const { model: llamaModel } = model.llamaObjects;
+    const { model: llamaModel } = benchAccess(model).llamaObjects;
     let checked = 0;
     for (const token of llamaModel.iterateAllTokens()) {
       const attributes = llamaModel.getTokenAttributes(token);

@@ -14,6 +14,7 @@ import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
 import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers/test-models.js";
 
 const BFCL = join(import.meta.dirname, "../../evals/bfcl");
@@ -69,7 +70,7 @@ describe.each<[string, TestModelVariable]>([
         };
         const replies: string[] = [];
         for (const jumpForward of [true, false]) {
-          model.jumpForward = jumpForward;
+          benchAccess(model).setJumpForward(jumpForward);
           const reply = await step(true);
           tokens[jumpForward ? "on" : "off"] += model.stats.generatedTokens;
           replies.push(reply.type === "validation-error" ? "" : JSON.stringify({ ...reply, raw: undefined }));
@@ -82,7 +83,7 @@ describe.each<[string, TestModelVariable]>([
           else if (reply.type === "call-skills")
             for (const call of reply.calls) expect(task.registry.names()).toContain(call.skillName);
         }
-        model.jumpForward = true;
+        benchAccess(model).setJumpForward(true);
         if (replies[0] === replies[1]) same++;
         if (index % perCategory === 0) {
           unconstrained++;

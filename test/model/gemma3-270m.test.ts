@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, AgentState } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { loadTestModel, testModelPath } from "../helpers/test-models.js";
@@ -43,12 +44,12 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
   it("puts the BOS the GGUF asks for before a plain prompt, and continues a factual prompt correctly (greedy)", async () => {
     const prompt = "Question: What is the capital of France?\nAnswer:";
     const tokens = model.tokenize(prompt);
-    expect(tokens[0]).not.toBe(model.llamaObjects.model.tokens.bos);
-    await model.llamaObjects.sequence.clearHistory();
+    expect(tokens[0]).not.toBe(benchAccess(model).llamaObjects.model.tokens.bos);
+    await benchAccess(model).llamaObjects.sequence.clearHistory();
     const text = await model.generate(prompt, { maxTokens: 4, temperature: 0 });
     expect(text).toMatch(/^ Paris\b/);
     expect(model.stats.promptTokens).toBe(tokens.length + 1); // the BOS, put first
-    await model.llamaObjects.sequence.clearHistory();
+    await benchAccess(model).llamaObjects.sequence.clearHistory();
     await model.generate(`<bos>${prompt}`, { maxTokens: 1, temperature: 0 });
     expect(model.stats.promptTokens).toBe(tokens.length + 1); // no second BOS
   }, 60_000);
@@ -58,7 +59,7 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
     const prompt = agent.renderPrompt(new AgentState("What's the weather like in Lyon?"));
     const options = { jsonSchema: agent.actionJsonSchema!, maxTokens: 64, temperature: 0 };
     const first = await model.generate(prompt, options);
-    await model.llamaObjects.sequence.clearHistory();
+    await benchAccess(model).llamaObjects.sequence.clearHistory();
     const second = await model.generate(prompt, options);
     expect(second).toBe(first);
     expect(() => JSON.parse(first)).not.toThrow();
@@ -103,7 +104,7 @@ describe.skipIf(!path)("Gemma 3 270M (real weights)", () => {
         return text;
       },
     };
-    await model.llamaObjects.sequence.clearHistory();
+    await benchAccess(model).llamaObjects.sequence.clearHistory();
     const agent = new Agent({ model: recorded, registry, maxTokens: 48, validators: [keepGoing] });
     const state = await agent.run("What is 48213 multiplied by 377, and what's the weather in Lyon?", {
       maxIterations: 8,

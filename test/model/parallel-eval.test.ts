@@ -1,7 +1,9 @@
 /**
  * `gemma-agent eval --parallel N` on a real model (issue 11 §4): the built CLI, the model loaded once with N context
  * sequences and N runs in flight, against the same evaluation one run at a time. At temperature 0 the records (success,
- * stop reason, iterations, answer, calls made) must be the same.
+ * stop reason, iterations, answer, calls made) must be the same, and so must each run's prompt and generated tokens:
+ * a call's counts are its own, not those of another run's call that ended at the same time (what the KV cache held
+ * may differ, so evaluated prompt tokens are left out).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -49,16 +51,19 @@ const outcome = (run: Record<string, unknown>) => ({
   iterations: run.iterations,
   skillCalls: run.skillCalls,
   answer: run.answer,
+  promptTokens: run.promptTokens,
+  generatedTokens: run.generatedTokens,
 });
 
 describe("eval --parallel on Gemma 3 270M", () => {
   const path = testModelPath("GEMMA_AGENT_TEST_MODEL");
   it.skipIf(!path)(
-    "two runs at a time on two sequences give the records of one at a time",
+    "four runs at a time on four sequences give the records and token counts of one at a time",
     async () => {
       const sequential = await evaluate(path!, 1);
-      const parallel = await evaluate(path!, 2);
+      const parallel = await evaluate(path!, 4);
       expect(sequential.report.runs).toHaveLength(4);
+      for (const run of sequential.report.runs) expect(run.promptTokens).toEqual(expect.any(Number));
       expect(parallel.report.runs.map(outcome)).toEqual(sequential.report.runs.map(outcome));
     },
     600_000,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { loadTestModel, testModelPath } from "../helpers/test-models.js";
 
@@ -35,8 +36,8 @@ describe.skipIf(!path)("SmolLM2-135M-Instruct (real weights, ChatML)", () => {
 
   it("adds no BOS to a plain prompt (its GGUF asks for none), and continues it", async () => {
     const prompt = "The capital of France is";
-    const plain = model.llamaObjects.model.tokenize(prompt, true);
-    expect(plain[0]).not.toBe(model.llamaObjects.model.tokens.bos);
+    const plain = benchAccess(model).llamaObjects.model.tokenize(prompt, true);
+    expect(plain[0]).not.toBe(benchAccess(model).llamaObjects.model.tokens.bos);
     expect((await model.generate(prompt, { maxTokens: 8, temperature: 0 })).trim().length).toBeGreaterThan(0);
     expect(model.stats.promptTokens).toBe(plain.length);
   }, 60_000);

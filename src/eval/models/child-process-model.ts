@@ -4,7 +4,7 @@ import { abortError } from "../../abort.js";
 import { CodedError, errorFromJson, type ErrorJson } from "../../coded-error.js";
 import { withoutUndefined } from "../../without-undefined.js";
 import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
-import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
+import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
 import {
   chatFormatForArchitecture,
   gemma3ChatFormat,
@@ -12,7 +12,7 @@ import {
   type ChatFormat,
 } from "../../prompt/chat-format.js";
 import { WORKER_EXIT_GRACE_MS, WORKER_GENERATE_TIMEOUT_MS } from "../defaults.js";
-import type { FromWorker, ToWorker } from "./worker-protocol.js";
+import type { FromWorker, StatsTotals, ToWorker } from "./worker-protocol.js";
 
 /**
  * The model process died or stopped answering; the task that was running fails, the next one gets a fresh process.
@@ -66,11 +66,14 @@ interface Pending {
   resolve: (value: string | number) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  /** A generate call's `onStats`: the child's counts of that call come back with its reply. */
+  onStats?: (stats: CallStats) => void;
 }
 
 /**
  * A ModelHandle whose model lives in a child process (the worker), so a native crash in llama.cpp kills that process,
- * not the benchmark. Each generate call is a message round trip; `stats` mirror the child model's after each call.
+ * not the benchmark. Each generate call is a message round trip; its reply carries that call's own token counts (to
+ * `onStats`), and `stats` is the last reply's counts with totals kept here.
  * When the process exits unexpectedly, the call in flight rejects with {@link ModelProcessError} and `alive` turns
  * false.
  */
@@ -158,9 +161,12 @@ export class ChildProcessModel implements ModelHandle {
     return this.#exit === undefined;
   }
 
-  /** The child model's stats after the last call. */
+  /**
+   * The counts of the call whose reply came last, and the child model's totals then; a snapshot. Undefined until a
+   * reply carried counts. Under concurrency a caller's own counts come to its `GenerateOptions.onStats`.
+   */
   get stats(): GenerationStats | undefined {
-    return this.#stats;
+    return this.#stats && structuredClone(this.#stats);
   }
 
   generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
@@ -185,6 +191,7 @@ export class ChildProcessModel implements ModelHandle {
         resolve: (text) => (cleanup(), resolve(text as string)),
         reject: (error) => (cleanup(), reject(error)),
         timer,
+        ...(options.onStats && { onStats: options.onStats }),
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
       this.#send({
@@ -236,13 +243,23 @@ export class ChildProcessModel implements ModelHandle {
 
   #onMessage(message: FromWorker): void {
     if (message.type === "result") {
-      if (message.stats) this.#stats = message.stats;
-      this.#settle(message.id)?.resolve(message.text);
+      const pending = this.#settle(message.id);
+      if (message.stats) this.#record(message.stats, message.totals, pending);
+      pending?.resolve(message.text);
     } else if (message.type === "count") {
       this.#settle(message.id)?.resolve(message.tokens);
     } else if (message.type === "error") {
-      this.#settle(message.id)?.reject(errorFromJson(message.error));
+      const pending = this.#settle(message.id);
+      if (message.stats) this.#record(message.stats, message.totals, pending);
+      pending?.reject(errorFromJson(message.error));
     }
+  }
+
+  /** A call's counts from the child: into `stats` (with the child's totals), and to the call's own `onStats`. */
+  #record(call: CallStats, totals: StatsTotals | undefined, pending: Pending | undefined): void {
+    const none = { calls: 0, promptTokens: 0, evaluatedPromptTokens: 0, generatedTokens: 0, generationMs: 0 };
+    this.#stats = { ...call, totals: totals ?? this.#stats?.totals ?? none };
+    pending?.onStats?.({ ...call });
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {

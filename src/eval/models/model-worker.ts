@@ -4,9 +4,10 @@
  * was running.
  */
 import { pathToFileURL } from "node:url";
+import type { CallStats, GenerationStats } from "../../model/model-handle.js";
 import { errorToJson } from "../../coded-error.js";
 import { withoutUndefined } from "../../without-undefined.js";
-import type { FromWorker, ModelFactoryModule, ToWorker, WorkerServedModel } from "./worker-protocol.js";
+import type { FromWorker, ModelFactoryModule, StatsTotals, ToWorker, WorkerServedModel } from "./worker-protocol.js";
 
 let model: WorkerServedModel | undefined;
 const running = new Map<number, AbortController>();
@@ -35,15 +36,32 @@ async function load(factory: string, options: unknown): Promise<void> {
   }
 }
 
+/** A call's stats and the model's totals, as a reply carries them (nothing when the call reported none). */
+function counts(stats: CallStats | undefined): { stats?: CallStats; totals?: StatsTotals } {
+  const totals = model?.stats?.totals;
+  return stats ? { stats, ...(totals && { totals: structuredClone(totals) }) } : {};
+}
+
+/** The last call's part of a model's stats (its totals left out). */
+function callPart(stats: GenerationStats): CallStats {
+  const { totals: _, ...call } = stats;
+  return structuredClone(call);
+}
+
 async function generate(message: Extract<ToWorker, { type: "generate" }>): Promise<void> {
   const controller = new AbortController();
   running.set(message.id, controller);
+  // The call's own stats go back with its reply: calls run at once here, so the model's `stats` may be another's.
+  let stats: CallStats | undefined;
+  const onStats = (call: CallStats) => void (stats ??= call);
   try {
     if (!model) throw new Error("no model loaded");
-    const text = await model.generate(message.prompt, { ...message.options, signal: controller.signal });
-    send({ type: "result", id: message.id, text, ...(model.stats && { stats: structuredClone(model.stats) }) });
+    const text = await model.generate(message.prompt, { ...message.options, signal: controller.signal, onStats });
+    // a model that does not report per call: its stats after the call
+    stats ??= model.stats && callPart(model.stats);
+    send({ type: "result", id: message.id, text, ...counts(stats) });
   } catch (error) {
-    send({ type: "error", id: message.id, error: errorToJson(error) });
+    send({ type: "error", id: message.id, error: errorToJson(error), ...counts(stats) });
   } finally {
     running.delete(message.id);
   }

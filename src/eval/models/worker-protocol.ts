@@ -1,5 +1,12 @@
 import type { ErrorJson } from "../../coded-error.js";
-import type { GenerationStats, GroundingOptions, JsonSchema, ModelInfo } from "../../model/model-handle.js";
+import type {
+  CallStats,
+  GenerateOptions,
+  GenerationStats,
+  GroundingOptions,
+  JsonSchema,
+  ModelInfo,
+} from "../../model/model-handle.js";
 
 /** Generate options that cross the process boundary (signals and callbacks stay in the parent). */
 export interface WorkerGenerateOptions {
@@ -30,8 +37,13 @@ export type FromWorker =
     }
   | { type: "count"; id: number; tokens: number }
   | { type: "load-error"; error: ErrorJson }
-  | { type: "result"; id: number; text: string; stats?: GenerationStats }
-  | { type: "error"; id: number; error: ErrorJson };
+  /** A call's reply, with that call's own stats (when the model reports them) and the model's totals. */
+  | { type: "result"; id: number; text: string; stats?: CallStats; totals?: StatsTotals }
+  /** A call's failure, with the stats it reported before failing (when it did) and the model's totals. */
+  | { type: "error"; id: number; error: ErrorJson; stats?: CallStats; totals?: StatsTotals };
+
+/** A model's lifetime totals (see GenerationStats). */
+export type StatsTotals = GenerationStats["totals"];
 
 /**
  * What a factory module (the `factory` of a load message) exports: `createModel(options)`, returning the model the
@@ -43,8 +55,12 @@ export interface ModelFactoryModule {
 
 /** A model the worker serves: a ModelHandle that may need disposing. */
 export interface WorkerServedModel {
-  generate(prompt: string, options?: WorkerGenerateOptions & { signal?: AbortSignal }): Promise<string>;
+  generate(
+    prompt: string,
+    options?: WorkerGenerateOptions & Pick<GenerateOptions, "signal" | "onStats">,
+  ): Promise<string>;
   readonly info?: ModelInfo;
+  /** Read after a call only when the model does not report the call's own stats (`onStats`). */
   readonly stats?: GenerationStats;
   readonly chatFormat?: { readonly name: string };
   readonly contextSize?: number;

@@ -11,13 +11,32 @@
  * (whose KV cache still holds nearly all of that prompt).
  */
 import type { AgentEvent } from "../../agent/events.js";
-import type { GenerateOptions, GenerationStats, ModelHandle } from "../../model/model-handle.js";
+import type { CallStats, GenerateOptions, GenerationStats, ModelHandle } from "../../model/model-handle.js";
 import { ReplayModel } from "../models/replay-model.js";
 
-/** One model call of a recorded run: the model's stats after it, and how long it took. */
+/** One model call of a recorded run: its own stats (when the model reported them), and how long it took. */
 export interface RecordedCall {
-  stats: GenerationStats | undefined;
+  stats: CallStats | undefined;
   ms: number;
+}
+
+/** A handle's stats after `calls`: the last one's, and totals over them all (undefined when none reported). */
+function statsAfter(calls: readonly (CallStats | undefined)[]): GenerationStats | undefined {
+  const reported = calls.filter((call): call is CallStats => call !== undefined);
+  const last = reported.at(-1);
+  if (!last) return undefined;
+  const sum = (key: "promptTokens" | "evaluatedPromptTokens" | "generatedTokens") =>
+    reported.reduce((total, call) => total + call[key], 0);
+  return {
+    ...last,
+    totals: {
+      calls: reported.length,
+      promptTokens: sum("promptTokens"),
+      evaluatedPromptTokens: sum("evaluatedPromptTokens"),
+      generatedTokens: sum("generatedTokens"),
+      generationMs: 0,
+    },
+  };
 }
 
 /**
@@ -51,7 +70,7 @@ abstract class DescribedAs implements ModelHandle {
   abstract generate(prompt: string, options?: GenerateOptions): Promise<string>;
 }
 
-/** Passes calls through to `inner`, recording each call's stats and duration. */
+/** Passes calls through to `inner`, recording each call's own stats (its `onStats`) and duration. */
 export class RecordingModel extends DescribedAs {
   readonly calls: RecordedCall[] = [];
   readonly #inner: ModelHandle;
@@ -72,18 +91,22 @@ export class RecordingModel extends DescribedAs {
 
   override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
     const started = performance.now();
+    let stats: CallStats | undefined;
+    const onStats = (call: CallStats) => {
+      stats ??= { ...call };
+      options?.onStats?.(call);
+    };
     try {
-      return await this.#inner.generate(prompt, options);
+      return await this.#inner.generate(prompt, { ...options, onStats });
     } finally {
-      const stats = this.#inner.stats;
-      this.calls.push({ stats: stats && structuredClone(stats), ms: performance.now() - started });
+      this.calls.push({ stats, ms: performance.now() - started });
     }
   }
 }
 
 /**
- * The recorded run's replies, strictly replayed (see {@link ReplayModel}), each call reporting the stats the real call
- * had; from call `liveFrom` on (when given) the calls go to the real model instead. `elapsedMs` is the model time of
+ * The recorded run's replies, strictly replayed (see {@link ReplayModel}), each call reporting (`onStats`) the stats
+ * the real call had; from call `liveFrom` on (when given) the calls go to the real model instead. `elapsedMs` is the model time of
  * the calls so far: recorded for the replayed ones, measured for the live ones.
  */
 export class PrefixReplayModel extends DescribedAs {
@@ -93,7 +116,8 @@ export class PrefixReplayModel extends DescribedAs {
   readonly #liveFrom: number;
   #done = 0;
   #liveMs = 0;
-  #liveStats: GenerationStats | undefined;
+  /** The stats of the calls so far: recorded for the replayed ones, reported for the live ones. */
+  readonly #reported: (CallStats | undefined)[] = [];
 
   constructor(events: readonly AgentEvent[], recorded: RecordingModel, options: { liveFrom?: number } = {}) {
     super(recorded);
@@ -104,8 +128,7 @@ export class PrefixReplayModel extends DescribedAs {
   }
 
   override get stats(): GenerationStats | undefined {
-    if (this.#liveStats) return this.#liveStats;
-    return this.#done > 0 ? this.#calls[this.#done - 1]?.stats : undefined;
+    return statsAfter(this.#reported);
   }
 
   get elapsedMs(): number {
@@ -118,17 +141,24 @@ export class PrefixReplayModel extends DescribedAs {
   override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
     if (this.#done + 1 >= this.#liveFrom) {
       const started = performance.now();
+      let stats: CallStats | undefined;
+      const onStats = (call: CallStats) => {
+        stats ??= { ...call };
+        options?.onStats?.(call);
+      };
       try {
-        return await this.#source.inner.generate(prompt, options);
+        return await this.#source.inner.generate(prompt, { ...options, onStats });
       } finally {
         this.#done++;
         this.#liveMs += performance.now() - started;
-        const stats = this.#source.inner.stats;
-        this.#liveStats = stats && structuredClone(stats);
+        this.#reported.push(stats);
       }
     }
     const text = await this.#replay.generate(prompt, options);
+    const recorded = this.#calls[this.#done]?.stats;
     this.#done++;
+    this.#reported.push(recorded);
+    if (recorded) options?.onStats?.({ ...recorded });
     return text;
   }
 }

@@ -260,11 +260,12 @@ export class OpenAICompatibleModel implements ModelHandle {
       this.#retryPolicy(options.signal),
     );
     this.#shared.calls++;
-    this.#stats.record(reply.usage, {
+    const call = this.#stats.record(reply.usage, {
       startedMs,
       endedMs: performance.now(),
       firstTextMs,
     });
+    options.onStats?.(call);
     return reply.text;
   }
 

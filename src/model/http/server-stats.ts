@@ -1,4 +1,4 @@
-import type { GenerationStats } from "../model-handle.js";
+import type { CallStats, GenerationStats } from "../model-handle.js";
 import type { ReplyUsage } from "./reply-stream.js";
 
 /** When one request started, sent its first text, and ended (performance.now() ms). */
@@ -40,7 +40,8 @@ export class ServerStats {
     return this.#reported > 0;
   }
 
-  record(usage: ReplyUsage, timing: ReplyTiming): void {
+  /** Records one call, and returns its own stats (for the call's `onStats`). */
+  record(usage: ReplyUsage, timing: ReplyTiming): CallStats {
     const prompt = usage.promptTokens ?? 0;
     const cached = usage.cachedTokens ?? 0;
     const evaluated = usage.evaluatedTokens ?? Math.max(0, prompt - cached);
@@ -50,13 +51,16 @@ export class ServerStats {
       usage.tokensPerSecond ?? (decodeMs > 0 && generated > 1 ? (generated - 1) / (decodeMs / 1000) : 0);
     if (usage.promptTokens !== undefined || usage.generatedTokens !== undefined) this.#reported++;
     const totals = this.#stats.totals;
-    this.#stats = {
+    const call: CallStats = {
       promptTokens: prompt,
       reusedPromptTokens: cached,
       evaluatedPromptTokens: evaluated,
       generatedTokens: generated,
       timeToFirstTokenMs: timing.firstTextMs === undefined ? 0 : timing.firstTextMs - timing.startedMs,
       tokensPerSecond: perSecond,
+    };
+    this.#stats = {
+      ...call,
       totals: {
         calls: totals.calls + 1,
         promptTokens: totals.promptTokens + prompt,
@@ -65,5 +69,6 @@ export class ServerStats {
         generationMs: totals.generationMs + (timing.endedMs - timing.startedMs),
       },
     };
+    return { ...call };
   }
 }

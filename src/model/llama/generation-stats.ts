@@ -1,4 +1,4 @@
-import type { GenerationStats } from "../model-handle.js";
+import type { CallStats, GenerationStats } from "../model-handle.js";
 import type { TokenRun } from "./token-run.js";
 
 /** The stats of a handle that has not generated yet. */
@@ -25,34 +25,52 @@ export function emptyStats(): GenerationStats {
   };
 }
 
-/**
- * Starts a call's record in `stats`: its prompt has `promptLength` tokens, `reused` of them already in the sequence
- * (`restored` of those from the prompt cache); the reply's counts are reset.
- */
-export function recordPrompt(stats: GenerationStats, promptLength: number, reused: number, restored: number): void {
-  stats.promptTokens = promptLength;
-  stats.reusedPromptTokens = reused;
-  stats.restoredPromptTokens = restored;
-  stats.evaluatedPromptTokens = promptLength - reused;
-  stats.generatedTokens = 0;
-  stats.sampledTokens = 0;
-  stats.forcedTokens = 0;
-  stats.timeToFirstTokenMs = 0;
-  stats.tokensPerSecond = 0;
-  stats.totals.calls++;
-  stats.totals.promptTokens += promptLength;
-  stats.totals.evaluatedPromptTokens += promptLength - reused;
+/** One call's record: its own stats, and how long its reply took (0 until it ends). */
+export interface CallRecord {
+  stats: CallStats;
+  generationMs: number;
 }
 
-/** Ends a call's record in `stats`: the reply (`run`) took `elapsed` ms. */
-export function recordGeneration(stats: GenerationStats, run: TokenRun, elapsed: number): void {
+/**
+ * Starts a call's record: its prompt has `promptLength` tokens, `reused` of them already in the sequence (`restored`
+ * of those from the prompt cache); nothing generated yet.
+ */
+export function startCall(promptLength: number, reused: number, restored: number): CallRecord {
+  return {
+    stats: {
+      promptTokens: promptLength,
+      reusedPromptTokens: reused,
+      restoredPromptTokens: restored,
+      evaluatedPromptTokens: promptLength - reused,
+      generatedTokens: 0,
+      sampledTokens: 0,
+      forcedTokens: 0,
+      timeToFirstTokenMs: 0,
+      tokensPerSecond: 0,
+    },
+    generationMs: 0,
+  };
+}
+
+/** Ends a call's record: the reply (`run`) took `elapsed` ms. */
+export function endCall(call: CallRecord, run: TokenRun, elapsed: number): void {
   const generated = run.generated.length;
-  stats.generatedTokens = generated;
-  stats.sampledTokens = run.sampled;
-  stats.forcedTokens = run.forced;
-  stats.tokensPerSecond = generated > 0 && elapsed > 0 ? (generated * 1000) / elapsed : 0;
-  stats.totals.generatedTokens += generated;
-  stats.totals.generationMs += elapsed;
-  stats.totals.sampledTokens = (stats.totals.sampledTokens ?? 0) + run.sampled;
-  stats.totals.forcedTokens = (stats.totals.forcedTokens ?? 0) + run.forced;
+  call.stats.generatedTokens = generated;
+  call.stats.sampledTokens = run.sampled;
+  call.stats.forcedTokens = run.forced;
+  call.stats.tokensPerSecond = generated > 0 && elapsed > 0 ? (generated * 1000) / elapsed : 0;
+  call.generationMs = elapsed;
+}
+
+/** Adds a finished (or failed) call to a handle's stats: it becomes the last call, and counts into the totals. */
+export function addCall(stats: GenerationStats, call: CallRecord): void {
+  const totals = stats.totals;
+  Object.assign(stats, call.stats);
+  totals.calls++;
+  totals.promptTokens += call.stats.promptTokens;
+  totals.evaluatedPromptTokens += call.stats.evaluatedPromptTokens;
+  totals.generatedTokens += call.stats.generatedTokens;
+  totals.generationMs += call.generationMs;
+  totals.sampledTokens = (totals.sampledTokens ?? 0) + (call.stats.sampledTokens ?? 0);
+  totals.forcedTokens = (totals.forcedTokens ?? 0) + (call.stats.forcedTokens ?? 0);
 }

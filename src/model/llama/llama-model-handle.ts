@@ -7,7 +7,7 @@ import {
 } from "node-llama-cpp";
 import { abortError, raceAbort } from "../../abort.js";
 import type { ChatFormat } from "../../prompt/chat-format.js";
-import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
+import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
   DEFAULT_JUMP_FORWARD,
@@ -19,7 +19,8 @@ import {
 import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
 import type { GroundingVocabulary } from "./grounding-steer.js";
-import { emptyStats, recordGeneration, recordPrompt } from "./generation-stats.js";
+import { openBenchAccess, type LastReply } from "./bench-access.js";
+import { addCall, emptyStats, endCall, startCall, type CallRecord } from "./generation-stats.js";
 import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
@@ -54,17 +55,13 @@ export interface LlamaModelHandleParts {
   threads: number;
   backend: LlamaBackend;
   sampling: LlamaSamplingDefaults;
-  /** Jump-forward under a grammar (see {@link LlamaModelHandle.jumpForward}). Default true. */
+  /**
+   * Under a grammar, evaluate the text it forces in one batch instead of sampling it token by token (jump-forward).
+   * The reply is the same text the grammar allows either way; on is faster. Default true.
+   */
   jumpForward?: boolean;
   /** Where a prompt's shared opening is saved and restored across processes; absent: no prompt cache. */
   promptCache?: PromptCache;
-}
-
-/** A call's prompt and reply tokens, and where its tokens were sampled (see LlamaModelHandle.lastReply). */
-export interface LastReply {
-  promptTokens: Token[];
-  tokens: Token[];
-  samples: [position: number, token: Token][];
 }
 
 /** What one call samples with. */
@@ -73,6 +70,8 @@ interface SamplingCall {
   grammar: CompiledGrammar | undefined;
   started: number;
   signal: AbortSignal | undefined;
+  /** The call's own stats (its time to first token is set while sampling). */
+  stats: CallStats;
 }
 
 /**
@@ -99,12 +98,6 @@ export class LlamaModelHandle implements ModelHandle {
   readonly threads: number;
   /** `cpu`, or the GPU API the model's layers run on. */
   readonly backend: LlamaBackend;
-  /**
-   * Under a grammar, evaluate the text it forces in one batch instead of sampling it token by token (jump-forward).
-   * The reply is the same text the grammar allows either way; on is faster. Settable between calls (the benchmark
-   * alternates it).
-   */
-  jumpForward: boolean;
 
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -117,6 +110,8 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #groundingVocabulary: GroundingVocabulary;
   readonly #jumpTokenizer: JumpTokenizer;
   readonly #promptCache: PromptCache | undefined;
+  /** Jump-forward under a grammar (see LlamaModelHandleParts.jumpForward); a benchmark may switch it (bench-access). */
+  #jumpForward: boolean;
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
   #stats: GenerationStats = emptyStats();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -135,7 +130,7 @@ export class LlamaModelHandle implements ModelHandle {
     );
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
-    this.jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
+    this.#jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
     this.#promptCache = parts.promptCache;
     const model = parts.model;
     this.#jumpTokenizer = {
@@ -144,20 +139,26 @@ export class LlamaModelHandle implements ModelHandle {
     };
     this.#biases = samplingBiases(parts.model, parts.chatFormat, parts.tokenClasses);
     this.#groundingVocabulary = groundingVocabulary(parts.tokenClasses, this.#biases.banned);
-  }
-
-  /** Token counts and timings of the last call, and lifetime totals. A snapshot: later calls do not change it. */
-  get stats(): GenerationStats {
-    return structuredClone(this.#stats);
+    const lastReply = () => structuredClone(this.#lastReply);
+    const llamaObjects = () => ({ model: this.#model, context: this.#context, sequence: this.#pool.slots[0].sequence });
+    openBenchAccess(this, {
+      get lastReply() {
+        return lastReply();
+      },
+      get llamaObjects() {
+        return llamaObjects();
+      },
+      setJumpForward: (on) => (this.#jumpForward = on),
+    });
   }
 
   /**
-   * The last call's prompt and reply as tokens, and each sampling (where its token went in the reply, and the token
-   * sampled; a forced run may have re-tokenized it). For benchmarks and diagnostics: the benchmark replays replies to
-   * count the tokens a grammar refused.
+   * Token counts and timings of the call that finished last, and lifetime totals; a snapshot (later calls do not
+   * change it). Under concurrency (several sequences) the last call may be another caller's: a caller's own counts
+   * come to its `GenerateOptions.onStats`.
    */
-  get lastReply(): LastReply {
-    return structuredClone(this.#lastReply);
+  get stats(): GenerationStats {
+    return structuredClone(this.#stats);
   }
 
   /** The context window of each sequence, in tokens. */
@@ -168,14 +169,6 @@ export class LlamaModelHandle implements ModelHandle {
   /** How many `generate` calls may run at once (the context's sequences; more wait). */
   get sequences(): number {
     return this.#pool.slots.length;
-  }
-
-  /**
-   * The underlying node-llama-cpp objects (`sequence`: the first), for benchmarks and diagnostics. Do not evaluate on
-   * them while generating.
-   */
-  get llamaObjects(): { model: LlamaModel; context: LlamaContext; sequence: LlamaContextSequence } {
-    return { model: this.#model, context: this.#context, sequence: this.#pool.slots[0].sequence };
   }
 
   /**
@@ -233,35 +226,45 @@ export class LlamaModelHandle implements ModelHandle {
     await this.#model.dispose();
   }
 
-  /** One call: plan and evaluate the prompt, sample the reply, record the stats. */
+  /**
+   * One call: plan and evaluate the prompt, sample the reply, record the stats. Once the prompt is planned the call's
+   * stats are kept and reported (`onStats`), also when it fails or is aborted afterwards.
+   */
   async #generate(slot: SequenceSlot, prompt: string, options: GenerateOptions): Promise<string> {
     if (this.#disposed) throw new Error("LlamaModelHandle: generate after dispose()");
     const started = performance.now();
     const { tokens, maxTokens, grammar } = await this.#planPrompt(slot, prompt, options);
     const shared = this.#sharedPrefixTokens(prompt, tokens, options.sharedPrefix);
-    const next = await this.#evaluatePrompt(slot, prompt, tokens, options.signal, shared);
-    const run = this.#startRun(slot, tokens.length, maxTokens, grammar !== undefined, options);
-    const generationStarted = performance.now();
+    const call: { record?: CallRecord } = {};
     try {
-      await this.#sample(slot, run, tokens.slice(next), {
-        temperature: options.temperature ?? this.#sampling.temperature,
-        grammar,
-        started,
-        signal: options.signal,
-      });
+      const next = await this.#evaluatePrompt(slot, prompt, tokens, options.signal, shared, call);
+      const run = this.#startRun(slot, tokens.length, maxTokens, grammar !== undefined, options);
+      const generationStarted = performance.now();
+      const sampling = { temperature: options.temperature ?? this.#sampling.temperature, grammar, started };
+      try {
+        await this.#sample(slot, run, tokens.slice(next), {
+          ...sampling,
+          signal: options.signal,
+          stats: call.record!.stats,
+        });
+      } finally {
+        run.finish();
+        // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
+        slot.held = {
+          text: prompt + this.#model.detokenize(run.generated, false),
+          tokens: [...tokens, ...run.generated],
+        };
+        endCall(call.record!, run, performance.now() - generationStarted);
+        this.#lastReply = { promptTokens: tokens, tokens: [...run.generated], samples: run.samples };
+      }
+      if (run.aborted) throw abortError(options.signal?.reason);
+      return run.reply();
     } finally {
-      run.finish();
-      const elapsed = performance.now() - generationStarted;
-      // The sequence holds the prompt and every generated token but the last (evaluated when the next prompt comes).
-      slot.held = {
-        text: prompt + this.#model.detokenize(run.generated, false),
-        tokens: [...tokens, ...run.generated],
-      };
-      recordGeneration(this.#stats, run, elapsed);
-      this.#lastReply = { promptTokens: tokens, tokens: [...run.generated], samples: run.samples };
+      if (call.record) {
+        addCall(this.#stats, call.record);
+        options.onStats?.({ ...call.record.stats });
+      }
     }
-    if (run.aborted) throw abortError(options.signal?.reason);
-    return run.reply();
   }
 
   /** Check the call's options, compile its grammar, and tokenize the prompt (which must fit the context). */
@@ -293,6 +296,7 @@ export class LlamaModelHandle implements ModelHandle {
     tokens: Token[],
     signal: AbortSignal | undefined,
     sharedPrefix: number,
+    call: { record?: CallRecord },
   ): Promise<number> {
     let reused = await slot.align(tokens);
     let restored = 0;
@@ -302,7 +306,7 @@ export class LlamaModelHandle implements ModelHandle {
     } else if (saveAt > 0) reused = slot.sequence.nextTokenIndex === reused ? reused : 0;
     // From here on the sequence holds `reused` tokens of this prompt; keep the held content in step with it.
     slot.held = { text: "", tokens: tokens.slice(0, reused) };
-    recordPrompt(this.#stats, tokens.length, reused, restored);
+    call.record = startCall(tokens.length, reused, restored);
     let next = reused;
     if (saveAt > 0 && restored === 0) {
       next = await slot.evaluateRange(tokens, next, saveAt, signal);
@@ -373,7 +377,7 @@ export class LlamaModelHandle implements ModelHandle {
           resample = true;
           break;
         }
-        if (run.generated.length === 0) this.#stats.timeToFirstTokenMs = performance.now() - call.started;
+        if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         if (run.take(token)) break;
       }
       if (resample) {
@@ -417,7 +421,7 @@ export class LlamaModelHandle implements ModelHandle {
         const before = jump?.active ? state.clone() : undefined;
         const next = await iterator.next(replacement);
         if (next.done) return;
-        if (run.generated.length === 0) this.#stats.timeToFirstTokenMs = performance.now() - call.started;
+        if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         if (run.take(next.value)) return;
         replacement = undefined;
         const forced = jump?.afterSampled(next.value);
@@ -435,7 +439,7 @@ export class LlamaModelHandle implements ModelHandle {
 
   /** Jump-forward for one reply under `compiled`, when it is on and both our GBNF reader and node-llama-cpp can. */
   #jumpForwardFor(compiled: CompiledGrammar, state: LlamaGrammarEvaluationState): JumpForward | undefined {
-    if (!this.jumpForward || !compiled.gbnf || !canAcceptTokens(state)) return undefined;
+    if (!this.#jumpForward || !compiled.gbnf || !canAcceptTokens(state)) return undefined;
     return new JumpForward(new GbnfMatcher(compiled.gbnf), this.#jumpTokenizer);
   }
 
