@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { Command, Option } from "commander";
+import type { Command } from "commander";
 import type { ServerProviderOptions } from "../eval/models/server-pool.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { CliUsageError } from "./cli-io.js";
-import { parseIntegerOption, parseListOption } from "./parse-options.js";
-import { httpTimeoutOptions, serverHandleFlags, type ServerCommandOptions } from "./server-model.js";
+import { inSection, SECTION } from "./help-sections.js";
+import { serverHandleFlags, serverOptions, type ServerCommandOptions } from "./server-model.js";
 
 /** The flags of `eval` for model servers and sweeps, as commander parses them. */
 export interface EvalServerFlags extends Omit<ServerCommandOptions, "server"> {
@@ -42,46 +42,14 @@ export function resultsOption(options: EvalServerFlags): { path: string; resume:
   return { path, resume: options.resume ?? false };
 }
 
-/** `--server A --server B` and `--server A,B` both give [A, B]. */
-function collectServers(value: string, previous: string[] = []): string[] {
-  return [...previous, ...parseListOption(value)];
-}
-
-/** The flags of an eval sweep over model servers: the servers, per-server concurrency, results file and resume. */
+/** The flags of an eval sweep: the model servers (`ask`'s, with `--server` repeatable), the results file and resume. */
 export function sweepOptions(command: Command): Command {
-  const described = command
-    .option(
-      "--server <url>",
-      "a model server (repeat to spread the runs over several); with --server-model, the same as --model URL#NAME",
-      collectServers,
-    )
-    .option("--server-model <name>", "the model on --server (default: each server's only model)")
-    .option(
-      "--concurrency <n>",
-      "model servers: runs in flight on each server at once (default: 1)",
-      parseIntegerOption(1),
-    )
-    .option(
-      "--results <file>",
-      "write each finished run to this JSON Lines file (default with --out: DIR/results.jsonl)",
-    )
-    .option("--resume", "go on with the interrupted sweep in the results file: its finished runs are not run again")
-    .addOption(
-      new Option("--prompt-mode <mode>", "model servers: chat, or completion (our Gemma prompt; llama-server)").choices(
-        ["chat", "completion"],
-      ),
-    )
-    .addOption(
-      new Option("--structured-output <how>", "model servers: auto, gbnf (our grammar; llama-server), none").choices([
-        "auto",
-        "json-schema",
-        "gbnf",
-        "none",
-      ]),
-    );
-  return httpTimeoutOptions(described).option(
-    "--http-retries <n>",
-    "model servers: retries after a connection error, 429 or 503 (default: 3)",
-    parseIntegerOption(0),
+  return inSection(serverOptions(command, { several: true }), SECTION.output, (c) =>
+    c
+      .option(
+        "--results <file>",
+        "write each finished run to this JSON Lines file (default with --out: DIR/results.jsonl)",
+      )
+      .option("--resume", "go on with the interrupted sweep in the results file: its finished runs are not run again"),
   );
 }

@@ -2,10 +2,13 @@ import { withoutUndefined } from "../without-undefined.js";
 import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
 import { DEFAULT_GROUNDING, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
+import { inSection, SECTION } from "./help-sections.js";
 import { parseIntegerOption } from "./parse-options.js";
 
 /** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
 export interface LoopCommandOptions {
+  /** `--no-grammar` sets it false. */
+  grammar: boolean;
   finalRound?: boolean;
   thought?: "first" | "last" | "none";
   maxThoughtChars?: number;
@@ -17,9 +20,20 @@ export interface LoopCommandOptions {
   grounding?: "off" | "soft" | "strict";
 }
 
-/** Add the flags that shape the loop on a small model (each defaults to the agent's default). */
+/**
+ * Add the flags that shape the loop on a small model (each defaults to the agent's default, the measured best) and
+ * `--no-grammar`: the levers section of the help.
+ */
 export function loopOptions(command: Command): Command {
+  return inSection(command, SECTION.levers, (c) => loopLevers(c));
+}
+
+function loopLevers(command: Command): Command {
   return command
+    .option(
+      "--no-grammar",
+      "do not constrain replies with the action grammar (measures the model writing JSON on its own)",
+    )
     .option("--no-final-round", "let the last step of the budget, and the step after a repeated call, call skills too")
     .addOption(
       new Option(

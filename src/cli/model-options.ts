@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { LoadModelOptions } from "../model/llama/load-model.js";
 import { withoutUndefined } from "../without-undefined.js";
+import { inSection, SECTION } from "./help-sections.js";
 import { parseIntegerOption, parseNumberOption } from "./parse-options.js";
 
 /** The flags that tune a model (`--gpu`, `--threads`, ...) as commander parses them, in every command that has them. */
@@ -25,37 +26,50 @@ export type ModelFlags = Pick<
 };
 
 /** `--gpu auto|off`: where llama.cpp runs. */
-export function gpuOption(): Option {
+function gpuOption(): Option {
   return new Option("--gpu <mode>", "auto: use a GPU when there is one; off: CPU only")
     .choices(["auto", "off"])
     .default("auto");
 }
 
-/** `--no-jump-forward`: sample the text a grammar forces too (for comparison; jump-forward is on by default). */
-export function jumpForwardOption(): Option {
-  return new Option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces");
+/**
+ * Add the flags that tune how a model runs, the same on every command that loads models (`eval` too): the GPU, threads,
+ * context and temperature in the Model section; `--no-jump-forward` (sample the text a grammar forces too, for
+ * comparison) among the levers.
+ */
+export function modelTuningOptions(command: Command): Command {
+  inSection(command, SECTION.model, (c) =>
+    c
+      .addOption(gpuOption())
+      .option("--threads <n>", "CPU threads (default: the cores available to this process)", parseIntegerOption(1))
+      .option(
+        "--context-size <n>",
+        "context window in tokens (default: 8192, capped by the model)",
+        parseIntegerOption(256),
+      )
+      .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2)),
+  );
+  return inSection(command, SECTION.levers, (c) =>
+    c.option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces"),
+  );
 }
 
-/** Add the flags that choose and tune the model. */
+/** Add the flags that choose and tune the model of `ask`, `run` and `chat`. */
 export function modelOptions(command: Command): Command {
-  return command
-    .option(
+  inSection(command, SECTION.model, (c) =>
+    c.option(
       "--model <alias|path>",
       "a catalog alias (see `gemma-agent models`), a GGUF file, or a model server http(s)://host:port/v1#model-name (default: the catalog default)",
-    )
-    .option("--threads <n>", "CPU threads (default: the cores available to this process)", parseIntegerOption(1))
-    .option(
-      "--context-size <n>",
-      "context window in tokens (default: 8192, capped by the model)",
-      parseIntegerOption(256),
-    )
-    .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2))
-    .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0))
-    .addOption(jumpForwardOption())
-    .option(
-      "--no-prompt-cache",
-      "prefill the system prompt every time instead of restoring it from ~/.cache/gemma-agent/prompt-cache",
-    );
+    ),
+  );
+  return inSection(modelTuningOptions(command), SECTION.model, (c) =>
+    c
+      .option("--seed <s>", "sampling seed, for reproducible runs", parseIntegerOption(0))
+      .option(
+        "--no-prompt-cache",
+        "prefill the system prompt every time instead of restoring it from ~/.cache/gemma-agent/prompt-cache",
+      ),
+  );
 }
 
 /** The loader's options from the parsed flags (flags not given stay absent). */

@@ -1,15 +1,21 @@
 import { Agent } from "../agent/agent.js";
-import type { AgentState } from "../agent/agent-state.js";
 import { workflowName, workflowOfModule, type WorkflowLike } from "../agent/workflow/workflow.js";
 import { importModuleFile } from "../import-module.js";
 import type { Registry } from "../skills/registry.js";
-import { agentFlags, agentRegistry, reportEvents, runBudgets, type AgentCommandOptions } from "./agent-setup.js";
+import {
+  agentFlags,
+  agentRegistry,
+  checkApprove,
+  followRun,
+  loadModelClosingTrace,
+  reportEvents,
+  runBudgets,
+  type AgentCommandOptions,
+} from "./agent-setup.js";
 import { CliUsageError, type CliIO } from "./cli-io.js";
-import { loadCommandModel, type CliModel } from "./model-setup.js";
 import { Progress } from "./progress.js";
 import { exitCodeFor, jsonReport, readQuestion, steps } from "./run-report.js";
-import { isInteractive } from "./terminal-question.js";
-import { openTrace, type Trace } from "./trace-file.js";
+import { openTrace } from "./trace-file.js";
 
 /** The flags `run` gives a workflow file: the agent command's, and the output ones. */
 export interface RunWorkflowOptions extends AgentCommandOptions {
@@ -47,24 +53,6 @@ function workflowRegistry(workflow: WorkflowLike, options: AgentCommandOptions):
   return all.scope(wanted);
 }
 
-/** Run the workflow, each event to the trace and the progress line as it comes; the final state. */
-async function runWithEvents(
-  agent: Agent,
-  workflow: WorkflowLike,
-  message: string,
-  runOptions: Parameters<Agent["run"]>[2],
-  view: { model: CliModel; progress: Progress; trace: Trace },
-): Promise<AgentState> {
-  const onEvent = reportEvents(view);
-  const run = agent.runStream(workflow, message, runOptions);
-  let next = await run.next();
-  while (!next.done) {
-    onEvent(next.value);
-    next = await run.next();
-  }
-  return next.value;
-}
-
 /**
  * `run FILE.ts MESSAGE`: a workflow file (its default export) run in place of the loop, with ask's model flags,
  * budgets, progress, `--json` document, `--trace` and exit codes (a workflow error exits 1, as no answer does).
@@ -83,26 +71,22 @@ export async function runWorkflowFile(
   });
   if (options.conversation !== undefined)
     throw new CliUsageError("run: --conversation goes with an agent definition (YAML), not a workflow file");
-  if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+  checkApprove(io, options);
   const workflow = await loadWorkflowFile(io, file);
   const registry = workflowRegistry(workflow, options);
   const trace = openTrace(options.trace, options.overwriteTrace);
   const progress = new Progress(io, { quiet: options.quiet });
-  let loaded: Awaited<ReturnType<typeof loadCommandModel>>;
-  try {
-    loaded = await loadCommandModel(io, options.model, options, progress);
-  } catch (error) {
-    trace?.close();
-    throw error;
-  }
-  const { model, budgets } = loaded;
+  const { model, budgets } = await loadModelClosingTrace(io, options.model, options, progress, trace);
   try {
     const name = workflowName(workflow);
     const agent = new Agent({ ...agentFlags(io, options, progress), model, registry, name });
     const started = performance.now();
     progress.start(`running ${name}`);
     const runOptions = { ...runBudgets(options, undefined, budgets), signal: io.signal };
-    const state = await runWithEvents(agent, workflow, message, runOptions, { model, progress, trace });
+    const state = await followRun(
+      agent.runStream(workflow, message, runOptions),
+      reportEvents({ model, progress, trace }),
+    );
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (state.stopReason === "answer") progress.succeed(`answered in ${steps(state.iterations)}, ${seconds} s`);
     else progress.fail(`no answer: ${state.stopReason}`);

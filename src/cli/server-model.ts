@@ -10,7 +10,8 @@ import {
 } from "../model/http/index.js";
 import { withoutUndefined } from "../without-undefined.js";
 import { CliUsageError, type CliIO } from "./cli-io.js";
-import { parseIntegerOption, parseNumberOption } from "./parse-options.js";
+import { inSection, SECTION } from "./help-sections.js";
+import { parseIntegerOption, parseListOption, parseNumberOption } from "./parse-options.js";
 import type { Progress } from "./progress.js";
 
 /** Environment variable holding the API key sent to model servers (`Authorization: Bearer ...`); local ones need none. */
@@ -42,31 +43,47 @@ export function httpTimeoutOptions(command: Command): Command {
     );
 }
 
-/** Add `--server URL --server-model NAME` and the flags that tune how a server is spoken to. */
-export function serverOptions(command: Command): Command {
-  const described = command
-    .option(
-      "--server <url>",
-      "an OpenAI-compatible model server, e.g. http://127.0.0.1:8080/v1 (same as --model URL#NAME)",
-    )
-    .option("--server-model <name>", "the model on --server (default: the server's only model)")
-    .addOption(
-      new Option(
-        "--prompt-mode <mode>",
-        "server models: chat (the server's chat template) or completion (our own Gemma prompt, cache_prompt; llama-server)",
-      ).choices(["chat", "completion"]),
-    )
-    .addOption(
-      new Option(
-        "--structured-output <how>",
-        "server models: auto (the schema in the server's own field), gbnf (our grammar; llama-server), none",
-      ).choices(["auto", "json-schema", "gbnf", "none"]),
+/** `--server A --server B` and `--server A,B` both give [A, B]. */
+function collectServers(value: string, previous: string[] = []): string[] {
+  return [...previous, ...parseListOption(value)];
+}
+
+/**
+ * Add `--server URL --server-model NAME` and the flags that tune how a server is spoken to: the help's Model server
+ * section. With `several` (eval), `--server` is repeated or comma-separated: one model spread over several servers.
+ */
+export function serverOptions(command: Command, { several = false }: { several?: boolean } = {}): Command {
+  return inSection(command, SECTION.server, (c) => {
+    const server = several
+      ? new Option(
+          "--server <url>",
+          "an OpenAI-compatible model server (repeat, or comma-separate, to spread the runs over several); with --server-model, the same as --model URL#NAME",
+        ).argParser(collectServers)
+      : new Option(
+          "--server <url>",
+          "an OpenAI-compatible model server, e.g. http://127.0.0.1:8080/v1 (same as --model URL#NAME)",
+        );
+    const described = c
+      .addOption(server)
+      .option("--server-model <name>", "the model on --server (default: the server's only model)")
+      .addOption(
+        new Option(
+          "--prompt-mode <mode>",
+          "server models: chat (the server's chat template) or completion (our own Gemma prompt, cache_prompt; llama-server)",
+        ).choices(["chat", "completion"]),
+      )
+      .addOption(
+        new Option(
+          "--structured-output <how>",
+          "server models: auto (the schema in the server's own field), gbnf (our grammar; llama-server), none",
+        ).choices(["auto", "json-schema", "gbnf", "none"]),
+      );
+    return httpTimeoutOptions(described).option(
+      "--http-retries <n>",
+      "server models: retries after a connection error, 429 or 503 (default: 3)",
+      parseIntegerOption(0),
     );
-  return httpTimeoutOptions(described).option(
-    "--http-retries <n>",
-    "server models: retries after a connection error, 429 or 503 (default: 3)",
-    parseIntegerOption(0),
-  );
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { withoutUndefined } from "../without-undefined.js";
-import { Registry } from "../skills/registry.js";
-import { builtinSkills, BUILTIN_SKILL_NAMES, FILE_SKILL_NAMES } from "../skills/builtin/index.js";
+import type { Registry } from "../skills/registry.js";
+import { BUILTIN_SKILL_NAMES, FILE_SKILL_NAMES } from "../skills/builtin/index.js";
+import { agentRegistry } from "./agent-setup.js";
 import { CliUsageError } from "./cli-io.js";
 
 /**
@@ -9,7 +9,7 @@ import { CliUsageError } from "./cli-io.js";
  */
 export function selectSkills(options: { skills?: string[]; allowDir?: string }): Registry {
   // an allowed directory that is not there throws AllowDirError: a setup error, printed as one line
-  const registry = new Registry(builtinSkills(withoutUndefined({ allowDir: options.allowDir })));
+  const registry = agentRegistry(options);
   if (!options.skills) return registry;
   for (const name of options.skills) {
     if (registry.has(name)) continue;

@@ -2,12 +2,13 @@ import { Command } from "commander";
 import { Agent } from "../../agent/agent.js";
 import { agentFromDefinition } from "../../definitions/agent-from-definition.js";
 import { Conversation } from "../../memory/conversation.js";
-import { CliUsageError, hint, type CliIO } from "../cli-io.js";
+import { hint, type CliIO } from "../cli-io.js";
 import type { CommandFactory } from "../command.js";
 import {
   agentCommandOptions,
   agentFlags,
   agentRegistry,
+  checkApprove,
   loadDefinitionForCli,
   openConversation,
   runBudgets,
@@ -16,7 +17,6 @@ import {
 import { ChatSession } from "../chat-session.js";
 import { loadCommandModel } from "../model-setup.js";
 import { Progress } from "../progress.js";
-import { isInteractive } from "../terminal-question.js";
 
 /** The agent `chat` talks with when no definition is given: the built-in skills, the default soul. */
 const DEFAULT_CHAT_AGENT = "assistant";
@@ -28,7 +28,7 @@ async function chat(
   options: AgentCommandOptions,
   setExitCode: (code: number) => void,
 ): Promise<void> {
-  if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+  checkApprove(io, options);
   const definition = file === undefined ? undefined : await loadDefinitionForCli(file, options);
   const name = definition?.name ?? DEFAULT_CHAT_AGENT;
   const conversation = openConversation(io, options.conversation, name) ?? new Conversation({ agent: name });

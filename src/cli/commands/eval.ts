@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { evaluateBfcl, evaluateSuite, type EvaluateOptions } from "../../eval/evaluate.js";
 import { failureProfileNames } from "../../eval/models/failure-profiles.js";
 import { writeReport } from "../../eval/report/build-report.js";
@@ -6,9 +6,10 @@ import type { EvalReport } from "../../eval/report/eval-report.js";
 import { progressBar } from "../progress-bar.js";
 import { renderSummaryTable } from "../../eval/report/render-summary-table.js";
 import { CliUsageError, hint, type CliIO } from "../cli-io.js";
-import { gpuOption, jumpForwardOption, modelFlags, type ModelCommandOptions } from "../model-options.js";
+import { modelFlags, modelTuningOptions, type ModelCommandOptions } from "../model-options.js";
+import { inSection, SECTION, sectionedHelp } from "../help-sections.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "../loop-options.js";
-import { parseIntegerOption, parseListOption, parseNumberOption } from "../parse-options.js";
+import { parseIntegerOption, parseListOption } from "../parse-options.js";
 import type { CommandFactory } from "../command.js";
 import { withoutUndefined } from "../../without-undefined.js";
 import { BUNDLED_BFCL_DIR } from "../../eval/bfcl/bfcl-files.js";
@@ -29,7 +30,6 @@ interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, Ev
   parallelCalls?: boolean;
   json?: boolean;
   quiet?: boolean;
-  grammar: boolean;
   limit?: number;
   task?: string[];
   compareLoop?: boolean;
@@ -133,71 +133,87 @@ function evalExamples(io: CliIO): string {
   ].join("\n");
 }
 
+/** Add the flags that say which tasks run: the suite's budgets, seeds and sample, and the BFCL data and category. */
+function taskOptions(command: Command): Command {
+  inSection(command, SECTION.tasks, (c) =>
+    c
+      .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
+      .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
+      .option(
+        "--limit <n>",
+        "run only the first N tasks of the suite or category (a fixed sample for slow real models)",
+        parseIntegerOption(1),
+      )
+      .option(
+        "--task <ids>",
+        "run only these tasks (ids, comma-separated or repeated), e.g. to replay one run's trace against its task",
+        collectList,
+      )
+      .option(
+        "--compare-loop",
+        "also run the agent loop on each task that names a workflow, and compare the two (success, steps, tokens, time)",
+      ),
+  );
+  return inSection(command, SECTION.bfcl, (c) =>
+    c
+      .option(
+        "--bfcl [dir]",
+        "BFCL data: a folder holding BFCL_v4_<category>.json and possible_answer/ (default: the copy in evals/bfcl)",
+      )
+      .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance"),
+  );
+}
+
+/** Add the three knobs of what runs at once (runs on a GGUF model, runs on a server, calls in a reply) and the output. */
+function runOptions(command: Command): Command {
+  inSection(command, SECTION.atOnce, (c) =>
+    c
+      .option(
+        "--parallel <n>",
+        "GGUF models: runs at once on the one loaded model, each on its own context sequence (llama.cpp batches their decoding; memory grows with n; default: 1)",
+        parseIntegerOption(1),
+      )
+      .option(
+        "--concurrency <n>",
+        "model servers: runs at once on each server (a model spread over k servers runs k x n; default: 1)",
+        parseIntegerOption(1),
+      )
+      .option(
+        "--parallel-calls",
+        "BFCL: let one model reply make several skill calls at once (default: on for the parallel categories)",
+      )
+      .option("--no-parallel-calls", "BFCL: one skill call per model reply, even in the parallel categories"),
+  );
+  return inSection(command, SECTION.output, (c) =>
+    c
+      .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
+      .option("--json", "print report.json on stdout instead of the summary table")
+      .option("--quiet", "no progress bar"),
+  );
+}
+
 /**
  * `gemma-agent eval SUITE --model M [--budgets 4,8,12,16] [--seeds N] [--out DIR]` and
  * `gemma-agent eval --bfcl [DIR] --category NAME --model M`: run the suite or BFCL category under each model × budget ×
  * seed; print the summary table (or, with --json, the report) on stdout; with --out, write report.json, report.md and
  * convergence.svg there. Exit 0 when the eval ran (whatever the scores), 2 for bad input, 130 when interrupted.
  */
-const evalCommand: CommandFactory = (io: CliIO) =>
-  sweepOptions(loopOptions(new Command("eval")))
+const evalCommand: CommandFactory = (io: CliIO) => {
+  const command = new Command("eval")
     .description(
       "Benchmark a model offline: a task suite or a BFCL category, success rate against the iteration budget.",
     )
-    .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json")
-    .option(
+    .argument("[suite]", "a suite file (JSON or YAML), e.g. evals/basic.json");
+  inSection(command, SECTION.model, (c) =>
+    c.option(
       "--model <m>",
       `oracle | heuristic | profile:<${failureProfileNames().join("|")}> (assumed rates) | profile:fit:<report.json>[#model] | profile:file:<profile.json> (measured rates) | replay:<trace.jsonl|dir> | a GGUF path or alias; repeat or comma-separate to compare`,
       collectList,
-    )
-    .option("--budgets <list>", "iteration budgets, comma-separated (default: 4,8,12,16; BFCL: 8)", parseBudgets)
-    .option("--seeds <n>", "seeds per task and budget (default: 1)", parseIntegerOption(1))
-    .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
-    .option(
-      "--bfcl [dir]",
-      "BFCL data: a folder holding BFCL_v4_<category>.json and possible_answer/ (default: the copy in evals/bfcl)",
-    )
-    .option("--category <name>", "the BFCL category, e.g. simple_python, parallel_multiple, irrelevance")
-    .option(
-      "--parallel-calls",
-      "BFCL: let the model make several calls in one step (default: on for parallel categories)",
-    )
-    .option("--no-parallel-calls", "BFCL: one call per step, even for parallel categories")
-    .option(
-      "--no-grammar",
-      "do not constrain replies with the action grammar (measures the model writing JSON on its own)",
-    )
-    .option(
-      "--compare-loop",
-      "also run the agent loop on each task that names a workflow, and compare the two (success, steps, tokens, time)",
-    )
-    .option(
-      "--limit <n>",
-      "run only the first N tasks of the suite or category (a fixed sample for slow real models)",
-      parseIntegerOption(1),
-    )
-    .option(
-      "--task <ids>",
-      "run only these tasks (ids, comma-separated or repeated), e.g. to replay one run's trace against its task",
-      collectList,
-    )
-    .option("--json", "print report.json on stdout instead of the summary table")
-    .option("--quiet", "no progress bar")
-    .addOption(gpuOption())
-    .option("--threads <n>", "GGUF models: CPU threads (default: the cores available)", parseIntegerOption(1))
-    .option("--context-size <n>", "GGUF models: context window in tokens", parseIntegerOption(256))
-    .addOption(
-      new Option("--temperature <t>", "GGUF models: sampling temperature (default: 0, greedy)").argParser(
-        parseNumberOption(0, 2),
-      ),
-    )
-    .addOption(jumpForwardOption())
-    .option(
-      "--parallel <n>",
-      "GGUF models: runs at once on the one loaded model, each on its own context sequence (llama.cpp batches their decoding; memory grows with n; default 1)",
-      parseIntegerOption(1),
-    )
+    ),
+  );
+  return sectionedHelp(loopOptions(sweepOptions(runOptions(taskOptions(modelTuningOptions(command))))))
     .addHelpText("after", evalExamples(io))
     .action((suite: string | undefined, options: EvalCommandOptions) => evalAction(io, suite, options));
+};
 
 export default evalCommand;

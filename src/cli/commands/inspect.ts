@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { Command } from "commander";
 import { Agent } from "../../agent/agent.js";
 import { loopOptions, loopSettings, type LoopCommandOptions } from "../loop-options.js";
+import { inSection, SECTION, sectionedHelp } from "../help-sections.js";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../../model/catalog.js";
 import { ModelLoadError } from "../../model/errors.js";
 import { readGgufHeader } from "../../model/gguf/gguf-header.js";
@@ -224,17 +225,25 @@ function inspectText(report: Awaited<ReturnType<typeof inspectReport>>): string 
  * without running the model.
  */
 const inspectCommand: CommandFactory = (io: CliIO) =>
-  serverOptions(loopOptions(new Command("inspect")))
+  sectionedHelp(
+    serverOptions(
+      loopOptions(
+        inSection(new Command("inspect"), SECTION.model, (c) =>
+          c.option(
+            "--model <alias|path>",
+            "a catalog alias, a GGUF file, script:FILE.json, or a server http(s)://host:port/v1#model (default: the catalog default)",
+          ),
+        ),
+      ),
+    ),
+  )
     .description(
       "Show what a run would use: skills and their argument schemas, budgets, chat format, context, the exact system prompt and its token count. Needs no download: without the model file, everything but the token counts.",
     )
-    .option(
-      "--model <alias|path>",
-      "a catalog alias, a GGUF file, script:FILE.json, or a server http(s)://host:port/v1#model (default: the catalog default)",
-    )
+    .optionsGroup(SECTION.run)
     .option("--skills <names>", "only these skills, comma-separated", parseListOption)
     .option("--allow-dir <dir>", "include list_files and read_file, confined to this folder")
-    .option("--no-grammar", "show the setup without the action grammar")
+    .optionsGroup(SECTION.output)
     .option("--json", "print one JSON document")
     .addHelpText(
       "after",

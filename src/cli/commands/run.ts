@@ -2,23 +2,24 @@ import { Command } from "commander";
 import type { InvokeResult } from "../../agent/invoke.js";
 import type { AgentDefinition } from "../../definitions/agent-definition.js";
 import { agentFromDefinition } from "../../definitions/agent-from-definition.js";
-import { CliUsageError, hint, type CliIO } from "../cli-io.js";
+import { hint, type CliIO } from "../cli-io.js";
 import { succeedAnswered } from "../answer-summary.js";
 import type { CommandFactory } from "../command.js";
 import {
   agentCommandOptions,
   agentFlags,
+  checkApprove,
   loadDefinitionForCli,
+  loadModelClosingTrace,
   openConversation,
   reportEvents,
   runBudgets,
   type AgentCommandOptions,
 } from "../agent-setup.js";
-import { loadCommandModel, type CliModel } from "../model-setup.js";
+import type { CliModel } from "../model-setup.js";
 import { Progress } from "../progress.js";
 import { jsonReport, readQuestion, steps, turnExitCode } from "../run-report.js";
-import { isInteractive } from "../terminal-question.js";
-import { openTrace, type Trace } from "../trace-file.js";
+import { openTrace } from "../trace-file.js";
 import { isModulePath } from "../../import-module.js";
 import { runWorkflowFile } from "../run-workflow.js";
 
@@ -41,22 +42,6 @@ function runReport(result: InvokeResult, model: CliModel, definition: AgentDefin
   };
 }
 
-/** The model (the flag's, else the definition's, else the catalog default); a failure closes the trace first. */
-async function loadRunModel(
-  io: CliIO,
-  options: RunOptions,
-  definition: AgentDefinition,
-  progress: Progress,
-  trace: Trace,
-) {
-  try {
-    return await loadCommandModel(io, options.model ?? definition.model, options, progress);
-  } catch (error) {
-    trace?.close();
-    throw error;
-  }
-}
-
 /** The `run` action: load the definition and the model, run one turn, print the answer (or the --json document). */
 async function runAgent(
   io: CliIO,
@@ -70,12 +55,18 @@ async function runAgent(
     example: `run ${file} "How many km is 26.2 miles?"`,
     what: "message",
   });
-  if (options.approve && !isInteractive(io)) throw new CliUsageError("--approve needs an interactive terminal");
+  checkApprove(io, options);
   const definition = await loadDefinitionForCli(file, options);
   const conversation = openConversation(io, options.conversation, definition.name);
   const trace = openTrace(options.trace, options.overwriteTrace);
   const progress = new Progress(io, { quiet: options.quiet });
-  const { model, budgets } = await loadRunModel(io, options, definition, progress, trace);
+  const { model, budgets } = await loadModelClosingTrace(
+    io,
+    options.model ?? definition.model,
+    options,
+    progress,
+    trace,
+  );
   try {
     const agent = agentFromDefinition(definition, { model, options: agentFlags(io, options, progress) });
     const started = performance.now();
@@ -106,7 +97,7 @@ async function runAgent(
 
 /** `gemma-agent run AGENT.yaml MESSAGE [--conversation FILE] [--model M] [--json] [--trace FILE]`: one turn. */
 const runCommand: CommandFactory = (io: CliIO, setExitCode) =>
-  agentCommandOptions(new Command("run"))
+  agentCommandOptions(new Command("run"), { json: "answer, reply, stopReason, iterations, events, stats, tokens" })
     .description(
       "Run an agent defined in a YAML file on a message (one turn; --conversation keeps the memory), or a workflow file.",
     )
@@ -115,12 +106,6 @@ const runCommand: CommandFactory = (io: CliIO, setExitCode) =>
       "the agent definition (see examples/agents/), or a workflow file (.ts/.js: see examples/workflows/)",
     )
     .argument("[message]", "the message, in quotes; - (or nothing, when piped) reads it from stdin")
-    .option(
-      "--json",
-      "print one JSON document (answer, reply, stopReason, iterations, events, stats, tokens) on stdout",
-    )
-    .option("--trace <file>", "write the run's events to this file as JSON Lines, as they happen (a new file)")
-    .option("--overwrite-trace", "let --trace replace a file that exists")
     .addHelpText(
       "after",
       `\nExamples:\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?"')}\n  ${hint(io, 'run examples/agents/unit-helper/agent.yaml "How many km is 26.2 miles?" --model script:examples/replies/unit-helper.json')}   (scripted replies: no model needed)\n  ${hint(io, 'run examples/agents/file-assistant/agent.yaml "What is in notes.md?" --allow-dir examples/agents/file-assistant/files')}\n  ${hint(io, 'run examples/workflows/router.ts "What is 17 times 23 plus 4?" --model script:examples/workflows/replies/router.json')}   (a workflow file)\n`,
