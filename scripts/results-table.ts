@@ -35,7 +35,12 @@ const fixed = (value: number | undefined, digits: number) => (value === undefine
 /** One table row per report. */
 export function resultsTable(dir: string): string {
   const budgets = new Set<number>();
-  const reports = reportsUnder(dir).map((path) => ({
+  const paths = reportsUnder(dir);
+  // the committed folders keep report.md only (their report.json is in git history: docs/results/README.md says
+  // how to restore it); an empty table must never replace the README's
+  if (paths.length === 0)
+    throw new Error(`${dir}: no report.json below it (restore the reports first; see docs/results/README.md)`);
+  const reports = paths.map((path) => ({
     path,
     report: JSON.parse(readFileSync(path, "utf8")) as EvalReport,
   }));

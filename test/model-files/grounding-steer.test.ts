@@ -131,6 +131,8 @@ describe("GroundingIndex", () => {
     const index = new GroundingIndex(["Drive 12,000 km for 213 million people, items 1,2,3"]);
     expect(index.numerals).toEqual(["12000", "213", "1", "2", "3", "213000000"]);
     expect(index.numerals).not.toContain("000");
+    // digits glued to a word are part of a name, not a number
+    expect(new GroundingIndex(["CO2 for 25 MPG, case AL2562, 3x^2"]).numerals).toEqual(["25", "3", "2"]);
   });
 
   it('begins no span with closing punctuation (a list item is not ".")', () => {

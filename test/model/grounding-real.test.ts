@@ -44,6 +44,14 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
     }
   }, 180_000);
 
+  it("a number written with a thousands separator is copied whole, and the next argument still comes (BFCL simple_python_200)", async () => {
+    // soft grounding before: distance 12 ("12,000" read as 12 and 000), and closing the value with "}" favoured, which
+    // left the optional parameters out; grounding off writes 12000 and the parameters itself
+    const { query, args } = await firstCall(model, "simple_python_200", "soft");
+    expect(query).toContain("12,000");
+    expect(args).toMatchObject({ distance: 12000, fuel_efficiency: 25 });
+  }, 180_000);
+
   it("a value is a span of the question, not of the parameter's description (BFCL simple_python_190)", async () => {
     // without grounding: park_name "The name of the park", the description's wording ("The name of the national park.")
     const task = category.questions.find((q) => q.id === "simple_python_190")!;

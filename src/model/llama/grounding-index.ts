@@ -1,7 +1,8 @@
 /** Texts joined into one: a character no value holds, so that no span runs from one text into the next. */
 const SEPARATOR = "\u0000";
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
-const NUMERAL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+/** A numeral: not digits glued to a word before them (the 2 of "CO2", the 2562 of "AL2562" are not numbers). */
+const NUMERAL = /(?<![\p{L}_\d.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/gu;
 /** A numeral written with thousands separators ("12,000", "1,250,000.50"): JSON writes it without them. */
 const GROUPED = /(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])/g;
 /** A numeral with a magnitude word ("213 million", "2.5 billion"). */
