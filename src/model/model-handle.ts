@@ -124,6 +124,32 @@ export interface GenerationStats extends CallStats {
 }
 
 /**
+ * A handle's stats after one more call (`previous` undefined: the first): `call` becomes the last call's, and counts
+ * into the totals with its `generationMs`. The one way every handle keeps its {@link ModelHandle.stats}.
+ */
+export function statsWithCall(
+  previous: GenerationStats | undefined,
+  call: CallStats,
+  generationMs: number,
+): GenerationStats {
+  const totals = previous?.totals;
+  const add = (key: "sampledTokens" | "forcedTokens") =>
+    totals?.[key] === undefined && call[key] === undefined ? {} : { [key]: (totals?.[key] ?? 0) + (call[key] ?? 0) };
+  return {
+    ...call,
+    totals: {
+      calls: (totals?.calls ?? 0) + 1,
+      promptTokens: (totals?.promptTokens ?? 0) + call.promptTokens,
+      evaluatedPromptTokens: (totals?.evaluatedPromptTokens ?? 0) + call.evaluatedPromptTokens,
+      generatedTokens: (totals?.generatedTokens ?? 0) + call.generatedTokens,
+      generationMs: (totals?.generationMs ?? 0) + generationMs,
+      ...add("sampledTokens"),
+      ...add("forcedTokens"),
+    },
+  };
+}
+
+/**
  * The one thing the agent loop needs of a model: text in, text out.
  * node-llama-cpp stays behind this interface (see `model/llama/`); tests use `ScriptedModel`.
  */

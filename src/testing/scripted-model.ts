@@ -1,6 +1,13 @@
 import { abortError } from "../abort.js";
 import { CodedError } from "../coded-error.js";
-import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model/model-handle.js";
+import {
+  statsWithCall,
+  type CallStats,
+  type GenerateOptions,
+  type GenerationStats,
+  type ModelHandle,
+  type ModelInfo,
+} from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { scriptedModelInfo } from "./scripted-model-info.js";
 
@@ -83,13 +90,6 @@ export class ScriptedModel implements ModelHandle {
 
   /** Count a call into `stats`; returns the call's own stats. */
   #record(promptTokens: number, generatedTokens: number): CallStats {
-    const totals = this.#stats?.totals ?? {
-      calls: 0,
-      promptTokens: 0,
-      evaluatedPromptTokens: 0,
-      generatedTokens: 0,
-      generationMs: 0,
-    };
     const call: CallStats = {
       promptTokens,
       reusedPromptTokens: 0,
@@ -98,16 +98,7 @@ export class ScriptedModel implements ModelHandle {
       timeToFirstTokenMs: 0,
       tokensPerSecond: 0,
     };
-    this.#stats = {
-      ...call,
-      totals: {
-        calls: totals.calls + 1,
-        promptTokens: totals.promptTokens + promptTokens,
-        evaluatedPromptTokens: totals.evaluatedPromptTokens + promptTokens,
-        generatedTokens: totals.generatedTokens + generatedTokens,
-        generationMs: totals.generationMs,
-      },
-    };
+    this.#stats = statsWithCall(this.#stats, call, 0);
     return { ...call };
   }
 

@@ -11,7 +11,13 @@
  * (whose KV cache still holds nearly all of that prompt).
  */
 import type { AgentEvent } from "../../agent/events.js";
-import type { CallStats, GenerateOptions, GenerationStats, ModelHandle } from "../../model/model-handle.js";
+import {
+  statsWithCall,
+  type CallStats,
+  type GenerateOptions,
+  type GenerationStats,
+  type ModelHandle,
+} from "../../model/model-handle.js";
 import { ReplayModel } from "../models/replay-model.js";
 
 /** One model call of a recorded run: its own stats (when the model reported them), and how long it took. */
@@ -22,21 +28,33 @@ export interface RecordedCall {
 
 /** A handle's stats after `calls`: the last one's, and totals over them all (undefined when none reported). */
 function statsAfter(calls: readonly (CallStats | undefined)[]): GenerationStats | undefined {
-  const reported = calls.filter((call): call is CallStats => call !== undefined);
-  const last = reported.at(-1);
-  if (!last) return undefined;
-  const sum = (key: "promptTokens" | "evaluatedPromptTokens" | "generatedTokens") =>
-    reported.reduce((total, call) => total + call[key], 0);
-  return {
-    ...last,
-    totals: {
-      calls: reported.length,
-      promptTokens: sum("promptTokens"),
-      evaluatedPromptTokens: sum("evaluatedPromptTokens"),
-      generatedTokens: sum("generatedTokens"),
-      generationMs: 0,
-    },
+  return calls.reduce<GenerationStats | undefined>(
+    (stats, call) => (call ? statsWithCall(stats, call, 0) : stats),
+    undefined,
+  );
+}
+
+/**
+ * One call to `model`, passed on as it is, that keeps the call's own stats (its first `onStats` report, handed on to
+ * the caller's too) and its time: `done` gets both when the call ends, however it ends.
+ */
+async function keepingStats(
+  model: ModelHandle,
+  prompt: string,
+  options: GenerateOptions | undefined,
+  done: (stats: CallStats | undefined, ms: number) => void,
+): Promise<string> {
+  const started = performance.now();
+  let stats: CallStats | undefined;
+  const onStats = (call: CallStats) => {
+    stats ??= { ...call };
+    options?.onStats?.(call);
   };
+  try {
+    return await model.generate(prompt, { ...options, onStats });
+  } finally {
+    done(stats, performance.now() - started);
+  }
 }
 
 /**
@@ -89,18 +107,8 @@ export class RecordingModel extends DescribedAs {
     return this.#inner;
   }
 
-  override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
-    const started = performance.now();
-    let stats: CallStats | undefined;
-    const onStats = (call: CallStats) => {
-      stats ??= { ...call };
-      options?.onStats?.(call);
-    };
-    try {
-      return await this.#inner.generate(prompt, { ...options, onStats });
-    } finally {
-      this.calls.push({ stats, ms: performance.now() - started });
-    }
+  override generate(prompt: string, options?: GenerateOptions): Promise<string> {
+    return keepingStats(this.#inner, prompt, options, (stats, ms) => this.calls.push({ stats, ms }));
   }
 }
 
@@ -139,21 +147,12 @@ export class PrefixReplayModel extends DescribedAs {
   }
 
   override async generate(prompt: string, options?: GenerateOptions): Promise<string> {
-    if (this.#done + 1 >= this.#liveFrom) {
-      const started = performance.now();
-      let stats: CallStats | undefined;
-      const onStats = (call: CallStats) => {
-        stats ??= { ...call };
-        options?.onStats?.(call);
-      };
-      try {
-        return await this.#source.inner.generate(prompt, { ...options, onStats });
-      } finally {
+    if (this.#done + 1 >= this.#liveFrom)
+      return keepingStats(this.#source.inner, prompt, options, (stats, ms) => {
         this.#done++;
-        this.#liveMs += performance.now() - started;
+        this.#liveMs += ms;
         this.#reported.push(stats);
-      }
-    }
+      });
     const text = await this.#replay.generate(prompt, options);
     const recorded = this.#calls[this.#done]?.stats;
     this.#done++;

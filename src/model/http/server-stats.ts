@@ -1,4 +1,4 @@
-import type { CallStats, GenerationStats } from "../model-handle.js";
+import { statsWithCall, type CallStats, type GenerationStats } from "../model-handle.js";
 import type { ReplyUsage } from "./reply-stream.js";
 
 /** When one request started, sent its first text, and ended (performance.now() ms). */
@@ -50,7 +50,6 @@ export class ServerStats {
     const perSecond =
       usage.tokensPerSecond ?? (decodeMs > 0 && generated > 1 ? (generated - 1) / (decodeMs / 1000) : 0);
     if (usage.promptTokens !== undefined || usage.generatedTokens !== undefined) this.#reported++;
-    const totals = this.#stats.totals;
     const call: CallStats = {
       promptTokens: prompt,
       reusedPromptTokens: cached,
@@ -59,16 +58,7 @@ export class ServerStats {
       timeToFirstTokenMs: timing.firstTextMs === undefined ? 0 : timing.firstTextMs - timing.startedMs,
       tokensPerSecond: perSecond,
     };
-    this.#stats = {
-      ...call,
-      totals: {
-        calls: totals.calls + 1,
-        promptTokens: totals.promptTokens + prompt,
-        evaluatedPromptTokens: totals.evaluatedPromptTokens + evaluated,
-        generatedTokens: totals.generatedTokens + generated,
-        generationMs: totals.generationMs + (timing.endedMs - timing.startedMs),
-      },
-    };
+    this.#stats = statsWithCall(this.#stats, call, timing.endedMs - timing.startedMs);
     return { ...call };
   }
 }

@@ -1,4 +1,4 @@
-import type { CallStats, GenerationStats } from "../model-handle.js";
+import { statsWithCall, type CallStats, type GenerationStats } from "../model-handle.js";
 import type { TokenRun } from "./token-run.js";
 
 /** The stats of a handle that has not generated yet. */
@@ -64,13 +64,5 @@ export function endCall(call: CallRecord, run: TokenRun, elapsed: number): void 
 
 /** Adds a finished (or failed) call to a handle's stats: it becomes the last call, and counts into the totals. */
 export function addCall(stats: GenerationStats, call: CallRecord): void {
-  const totals = stats.totals;
-  Object.assign(stats, call.stats);
-  totals.calls++;
-  totals.promptTokens += call.stats.promptTokens;
-  totals.evaluatedPromptTokens += call.stats.evaluatedPromptTokens;
-  totals.generatedTokens += call.stats.generatedTokens;
-  totals.generationMs += call.generationMs;
-  totals.sampledTokens = (totals.sampledTokens ?? 0) + (call.stats.sampledTokens ?? 0);
-  totals.forcedTokens = (totals.forcedTokens ?? 0) + (call.stats.forcedTokens ?? 0);
+  Object.assign(stats, statsWithCall(stats, call.stats, call.generationMs));
 }
