@@ -4,13 +4,26 @@ import { TRIM_POLICIES, type MemoryOptions } from "../memory/memory-options.js";
 import type { AgentState } from "./agent-state.js";
 import { checkConstraints, type AgentConstraints } from "./run-limits.js";
 
-/** The agent options these checks read (AgentOptions' fields). */
+/** The agent's run policies (part of AgentOptions), which these checks read. */
 export interface AgentPolicies {
+  /** Model calls per run when the run does not say (a definition's loop policy). Default: DEFAULT_MAX_ITERATIONS. */
   maxIterations?: number;
+  /** Validation errors tolerated per run when the run does not say. Default: DEFAULT_MAX_RETRIES. */
   maxRetries?: number;
+  /**
+   * At the end of the iteration budget without an answer: `error` (default) ends the run without one;
+   * `warn_and_return` returns the newest answer candidate (a refused final answer, else a skill result) with a
+   * `warning` event (the stop reason stays `max_iterations`).
+   */
   onMaxIterations?: "error" | "warn_and_return";
+  /**
+   * The JSON Schema the final answer must match: the grammar constrains `final_answer` to it, the parser checks it
+   * (a mismatch is a validation error, fed back and retried), and the run's `reply` is the JSON value.
+   */
   outputSchema?: JsonSchema;
+  /** Latency, total tokens, forbidden patterns: exceeding one ends the run with `constraint_violated`. */
   constraints?: AgentConstraints;
+  /** A conversation's memory (`invoke`): its token budget and trim policy. Default: the model's context. */
   memory?: MemoryOptions;
 }
 

@@ -30,7 +30,7 @@ import { returnAnswerCandidate } from "./answer-candidate.js";
 import { fitStep } from "./fit-step.js";
 import { invokeTurn, type InvokeOptions, type InvokeResult } from "./invoke.js";
 import { agentBudget } from "./invoke.js";
-import { checkAgentPolicies, lastProblem } from "./agent-policies.js";
+import { checkAgentPolicies, lastProblem, type AgentPolicies } from "./agent-policies.js";
 import {
   stopAborted,
   stopOnForbiddenAnswer,
@@ -53,7 +53,7 @@ import { refuseCopiedAnswer } from "./copied-answer.js";
 import { answerWasCut } from "./answer-marks.js";
 
 /** How an Agent is built. */
-export interface AgentOptions extends DispatchOptions {
+export interface AgentOptions extends DispatchOptions, AgentPolicies {
   /** The model; required. */
   model: ModelHandle;
   /** The skills the model may call; required (may be empty). */
@@ -64,25 +64,6 @@ export interface AgentOptions extends DispatchOptions {
   name?: string;
   /** What the agent is for (spans' `gen_ai.agent.description`). */
   description?: string;
-  /** Model calls per run when the run does not say (a definition's loop policy). Default: DEFAULT_MAX_ITERATIONS. */
-  maxIterations?: number;
-  /** Validation errors tolerated per run when the run does not say. Default: DEFAULT_MAX_RETRIES. */
-  maxRetries?: number;
-  /**
-   * At the end of the iteration budget without an answer: `error` (default) ends the run without one;
-   * `warn_and_return` returns the newest answer candidate (a refused final answer, else a skill result) with a
-   * `warning` event (the stop reason stays `max_iterations`).
-   */
-  onMaxIterations?: "error" | "warn_and_return";
-  /**
-   * The JSON Schema the final answer must match: the grammar constrains `final_answer` to it, the parser checks it
-   * (a mismatch is a validation error, fed back and retried), and the run's `reply` is the JSON value.
-   */
-  outputSchema?: JsonSchema;
-  /** Latency, total tokens, forbidden patterns: exceeding one ends the run with `constraint_violated`. */
-  constraints?: AgentConstraints;
-  /** A conversation's memory (`invoke`): its token budget and trim policy. Default: the model's context. */
-  memory?: MemoryOptions;
   /** Checks run on every action, in order, after parsing. Default: none. */
   validators?: Validator[];
   /** Send the action JSON Schema so a loader constrains decoding. Default true (it removes syntax and schema errors). */
