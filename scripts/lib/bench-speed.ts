@@ -234,7 +234,8 @@ export async function promptCacheFigures(
       let openingTokens = 0;
       for (let r = 0; r < options.rounds; r++) {
         for (const which of r % 2 === 0 ? ["cold", "warm"] : ["warm", "cold"]) {
-          if (which === "cold") for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
+          if (which === "cold")
+            for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
           const stats = await ttft();
           if (which === "warm") openingTokens = stats.restoredPromptTokens ?? 0;
           (which === "cold" ? cold : warm).push(stats.timeToFirstTokenMs);

@@ -22,7 +22,6 @@ import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../p
 import { Registry } from "../skills/registry.js";
 import { describeThrown } from "../safe-stringify.js";
 import { withoutUndefined } from "../without-undefined.js";
-import type { MemoryOptions } from "../memory/memory-options.js";
 import type { Soul } from "../prompt/soul.js";
 import type { TurnMessage } from "../memory/conversation.js";
 import { AgentRunTrace } from "../telemetry/agent-trace.js";
@@ -31,13 +30,7 @@ import { fitStep } from "./fit-step.js";
 import { invokeTurn, type InvokeOptions, type InvokeResult } from "./invoke.js";
 import { agentBudget } from "./invoke.js";
 import { checkAgentPolicies, lastProblem, type AgentPolicies } from "./agent-policies.js";
-import {
-  stopAborted,
-  stopOnForbiddenAnswer,
-  stopOverTokens,
-  withLatencyLimit,
-  type AgentConstraints,
-} from "./run-limits.js";
+import { stopAborted, stopOnForbiddenAnswer, stopOverTokens, withLatencyLimit } from "./run-limits.js";
 import { recordUsage } from "./run-usage.js";
 import { AgentState } from "./agent-state.js";
 import { RunTranscript } from "./build-messages.js";
