@@ -369,10 +369,16 @@ async function benchModel(path: string, options: BenchOptions) {
   }
 }
 
-/** Issue 11's figures: actions with and without jump-forward, the prompt cache, parallel sequences. */
+/** The speed figures: actions with a grammar lever on and off, the prompt cache, parallel sequences. */
 async function speedFigures(handle: LlamaModelHandle, path: string, options: BenchOptions): Promise<SpeedReport> {
-  log("speed: agent steps with and without jump-forward");
-  const actions = await actionFigures(handle, { rounds: options.rounds, maxTokens: options.taskMaxTokens, log });
+  log(`speed: agent steps, ${options.actionLever} on and off`);
+  const actions = await actionFigures(handle, {
+    rounds: options.rounds,
+    maxTokens: options.taskMaxTokens,
+    lever: options.actionLever,
+    log,
+  });
+  if (options.actionsOnly) return { actions };
   log("speed: prompt cache, cold and warm");
   const common = { threads: options.threads ?? handle.threads, log };
   const promptCache = await promptCacheFigures(path, {

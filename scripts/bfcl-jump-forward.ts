@@ -1,10 +1,12 @@
 /**
- * Jump-forward's correctness on every BFCL function schema, on a real model: for each distinct function in
- * evals/bfcl (all five categories), one greedy generation constrained by its parameters' schema, jump-forward on
- * and off; every reply must parse as JSON and validate against the schema. Prints one line per 100 schemas and a
- * closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated, wall time).
+ * A grammar lever's correctness on every BFCL function schema, on a real model: for each distinct function in
+ * evals/bfcl (all five categories), one greedy generation constrained by its parameters' schema, the lever on and
+ * off (`--lever jump-forward`, or `--lever candidates`: candidate sampling against llama.cpp's grammar sampler, with
+ * jump-forward on both sides); every reply must parse as JSON and validate against the schema. Prints one line per
+ * 100 schemas and a closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated,
+ * full passes over the vocabulary with candidate sampling, wall time).
  *
- *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--threads 1] [--limit N] [--stride K]
+ *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--lever candidates] [--threads 1] [--limit N] [--stride K]
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,8 +24,14 @@ const { values } = parseArgs({
     stride: { type: "string", default: "1" },
     bfcl: { type: "string", default: join(import.meta.dirname, "../evals/bfcl") },
     "max-tokens": { type: "string", default: "96" },
+    lever: { type: "string", default: "jump-forward" },
   },
 });
+const lever = values.lever;
+if (lever !== "jump-forward" && lever !== "candidates") {
+  process.stderr.write(`--lever must be jump-forward or candidates (got ${lever})\n`);
+  process.exit(2);
+}
 if (!values.model) {
   process.stderr.write("usage: npx tsx scripts/bfcl-jump-forward.ts --model GGUF [--threads N] [--limit N]\n");
   process.exit(2);
@@ -56,6 +64,8 @@ const totals = {
   identical: 0,
   tokens: { on: { sampled: 0, forced: 0, generated: 0 }, off: { sampled: 0, forced: 0, generated: 0 } },
   ms: { on: 0, off: 0 },
+  /** Samplings that ran llama.cpp's grammar over the whole vocabulary (candidate sampling's fallback, side on). */
+  fullPasses: 0,
   invalid: [] as string[],
 };
 const started = performance.now();
@@ -67,7 +77,8 @@ for (const [i, fn] of all.entries()) {
   ]);
   const replies: string[] = [];
   for (const on of i % 2 === 0 ? [true, false] : [false, true]) {
-    benchAccess(model).setJumpForward(on);
+    if (lever === "jump-forward") benchAccess(model).setJumpForward(on);
+    else benchAccess(model).setCandidateSampling(on);
     const side = on ? "on" : "off";
     const t0 = performance.now();
     const text = await model.generate(prompt, { jsonSchema: schema, maxTokens });
@@ -76,6 +87,7 @@ for (const [i, fn] of all.entries()) {
     totals.tokens[side].sampled += stats.sampledTokens ?? 0;
     totals.tokens[side].forced += stats.forcedTokens ?? 0;
     totals.tokens[side].generated += stats.generatedTokens;
+    if (on && lever === "candidates") totals.fullPasses += benchAccess(model).lastReply.fullPasses;
     let ok = false;
     try {
       ok = validator.safeParse(JSON.parse(text)).success;
@@ -83,7 +95,7 @@ for (const [i, fn] of all.entries()) {
       ok = false;
     }
     if (ok) totals.valid[side]++;
-    else totals.invalid.push(`${fn.name} (jump-forward ${side}): ${text.slice(0, 200)}`);
+    else totals.invalid.push(`${fn.name} (${lever} ${side}): ${text.slice(0, 200)}`);
     replies[on ? 0 : 1] = text;
   }
   if (replies[0] === replies[1]) totals.identical++;
@@ -93,5 +105,5 @@ for (const [i, fn] of all.entries()) {
     );
 }
 await model.dispose();
-console.log(JSON.stringify({ model: values.model, maxTokens, threads: model.threads, ...totals }, null, 2));
+console.log(JSON.stringify({ model: values.model, lever, maxTokens, threads: model.threads, ...totals }, null, 2));
 process.exit(totals.invalid.length === 0 ? 0 : 1);

@@ -2,6 +2,7 @@
  * The benchmark's command line: flags, defaults, and the command as a user types it again (for the report).
  */
 import { parseArgs } from "node:util";
+import type { ActionLever } from "./bench-speed.js";
 
 /** What one benchmark run measures, and how much. */
 export interface BenchOptions {
@@ -24,12 +25,17 @@ export interface BenchOptions {
   parallelTasks: number;
   /** Skip the speed figures of issue 11 (actions, prompt cache, parallel). */
   skipSpeed: boolean;
+  /** Of the speed figures, the actions only (no prompt cache, no parallel sequences). */
+  actionsOnly: boolean;
+  /** The lever the action figures turn on and off. */
+  actionLever: ActionLever;
 }
 
 /** The flags; `npm run bench:model -- --help` prints this. */
 export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixture] [--threads N] [--rounds N] [--tokens N]
   [--prefill-tokens N] [--max-tokens N] [--task-max-tokens N] [--agent-steps N] [--free-run] [--context-size N]
-  [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--out PATH-PREFIX] [--note TEXT]
+  [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--actions-only] [--action-lever candidates|jump-forward]
+  [--out PATH-PREFIX] [--note TEXT]
 
   --model PATH          a GGUF to benchmark (default: the fixture model only)
   --with-fixture        with --model, benchmark the fixture model first too
@@ -44,7 +50,10 @@ export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixtu
   --context-size N      context window (default 4096)
   --parallel-rounds N   rounds of the parallel figure (tasks per minute at 1, 2, 4 sequences; default 2)
   --parallel-tasks N    evals/basic.json tasks per parallel sample, the first N (default 8)
-  --skip-speed          skip the speed figures: actions with and without jump-forward, prompt cache, parallel
+  --skip-speed          skip the speed figures: actions with a grammar lever on and off, prompt cache, parallel
+  --actions-only        of the speed figures, only the actions (no prompt cache, no parallel sequences)
+  --action-lever L      what the actions turn on and off: candidates (candidate sampling against llama.cpp's
+                        grammar sampler; default) or jump-forward
   --out PREFIX          also write PREFIX.json (the JSON document) and PREFIX.md (the report)
   --note TEXT           a line for the report, e.g. other load on the machine`;
 
@@ -62,6 +71,7 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
 
 const STRING_FLAGS = [
   "model",
+  "action-lever",
   "threads",
   "rounds",
   "repeats",
@@ -76,6 +86,11 @@ const STRING_FLAGS = [
   "out",
   "note",
 ];
+
+function actionLever(value: string | undefined): ActionLever {
+  if (value === undefined || value === "candidates" || value === "jump-forward") return value ?? "candidates";
+  fail(`--action-lever must be candidates or jump-forward (got ${value})`);
+}
 
 /** Parse the flags (exits with the usage on a bad one; prints it for --help). `--repeats` is the old name of --rounds. */
 export function parseBenchArgs(argv: string[]): {
@@ -95,6 +110,7 @@ export function parseBenchArgs(argv: string[]): {
         "with-fixture": { type: "boolean" },
         "free-run": { type: "boolean" },
         "skip-speed": { type: "boolean" },
+        "actions-only": { type: "boolean" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -121,6 +137,8 @@ export function parseBenchArgs(argv: string[]): {
     parallelRounds: positiveInt("--parallel-rounds", str("parallel-rounds"), 2),
     parallelTasks: positiveInt("--parallel-tasks", str("parallel-tasks"), 8),
     skipSpeed: parsed["skip-speed"] === true,
+    actionsOnly: parsed["actions-only"] === true,
+    actionLever: actionLever(str("action-lever")),
   };
   return {
     options,

@@ -18,16 +18,23 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 function actionsSection(speed: SpeedReport): string[] {
   const a = speed.actions;
   const row = (label: string, on: string, off: string) => `| ${label} | ${on} | ${off} |`;
+  const candidates = a.lever === "candidates";
+  const lever = candidates ? "candidate sampling" : "jump-forward";
   return [
-    "### Actions with and without jump-forward",
+    candidates
+      ? "### Actions with candidate sampling and with llama.cpp's grammar sampler"
+      : "### Actions with and without jump-forward",
     "",
     `One agent step on fixed prompts (each question, a scripted first call and its result: the run's second step; the ` +
-      `sequence holds the first step's prompt before it), greedy, at most ${a.maxTokens} tokens, jump-forward on and ` +
-      `off alternated in every round. Questions: ${a.questions.map((q) => `"${q}"`).join(", ")}. Refusals: the ` +
+      `sequence holds the first step's prompt before it), greedy, at most ${a.maxTokens} tokens, ${lever} on and ` +
+      `off alternated in every round (${candidates ? "jump-forward on for both" : "candidate sampling on for both"}). ` +
+      `Questions: ${a.questions.map((q) => `"${q}"`).join(", ")}. Refusals: the ` +
       "reply replayed without the grammar, where the model's own greedy token was not the one the grammar let it " +
-      "sample (each a pass over the whole vocabulary in llama.cpp), counted in the first round.",
+      "sample, counted in the first round. Under llama.cpp's grammar sampler each refusal is a pass over the whole " +
+      "vocabulary; with candidate sampling a pass runs only when none of the top candidates is allowed (counted in " +
+      "every round).",
     "",
-    "| | jump-forward on | off |",
+    `| | ${lever} on | off |`,
     "|---|---|---|",
     row("Step wall ms, median [p25–p75]", brief(a.on.stepWallMs, 0), brief(a.off.stepWallMs, 0)),
     row("Generated tokens per action", num(a.on.generatedPerAction, 1), num(a.off.generatedPerAction, 1)),
@@ -43,6 +50,11 @@ function actionsSection(speed: SpeedReport): string[] {
       `${a.on.formRefused} (${pct(a.on.formRefusalRate)} of samplings)`,
       `${a.off.formRefused} (${pct(a.off.formRefusalRate)} of samplings)`,
     ),
+    row(
+      "Passes over the whole vocabulary (rate of samplings)",
+      `${a.on.fullPasses}/${a.on.fullPassSamplings} (${pct(a.on.fullPassRate)})`,
+      `${a.off.fullPasses}/${a.off.fullPassSamplings} (${pct(a.off.fullPassRate)})`,
+    ),
     row("Generation ms per sampled token", brief(a.on.msPerSampledToken), brief(a.off.msPerSampledToken)),
     row(
       "... over free text's ms per token, per round",
@@ -52,7 +64,7 @@ function actionsSection(speed: SpeedReport): string[] {
     "",
     `Free text on the same prompts: ${brief(a.freeMsPerToken)} ms per token. Step wall time, on / off per round: ` +
       `**${brief(a.stepOnOverOff)}**; sampled tokens on / generated tokens off: **${brief(a.sampledOnOverGeneratedOff)}**. ` +
-      `The same action with and without jump-forward: ${a.sameAction}.`,
+      `The same action with ${lever} on and off: ${a.sameAction}.`,
     ...(a.on.refusalExamples.length + a.off.refusalExamples.length > 0
       ? [
           "",
@@ -64,6 +76,7 @@ function actionsSection(speed: SpeedReport): string[] {
 
 function promptCacheSection(speed: SpeedReport): string[] {
   const p = speed.promptCache;
+  if (!p) return [];
   return [
     "### Prompt cache: time to the first token, cold and warm",
     "",
@@ -83,6 +96,7 @@ function promptCacheSection(speed: SpeedReport): string[] {
 
 function parallelSection(speed: SpeedReport): string[] {
   const p = speed.parallel;
+  if (!p) return [];
   return [
     "### Parallel sequences: evaluation runs per minute",
     "",
@@ -101,5 +115,6 @@ function parallelSection(speed: SpeedReport): string[] {
 /** Issue 11's section of a model's report. */
 export function speedSection(speed: SpeedReport | undefined): string[] {
   if (!speed) return [];
-  return [...actionsSection(speed), "", ...promptCacheSection(speed), "", ...parallelSection(speed), ""];
+  const rest = [promptCacheSection(speed), parallelSection(speed)].filter((section) => section.length > 0);
+  return [...actionsSection(speed), "", ...rest.flatMap((section) => [...section, ""])];
 }

@@ -1,8 +1,9 @@
 /**
  * The benchmark's speed-on-real-weights figures (issue 11), each measured in one process, pairs alternated:
- * - actions: one agent step (the new turn's prefill and the action) on fixed prompts, jump-forward on and off:
- *   wall ms, sampled / forced / generated tokens, the grammar's refusals (replayed without the grammar), and the
- *   constrained ms per sampled token against free text's ms per token on the same prompt;
+ * - actions: one agent step (the new turn's prefill and the action) on fixed prompts, a grammar lever on and off
+ *   (candidate sampling against llama.cpp's grammar sampler, or jump-forward on and off): wall ms, sampled / forced /
+ *   generated tokens, the grammar's refusals (replayed without the grammar), the passes over the whole vocabulary,
+ *   and the constrained ms per sampled token against free text's ms per token on the same prompt;
  * - prompt cache: time to the first token with the system prompt prefilled (cold) and restored (warm), by length;
  * - parallel: runs of evals/basic.json tasks per minute on one model loaded with 1, 2 and 4 sequences.
  */
@@ -32,14 +33,19 @@ const ACTION_QUESTIONS: { question: string; skill: string; args: Record<string, 
   { question: "Is it warmer in Rome or in Oslo today?", skill: "weather", args: { city: "Rome" } },
 ];
 
+/** The lever the action figures turn on and off (the other stays at its default, on). */
+export type ActionLever = "candidates" | "jump-forward";
+
 interface ActionSample {
-  jumpForward: boolean;
+  on: boolean;
   wallMs: number;
   generated: number;
   sampled: number;
   forced: number;
   /** Generation only (the prompt's prefill excluded), ms. */
   generationMs: number;
+  /** Samplings that passed over the whole vocabulary (candidate sampling's fallback); undefined without it. */
+  fullPasses: number | undefined;
 }
 
 /** One side (jump-forward on or off) of the action figures, summed over the questions per round. */
@@ -56,35 +62,44 @@ export interface ActionSide {
   sampledInReplay: number;
   refusalRate: number;
   refusalExamples: string[];
+  /**
+   * Samplings that ran a grammar pass over the whole vocabulary, of all samplings: with candidate sampling, its
+   * fallbacks (every round); under llama.cpp's grammar sampler, its refusals (the replay, first round).
+   */
+  fullPasses: number;
+  fullPassSamplings: number;
+  fullPassRate: number;
 }
 
 export interface ActionFigures {
+  lever: ActionLever;
   questions: string[];
   maxTokens: number;
   on: ActionSide;
   off: ActionSide;
-  /** Per round: step wall time with jump-forward over without (the same prompts). */
+  /** Per round: step wall time with the lever over without (the same prompts). */
   stepOnOverOff?: Spread;
-  /** Per round: sampled tokens per action with jump-forward over generated tokens without it. */
+  /** Per round: sampled tokens per action with the lever on over generated tokens with it off. */
   sampledOnOverGeneratedOff?: Spread;
   /** Free text on the same prompts: ms per token. */
   freeMsPerToken?: Spread;
   /** Per round: constrained ms per sampled token (jump-forward on / off) over free ms per token. */
   constrainedOverFreeOn?: Spread;
   constrainedOverFreeOff?: Spread;
-  /** Actions identical with and without jump-forward (greedy), of all compared. */
+  /** Actions identical with the lever on and off (greedy), of all compared. */
   sameAction: string;
 }
 
-function sampleOf(handle: LlamaModelHandle, jumpForward: boolean, wallMs: number): ActionSample {
+function sampleOf(handle: LlamaModelHandle, on: boolean, candidates: boolean, wallMs: number): ActionSample {
   const stats = handle.stats;
   return {
-    jumpForward,
+    on,
     wallMs,
     generated: stats.generatedTokens,
     sampled: stats.sampledTokens ?? stats.generatedTokens,
     forced: stats.forcedTokens ?? 0,
     generationMs: stats.tokensPerSecond > 0 ? (stats.generatedTokens * 1000) / stats.tokensPerSecond : 0,
+    fullPasses: candidates ? benchAccess(handle).lastReply.fullPasses : undefined,
   };
 }
 
@@ -99,26 +114,33 @@ function describeReply(reply: ParsedReply): string {
 }
 
 /**
- * Agent steps on fixed prompts (a question, a scripted call and its result: the second step of a run), jump-forward
- * on and off alternated; before each, the sequence holds the first step's prompt, so the step evaluates the new turn
+ * Agent steps on fixed prompts (a question, a scripted call and its result: the second step of a run), `lever` on
+ * and off alternated (candidate sampling: on against llama.cpp's grammar sampler, jump-forward on for both;
+ * jump-forward: on and off, candidate sampling on for both); before each, the sequence holds the first step's prompt, so the step evaluates the new turn
  * and writes the action, as in a run. Free text on the same prompts gives the per-token baseline.
  */
 export async function actionFigures(
   handle: LlamaModelHandle,
-  options: { rounds: number; maxTokens: number; log: (m: string) => void },
+  options: { rounds: number; maxTokens: number; lever: ActionLever; log: (m: string) => void },
 ): Promise<ActionFigures> {
   const registry = benchRegistry();
   const agent = new Agent({ model: handle, registry, maxTokens: options.maxTokens });
   const states = await Promise.all(ACTION_QUESTIONS.map((q) => afterFirstCall(registry, q)));
   const firstPrompts = ACTION_QUESTIONS.map((q) => agent.renderPrompt(new AgentState(q.question)));
   const { sequence, model } = benchAccess(handle).llamaObjects;
-  const step = async (k: number, jumpForward: boolean) => {
-    benchAccess(handle).setJumpForward(jumpForward);
+  const access = benchAccess(handle);
+  const setLever = (on: boolean) => {
+    access.setJumpForward(options.lever === "candidates" || on);
+    access.setCandidateSampling(options.lever === "jump-forward" || on);
+  };
+  const step = async (k: number, on: boolean) => {
+    setLever(on);
     await sequence.clearHistory();
     await handle.generate(firstPrompts[k], { maxTokens: 1 });
     const started = performance.now();
     const reply = await agent.step(states[k]);
-    return { sample: sampleOf(handle, jumpForward, performance.now() - started), reply };
+    const candidates = options.lever === "jump-forward" || on;
+    return { sample: sampleOf(handle, on, candidates, performance.now() - started), reply };
   };
   const rounds: { on: ActionSample[]; off: ActionSample[]; free: number[] }[] = [];
   const refusals = {
@@ -156,7 +178,8 @@ export async function actionFigures(
     rounds.push(round);
     options.log(`actions round ${r + 1}/${options.rounds}`);
   }
-  benchAccess(handle).setJumpForward(true);
+  setLever(true);
+  access.setJumpForward(true);
   const sum = (xs: ActionSample[], key: keyof ActionSample) => xs.reduce((a, x) => a + Number(x[key]), 0);
   const perStep = (side: "on" | "off") => rounds.map((x) => sum(x[side], "wallMs") / x[side].length);
   const msPerSampled = (side: "on" | "off") =>
@@ -164,7 +187,13 @@ export async function actionFigures(
   const freeMs = rounds.map((x) => x.free.reduce((a, b) => a + b, 0) / x.free.length);
   const side = (name: "on" | "off"): ActionSide => {
     const all = rounds.flatMap((x) => x[name]);
+    const counted = all[0]?.fullPasses !== undefined;
+    const fullPasses = counted ? sum(all, "fullPasses") : refusals[name].refused;
+    const fullPassSamplings = counted ? sum(all, "sampled") : refusals[name].sampled;
     return {
+      fullPasses,
+      fullPassSamplings,
+      fullPassRate: fullPassSamplings > 0 ? fullPasses / fullPassSamplings : 0,
       stepWallMs: spread(perStep(name), 1),
       generatedPerAction: sum(all, "generated") / all.length,
       sampledPerAction: sum(all, "sampled") / all.length,
@@ -179,6 +208,7 @@ export async function actionFigures(
     };
   };
   return {
+    lever: options.lever,
     questions: ACTION_QUESTIONS.map((q) => q.question),
     maxTokens: options.maxTokens,
     on: side("on"),
@@ -342,6 +372,7 @@ export async function parallelFigures(
 /** Issue 11's figures in the benchmark's JSON document (`speed`). */
 export interface SpeedReport {
   actions: ActionFigures;
-  promptCache: PromptCacheFigures;
-  parallel: ParallelFigures;
+  /** Absent with `--actions-only`. */
+  promptCache?: PromptCacheFigures;
+  parallel?: ParallelFigures;
 }

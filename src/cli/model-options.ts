@@ -13,6 +13,8 @@ export interface ModelCommandOptions {
   temperature?: number;
   /** `--no-jump-forward` sets it false. */
   jumpForward?: boolean;
+  /** `--no-candidate-sampling` sets it false. */
+  candidateSampling?: boolean;
   /** `--no-prompt-cache` sets it false. */
   promptCache?: boolean;
 }
@@ -20,7 +22,7 @@ export interface ModelCommandOptions {
 /** The same flags as the loader takes them: `ask` loads with them, `eval` passes them to its model process. */
 export type ModelFlags = Pick<
   LoadModelOptions,
-  "threads" | "contextSize" | "seed" | "temperature" | "jumpForward" | "promptCache"
+  "threads" | "contextSize" | "seed" | "temperature" | "jumpForward" | "candidateSampling" | "promptCache"
 > & {
   gpu: "auto" | false;
 };
@@ -34,8 +36,8 @@ function gpuOption(): Option {
 
 /**
  * Add the flags that tune how a model runs, the same on every command that loads models (`eval` too): the GPU, threads,
- * context and temperature in the Model section; `--no-jump-forward` (sample the text a grammar forces too, for
- * comparison) among the levers.
+ * context and temperature in the Model section; `--no-jump-forward` (sample the text a grammar forces too) and
+ * `--no-candidate-sampling` (llama.cpp's grammar sampler decides every token), for comparison, among the levers.
  */
 export function modelTuningOptions(command: Command): Command {
   inSection(command, SECTION.model, (c) =>
@@ -50,7 +52,12 @@ export function modelTuningOptions(command: Command): Command {
       .option("--temperature <t>", "sampling temperature, 0 = greedy (default: 0)", parseNumberOption(0, 2)),
   );
   return inSection(command, SECTION.levers, (c) =>
-    c.option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces"),
+    c
+      .option("--no-jump-forward", "sample every token of a constrained reply, even those the grammar forces")
+      .option(
+        "--no-candidate-sampling",
+        "let llama.cpp's grammar sampler pick every constrained token (default: our matcher picks among the top candidates)",
+      ),
   );
 }
 
@@ -79,5 +86,6 @@ export function modelFlags(options: ModelCommandOptions): ModelFlags {
     gpu: options.gpu === "off" ? false : "auto",
     ...withoutUndefined({ threads, contextSize, seed, temperature }),
     ...(options.jumpForward === false && { jumpForward: false }),
+    ...(options.candidateSampling === false && { candidateSampling: false }),
   };
 }

@@ -13,6 +13,7 @@ import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { JumpForward, type ForcedRun } from "../../src/model/llama/jump-forward.js";
+import { ReplyMatcher, TokenTexts } from "../../src/model/llama/reply-matcher.js";
 import { benchAccess } from "../../src/model/llama/bench-access.js";
 import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { Registry } from "../../src/skills/registry.js";
@@ -34,9 +35,10 @@ beforeAll(async () => {
 afterAll(() => handle?.dispose());
 
 function jumpForward(): JumpForward {
-  return new JumpForward(new GbnfMatcher(grammar), {
+  const detokenize = (tokens: readonly Token[]) => model.detokenize(tokens, false);
+  return new JumpForward(new ReplyMatcher(new GbnfMatcher(grammar), new TokenTexts(detokenize)), {
     tokenize: (text) => model.tokenize(text, false),
-    detokenize: (tokens) => model.detokenize(tokens, false),
+    detokenize,
   });
 }
 

@@ -89,6 +89,31 @@ export class GbnfMatcher {
     return true;
   }
 
+  /** Whether the grammar allows `text` from here (not taken). Pure. */
+  allows(text: string): boolean {
+    let leaves = this.#leaves;
+    for (const char of text) {
+      leaves = this.#step(leaves, char.codePointAt(0)!);
+      if (leaves.size === 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether, after `text` (not taken), every character from U+0080 up may come next (inside a JSON string): a token
+   * that ends in part of a multi-byte character may then be taken before the character is whole. Pure.
+   */
+  anyNonAsciiAfter(text: string): boolean {
+    let leaves = this.#leaves;
+    for (const char of text) leaves = this.#step(leaves, char.codePointAt(0)!);
+    for (const leaf of leaves.values()) {
+      const element = leaf?.seq.items[leaf.index];
+      if (element?.kind === "char" && element.set.negated && element.set.ranges.every(([, hi]) => hi < 0x80))
+        return true;
+    }
+    return false;
+  }
+
   /**
    * Whether, after `text` (not taken), what comes next is free text: some way on allows more than one character at
    * its next position (a string's or number's content), not only a choice among literal characters (keys, `,` `}`).

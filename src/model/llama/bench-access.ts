@@ -10,6 +10,8 @@ export interface LastReply {
   promptTokens: Token[];
   tokens: Token[];
   samples: [position: number, token: Token][];
+  /** Samplings that ran llama.cpp's grammar over the whole vocabulary because no candidate was allowed. */
+  fullPasses: number;
 }
 
 /** The node-llama-cpp objects under a handle (`sequence`: its first). */
@@ -34,6 +36,12 @@ export interface BenchAccess {
    * `jumpForward` sets it at load.
    */
   setJumpForward(on: boolean): void;
+  /**
+   * Turn candidate sampling under a grammar on or off for the next calls, and how many candidates it looks at
+   * (default GRAMMAR_CANDIDATES; a test sets 1 to run the full pass often); `loadModel`'s `candidateSampling` sets
+   * it at load.
+   */
+  setCandidateSampling(on: boolean, candidates?: number): void;
 }
 
 const doors = new WeakMap<object, BenchAccess>();

@@ -35,6 +35,16 @@ export const GRAMMAR_WRAP_UP_TOKENS = 128;
  */
 export const DEFAULT_JUMP_FORWARD = true;
 
+/**
+ * Under a grammar, our GBNF matcher picks each token among the model's top GRAMMAR_CANDIDATES (llama.cpp's grammar
+ * pass over the whole vocabulary runs only when none is allowed). Greedy replies are the same tokens llama.cpp's
+ * grammar sampler gives (the best allowed token is the best allowed candidate); the pass is what it saves. See
+ * docs/benchmarks.md, "Candidate sampling".
+ */
+export const DEFAULT_CANDIDATE_SAMPLING = true;
+/** How many of the model's top tokens candidate sampling looks at (the sampling's own top-K: DEFAULT_TOP_K). */
+export const GRAMMAR_CANDIDATES = DEFAULT_TOP_K;
+
 /** Logit bias of closing tokens during the wrap-up: large enough to beat any logit a model produces. */
 export const WRAP_UP_LOGIT_BIAS = 100;
 

@@ -47,9 +47,26 @@ export function schemaValues(schema: JsonSchema | undefined): string[] {
   return values;
 }
 
+/** Entries the grounding memo of a handle keeps (a few runs' avoid texts at once: an evaluation's parallel runs). */
+const MEMO_ENTRIES = 16;
+
 /** The grounding vocabulary of a model (built once per handle from its token classes). */
 export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<Token>): GroundingVocabulary {
+  const kept = new Map<string, unknown>();
+  const memo = <T>(key: string, compute: () => T): T => {
+    if (kept.has(key)) {
+      const value = kept.get(key) as T;
+      kept.delete(key);
+      kept.set(key, value); // most recently used last
+      return value;
+    }
+    const value = compute();
+    kept.set(key, value);
+    if (kept.size > MEMO_ENTRIES) kept.delete(kept.keys().next().value!);
+    return value;
+  };
   return {
+    memo,
     tokensFor: (text) => classes.byText.get(text),
     maxTokenChars: classes.maxTokenChars,
     stringClosers: classes.stringEnds,
@@ -60,13 +77,15 @@ export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<T
 
 /**
  * One constrained call's grounding: the steer over its source and the bias it writes into (banned tokens never, as
- * the handle's base bias); undefined when the call has none, or `off`.
+ * the handle's base bias, unless `bans` is false: candidate sampling leaves them out itself); undefined when the call
+ * has none, or `off`.
  */
 export function groundingFor(
   model: LlamaModel,
   vocabulary: GroundingVocabulary,
   grounding: GroundingOptions | undefined,
   schema: JsonSchema | undefined,
+  bans = true,
 ): { steer: GroundingSteer; bias: TokenBias } | undefined {
   if (!grounding || grounding.mode === "off" || !schema) return undefined;
   if (grounding.mode !== "soft" && grounding.mode !== "strict")
@@ -78,6 +97,6 @@ export function groundingFor(
     vocabulary,
   );
   const bias = new TokenBias(model.tokenizer);
-  if (vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
+  if (bans && vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
   return { steer, bias };
 }

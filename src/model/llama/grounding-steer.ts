@@ -29,6 +29,11 @@ export interface GroundingVocabulary {
   valueClosers: readonly Token[];
   /** Tokens never sampled: never given a bonus (their "never" must stay). */
   banned: ReadonlySet<Token>;
+  /**
+   * What a handle keeps across calls (absent: nothing kept): the avoid texts (instructions, skill descriptions) are
+   * the same on every step of a run, and the tokens that begin their spans take milliseconds to look up.
+   */
+  memo?: <T>(key: string, compute: () => T) => T;
 }
 
 /** The bias for the next token: none, a wrap-up (close the string / the value), or logit changes on some tokens. */
@@ -93,13 +98,17 @@ export class GroundingSteer {
   readonly #written = new Set<string>();
   #startTokens: Map<Token, number> | undefined;
   #avoidStartTokens: Set<Token> | undefined;
+  /** The avoid texts, as the key of what the vocabulary's memo keeps for them. */
+  readonly #avoidKey: string;
   readonly #quotedStartTokens = new Map<string, Token[]>();
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])]);
-    this.#avoid = new GroundingIndex(source.avoid ?? []);
+    const avoid = source.avoid ?? [];
     this.#vocab = vocab;
+    this.#avoidKey = avoid.join("\u0000");
+    this.#avoid = this.#memo(`avoid-index\u0001${this.#avoidKey}`, () => new GroundingIndex(avoid));
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
 
@@ -201,12 +210,16 @@ export class GroundingSteer {
 
   /** The tokens that begin a span of the avoid texts (a word of the instructions), computed once per call. */
   #avoidStarts(): Set<Token> {
-    if (!this.#avoidStartTokens) {
+    this.#avoidStartTokens ??= this.#memo(`avoid-starts\u0001${this.#avoidKey}`, () => {
       const tokens = new Map<Token, number>();
       this.#continuations(this.#avoid, this.#avoid.starts, 1, tokens, Infinity);
-      this.#avoidStartTokens = new Set(tokens.keys());
-    }
+      return new Set(tokens.keys());
+    });
     return this.#avoidStartTokens;
+  }
+
+  #memo<T>(key: string, compute: () => T): T {
+    return this.#vocab.memo ? this.#vocab.memo(key, compute) : compute();
   }
 
   /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */

@@ -1,5 +1,6 @@
 import type { Token } from "node-llama-cpp";
 import type { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
+import type { ReplyMatcher } from "./reply-matcher.js";
 
 /** How jump-forward turns text into tokens and back: the model's own tokenizer, special tokens off. */
 export interface JumpTokenizer {
@@ -32,20 +33,22 @@ export interface ForcedRun {
  * then `"1`). Before a choice among literals (a key, `,` or `}`) nothing is held back.
  */
 export class JumpForward {
-  readonly #matcher: GbnfMatcher;
+  readonly #reply: ReplyMatcher;
   readonly #tokenizer: JumpTokenizer;
-  /** Sampled tokens whose text is not a whole character yet (a multi-byte character over byte tokens). */
-  #pending: Token[] = [];
-  #lost = false;
 
-  constructor(matcher: GbnfMatcher, tokenizer: JumpTokenizer) {
-    this.#matcher = matcher;
+  /** `reply`: where the reply stands in the grammar; jump-forward advances it over the tokens it is given. */
+  constructor(reply: ReplyMatcher, tokenizer: JumpTokenizer) {
+    this.#reply = reply;
     this.#tokenizer = tokenizer;
+  }
+
+  get #matcher(): GbnfMatcher {
+    return this.#reply.matcher;
   }
 
   /** False once the matcher disagreed with the model's grammar (it then stays out of the way). */
   get active(): boolean {
-    return !this.#lost;
+    return this.#reply.active;
   }
 
   /** The forced opening of the reply (`{"` for an action), to be evaluated with the prompt's last token. */
@@ -57,20 +60,16 @@ export class JumpForward {
 
   /** Take a planned run's forced text (the loader feeds its tokens). A run not committed is as if never planned. */
   commit(run: ForcedRun): void {
-    this.#matcher.accept(run.text);
+    this.#reply.takeText(run.text);
   }
 
-  /** After a sampled token: the forced run that follows it, if any (commit it when its tokens are fed). */
+  /**
+   * After a sampled token (taken into the reply's matcher here): the forced run that follows it, if any (commit it
+   * when its tokens are fed).
+   */
   afterSampled(token: Token): ForcedRun | undefined {
-    if (this.#lost) return undefined;
-    this.#pending.push(token);
-    const text = this.#tokenizer.detokenize(this.#pending);
-    if (text.endsWith("\uFFFD") && this.#pending.length < 4) return undefined;
-    this.#pending = [];
-    if (!this.#matcher.accept(text)) {
-      this.#lost = true; // the text the model's grammar took is not ours: never force anything on a guess
-      return undefined;
-    }
+    // the text the model's grammar took is not ours once lost: never force anything on a guess
+    if (!this.#reply.take(token) || this.#reply.midCharacter) return undefined;
     const forced = this.#matcher.forced();
     if (forced === "") return undefined;
     return this.#plan([token], this.#tokenizer.detokenize([token]), forced);

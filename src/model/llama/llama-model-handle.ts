@@ -10,13 +10,17 @@ import type { ChatFormat } from "../../prompt/chat-format.js";
 import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
+  DEFAULT_CANDIDATE_SAMPLING,
   DEFAULT_JUMP_FORWARD,
+  GRAMMAR_CANDIDATES,
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
   PROMPT_CACHE_MIN_TOKENS,
 } from "./defaults.js";
 import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
+import type { ParsedGbnf } from "../gbnf/gbnf-parse.js";
+import { pickCandidate, seededRandom } from "./candidate-pick.js";
 import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
 import type { GroundingVocabulary } from "./grounding-steer.js";
 import { openBenchAccess, type LastReply } from "./bench-access.js";
@@ -24,6 +28,7 @@ import { addCall, emptyStats, endCall, startCall, type CallRecord } from "./gene
 import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
+import { ReplyMatcher, TokenTexts } from "./reply-matcher.js";
 import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
@@ -60,9 +65,23 @@ export interface LlamaModelHandleParts {
    * The reply is the same text the grammar allows either way; on is faster. Default true.
    */
   jumpForward?: boolean;
+  /**
+   * Under a grammar, pick each token among the model's top candidates with our GBNF matcher, and run llama.cpp's
+   * pass over the whole vocabulary only when none is allowed (candidate sampling); false: llama.cpp's grammar
+   * sampler decides every token. Default true (DEFAULT_CANDIDATE_SAMPLING).
+   */
+  candidateSampling?: boolean;
   /** Where a prompt's shared opening is saved and restored across processes; absent: no prompt cache. */
   promptCache?: PromptCache;
 }
+
+/** One step of the candidates' generator: the sampled token and the top candidates' probabilities. */
+interface CandidateStep {
+  token: Token;
+  probabilities?: Map<Token, number>;
+}
+
+type CandidateIterator = AsyncGenerator<CandidateStep, void, void | Token | Token[]>;
 
 /** What one call samples with. */
 interface SamplingCall {
@@ -72,6 +91,8 @@ interface SamplingCall {
   signal: AbortSignal | undefined;
   /** The call's own stats (its time to first token is set while sampling). */
   stats: CallStats;
+  /** Under its grammar, candidate sampling picks the tokens (see LlamaModelHandle.#sampleByCandidates). */
+  byCandidates: boolean;
 }
 
 /**
@@ -112,7 +133,13 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #promptCache: PromptCache | undefined;
   /** Jump-forward under a grammar (see LlamaModelHandleParts.jumpForward); a benchmark may switch it (bench-access). */
   #jumpForward: boolean;
-  #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [] };
+  /** Candidate sampling under a grammar (see LlamaModelHandleParts.candidateSampling), and how many candidates. */
+  #candidateSampling: boolean;
+  #candidates = GRAMMAR_CANDIDATES;
+  readonly #tokenTexts: TokenTexts;
+  /** Whether this node-llama-cpp can rebuild a grammar state by hand (checked on the first grammar). */
+  #stateCheck: boolean | undefined;
+  #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [], fullPasses: 0 };
   #stats: GenerationStats = emptyStats();
   readonly #inFlight = new Set<Promise<unknown>>();
   #disposed = false;
@@ -131,12 +158,14 @@ export class LlamaModelHandle implements ModelHandle {
     this.#grammars = parts.grammars;
     this.#sampling = parts.sampling;
     this.#jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
+    this.#candidateSampling = parts.candidateSampling ?? DEFAULT_CANDIDATE_SAMPLING;
     this.#promptCache = parts.promptCache;
     const model = parts.model;
     this.#jumpTokenizer = {
       tokenize: (text) => model.tokenize(text, false),
       detokenize: (tokens) => model.detokenize(tokens, false),
     };
+    this.#tokenTexts = new TokenTexts((tokens) => model.detokenize(tokens, false));
     this.#biases = samplingBiases(parts.model, parts.chatFormat, parts.tokenClasses);
     this.#groundingVocabulary = groundingVocabulary(parts.tokenClasses, this.#biases.banned);
     const lastReply = () => structuredClone(this.#lastReply);
@@ -149,6 +178,10 @@ export class LlamaModelHandle implements ModelHandle {
         return llamaObjects();
       },
       setJumpForward: (on) => (this.#jumpForward = on),
+      setCandidateSampling: (on, candidates = GRAMMAR_CANDIDATES) => {
+        this.#candidateSampling = on;
+        this.#candidates = candidates;
+      },
     });
   }
 
@@ -238,12 +271,14 @@ export class LlamaModelHandle implements ModelHandle {
     const call: { record?: CallRecord } = {};
     try {
       const next = await this.#evaluatePrompt(slot, prompt, tokens, options.signal, shared, call);
-      const run = this.#startRun(slot, tokens.length, maxTokens, grammar !== undefined, options);
+      const byCandidates = grammar !== undefined && this.#byCandidates(grammar);
+      const run = this.#startRun(slot, tokens.length, maxTokens, grammar !== undefined, byCandidates, options);
       const generationStarted = performance.now();
       const sampling = { temperature: options.temperature ?? this.#sampling.temperature, grammar, started };
       try {
         await this.#sample(slot, run, tokens.slice(next), {
           ...sampling,
+          byCandidates,
           signal: options.signal,
           stats: call.record!.stats,
         });
@@ -255,7 +290,12 @@ export class LlamaModelHandle implements ModelHandle {
           tokens: [...tokens, ...run.generated],
         };
         endCall(call.record!, run, performance.now() - generationStarted);
-        this.#lastReply = { promptTokens: tokens, tokens: [...run.generated], samples: run.samples };
+        this.#lastReply = {
+          promptTokens: tokens,
+          tokens: [...run.generated],
+          samples: run.samples,
+          fullPasses: run.fullPasses,
+        };
       }
       if (run.aborted) throw abortError(options.signal?.reason);
       return run.reply();
@@ -329,12 +369,16 @@ export class LlamaModelHandle implements ModelHandle {
     return shared >= PROMPT_CACHE_MIN_TOKENS ? shared : 0;
   }
 
-  /** This call's token run: its budget (and a grammar's wrap-up) within what the context has left. */
+  /**
+   * This call's token run: its budget (and a grammar's wrap-up) within what the context has left; with candidate
+   * sampling its biases leave the banned tokens to the pick.
+   */
   #startRun(
     slot: SequenceSlot,
     promptLength: number,
     maxTokens: number,
     constrained: boolean,
+    byCandidates: boolean,
     options: GenerateOptions,
   ): TokenRun {
     const room = slot.sequence.contextSize - promptLength;
@@ -346,11 +390,11 @@ export class LlamaModelHandle implements ModelHandle {
       constrained,
       budget,
       hardLimit: constrained ? Math.min(budget + GRAMMAR_WRAP_UP_TOKENS, room) : budget,
-      biases: this.#biases.biases,
+      biases: byCandidates ? this.#biases.open : this.#biases.biases,
       onToken: options.onToken,
       signal: options.signal,
       grounding: constrained
-        ? groundingFor(this.#model, this.#groundingVocabulary, options.grounding, options.jsonSchema)
+        ? groundingFor(this.#model, this.#groundingVocabulary, options.grounding, options.jsonSchema, !byCandidates)
         : undefined,
     });
   }
@@ -363,6 +407,8 @@ export class LlamaModelHandle implements ModelHandle {
    */
   async #sample(slot: SequenceSlot, run: TokenRun, input: Token[], call: SamplingCall): Promise<void> {
     if (call.signal?.aborted) throw abortError(call.signal.reason);
+    if (call.grammar && call.byCandidates && call.grammar.gbnf)
+      return this.#sampleByCandidates(slot, run, input, call, call.grammar, call.grammar.gbnf);
     if (call.grammar) return this.#sampleConstrained(slot.sequence, run, input, call, call.grammar);
     let banLazily = true;
     for (let resample = true; resample;) {
@@ -437,10 +483,135 @@ export class LlamaModelHandle implements ModelHandle {
     }
   }
 
+  /**
+   * Sampling under a grammar by candidates: llama.cpp gives the model's top candidates (after the token bias, no
+   * grammar in its sampler), our matcher of the same GBNF picks the best one the grammar allows (see pickCandidate)
+   * and the generator evaluates it. Only when no candidate is allowed does llama.cpp run its grammar over the whole
+   * vocabulary, for that one token (see #fullPass). Jump-forward, the wrap-up and the grounding biases work as under
+   * llama.cpp's grammar sampler: the same token run gives the bias, the same matcher the forced text.
+   */
+  async #sampleByCandidates(
+    slot: SequenceSlot,
+    run: TokenRun,
+    input: Token[],
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+    gbnf: ParsedGbnf,
+  ): Promise<void> {
+    const reply = new ReplyMatcher(new GbnfMatcher(gbnf), this.#tokenTexts);
+    const jump = this.#jumpForward ? new JumpForward(reply, this.#jumpTokenizer) : undefined;
+    const opening = jump?.start();
+    if (opening && run.fits(opening.tokens.length, false)) {
+      jump!.commit(opening);
+      if (run.takeForced(opening) || opening.finished) return;
+      input = [...input, ...opening.tokens];
+    }
+    const ends = (token: Token) => this.#model.isEogToken(token) || this.#biases.stopTokens.has(token);
+    const banned = this.#biases.banned;
+    const allows = (token: Token) => (ends(token) ? reply.complete : !banned.has(token) && reply.allows(token));
+    // with a seed, every call draws the same sequence, as llama.cpp's sampler seeded per call does
+    const seed = this.#sampling.seed;
+    const random = seed !== undefined ? seededRandom(seed) : Math.random;
+    const sampling = { temperature: call.temperature, topP: DEFAULT_TOP_P, random };
+    let iterator: CandidateIterator | undefined;
+    let feed = input;
+    try {
+      for (;;) {
+        // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
+        let next: IteratorResult<CandidateStep, void>;
+        if (iterator) next = await iterator.next(feed);
+        else {
+          iterator = this.#candidateIterator(slot.sequence, feed, call, run);
+          next = await iterator.next();
+        }
+        if (next.done) return;
+        if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
+        let token = pickCandidate(next.value.probabilities ?? [], allows, sampling);
+        if (token === undefined) {
+          await iterator.return();
+          iterator = undefined;
+          run.fullPasses++;
+          token = await this.#fullPass(slot, run, call, compiled);
+          if (token === undefined) return;
+        }
+        if (ends(token) || run.take(token)) return;
+        const forced = jump ? jump.afterSampled(token) : void reply.take(token);
+        feed = [token];
+        if (forced && run.fits(forced.tokens.length, forced.replacesLast)) {
+          jump!.commit(forced);
+          if (run.takeForced(forced) || forced.finished) return;
+          feed = forced.tokens;
+        } else if (reply.finished) return;
+      }
+    } finally {
+      await iterator?.return();
+    }
+  }
+
+  /** The candidates' generator: top GRAMMAR_CANDIDATES tokens with probabilities, end-of-generation tokens included. */
+  #candidateIterator(
+    sequence: LlamaContextSequence,
+    input: Token[],
+    call: SamplingCall,
+    run: TokenRun,
+  ): CandidateIterator {
+    return sequence.evaluateWithMetadata(
+      input,
+      { probabilities: true },
+      {
+        temperature: 1,
+        topK: this.#candidates,
+        topP: 1,
+        tokenBias: () => run.bias,
+        yieldEogToken: true,
+        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+      },
+    );
+  }
+
+  /**
+   * No candidate was allowed: step back one token and sample this position again with llama.cpp's grammar (a state
+   * rebuilt over the reply so far), which passes over the whole vocabulary. Undefined: the model ended the reply.
+   */
+  async #fullPass(
+    slot: SequenceSlot,
+    run: TokenRun,
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+  ): Promise<Token | undefined> {
+    const state = new LlamaGrammarEvaluationState({ model: this.#model, grammar: compiled.grammar });
+    acceptTokens(state, run.generated);
+    const held = slot.sequence.contextTokens;
+    const from = await slot.align(held);
+    const iterator = slot.sequence.evaluate(held.slice(from), {
+      ...this.#samplingOptions(call),
+      grammarEvaluationState: state,
+      tokenBias: () => run.bias,
+    });
+    try {
+      const next = await iterator.next();
+      return next.done ? undefined : next.value;
+    } finally {
+      await iterator.return();
+    }
+  }
+
+  /**
+   * Whether candidate sampling picks the tokens under `compiled`: it is on, our GBNF reader read the grammar, and a
+   * grammar state can be rebuilt over a reply (the full pass needs it).
+   */
+  #byCandidates(compiled: CompiledGrammar): boolean {
+    if (!this.#candidateSampling || !compiled.gbnf) return false;
+    this.#stateCheck ??= canAcceptTokens(
+      new LlamaGrammarEvaluationState({ model: this.#model, grammar: compiled.grammar }),
+    );
+    return this.#stateCheck;
+  }
+
   /** Jump-forward for one reply under `compiled`, when it is on and both our GBNF reader and node-llama-cpp can. */
   #jumpForwardFor(compiled: CompiledGrammar, state: LlamaGrammarEvaluationState): JumpForward | undefined {
     if (!this.#jumpForward || !compiled.gbnf || !canAcceptTokens(state)) return undefined;
-    return new JumpForward(new GbnfMatcher(compiled.gbnf), this.#jumpTokenizer);
+    return new JumpForward(new ReplyMatcher(new GbnfMatcher(compiled.gbnf), this.#tokenTexts), this.#jumpTokenizer);
   }
 
   #samplingOptions(call: SamplingCall) {

@@ -41,6 +41,12 @@ export interface LoadModelOptions {
    */
   jumpForward?: boolean;
   /**
+   * Under a grammar, our GBNF matcher picks each token among the model's top candidates, and llama.cpp's grammar
+   * passes over the whole vocabulary only when none is allowed (candidate sampling). Default true
+   * (DEFAULT_CANDIDATE_SAMPLING); false: llama.cpp's grammar sampler decides every token, for comparison.
+   */
+  candidateSampling?: boolean;
+  /**
    * Context sequences: how many `generate` calls run at once, their decode steps batched by llama.cpp (an evaluation's
    * `--parallel`). Each holds its own KV cache of `contextSize` tokens, so memory grows with it. Default 1.
    */
@@ -154,6 +160,7 @@ function handleFor(parts: {
       seed: options.seed,
     },
     jumpForward: options.jumpForward,
+    candidateSampling: options.candidateSampling,
     ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
   });
 }

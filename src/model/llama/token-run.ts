@@ -38,6 +38,8 @@ export class TokenRun {
   /** Tokens the model sampled, and tokens fed without sampling (jump-forward), in `generated` now. */
   sampled = 0;
   forced = 0;
+  /** Samplings that needed llama.cpp's grammar pass over the whole vocabulary (candidate sampling's fallback). */
+  fullPasses = 0;
   /** Each sampling: where in `generated` its token went, and the token the model sampled there. */
   readonly samples: [position: number, token: Token][] = [];
   /** The bias for the next token. */

@@ -1,0 +1,105 @@
+/**
+ * Candidate sampling on real weights: under the action grammar, our matcher picks each token among the model's top
+ * candidates and llama.cpp's grammar pass over the whole vocabulary runs only when none is allowed. Greedy, the
+ * actions must be the ones llama.cpp's grammar sampler writes (grounding on, as in a run); with one candidate the
+ * full pass runs often and must change nothing; with a temperature every reply must still be valid.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent, AgentState } from "../../src/agent/index.js";
+import { bfclToJsonSchema } from "../../src/eval/bfcl/bfcl-json-schema.js";
+import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
+import { loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
+import type { LlamaModelHandle } from "../../src/model/llama/index.js";
+import { benchAccess } from "../../src/model/llama/bench-access.js";
+import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers/test-models.js";
+
+const BFCL = join(import.meta.dirname, "../../evals/bfcl");
+/** The first questions of three categories: one call, several functions, parallel calls. */
+const TASKS = (["simple_python", "multiple", "parallel"] as const).flatMap((category) =>
+  bfclTasks(loadBfclCategory(BFCL, category)).tasks.slice(0, 2),
+);
+
+describe.each<[string, TestModelVariable]>([
+  ["Gemma 3 270M", "GEMMA_AGENT_TEST_MODEL"],
+  ["SmolLM2-135M-Instruct", "GEMMA_AGENT_TEST_MODEL_INSTRUCT"],
+])("candidate sampling on %s", (name, variable) => {
+  const path = testModelPath(variable);
+  let model: LlamaModelHandle;
+  beforeAll(async () => {
+    if (path) model = await loadTestModel(path);
+  }, 120_000);
+  afterAll(() => model?.dispose());
+
+  /** Each task's first action with candidate sampling as given, then with llama.cpp's grammar sampler. */
+  async function bothWays(candidates: number | undefined) {
+    const rows: { on: string; off: string; fullPasses: number; samplings: number }[] = [];
+    for (const task of TASKS) {
+      const step = async (on: boolean) => {
+        benchAccess(model).setCandidateSampling(on, candidates);
+        const agent = new Agent({
+          model,
+          registry: task.registry,
+          maxTokens: 160,
+          ...(task.parallelCalls && { parallelCalls: true }),
+        });
+        const reply = await agent.step(new AgentState(task.query));
+        const last = benchAccess(model).lastReply;
+        return { reply, fullPasses: last.fullPasses, samplings: last.samples.length };
+      };
+      const on = await step(true);
+      const off = await step(false);
+      for (const reply of [on.reply, off.reply]) expect(reply.type, task.id).not.toBe("validation-error");
+      const asText = (reply: unknown) => JSON.stringify(reply, (key, value) => (key === "raw" ? undefined : value));
+      rows.push({ on: asText(on.reply), off: asText(off.reply), ...on });
+    }
+    benchAccess(model).setCandidateSampling(true);
+    return rows;
+  }
+
+  it.skipIf(!path)(
+    "greedy: the same actions as llama.cpp's grammar sampler, with a pass over the vocabulary for few samplings",
+    async () => {
+      const rows = await bothWays(undefined);
+      const passes = rows.reduce((sum, row) => sum + row.fullPasses, 0);
+      const samplings = rows.reduce((sum, row) => sum + row.samplings, 0);
+      console.info(`${name}: ${passes} passes over the vocabulary in ${samplings} samplings`);
+      expect(rows.map((row) => row.on)).toEqual(rows.map((row) => row.off));
+      expect(samplings).toBeGreaterThan(TASKS.length * 3);
+      expect(passes).toBeLessThanOrEqual(samplings / 10);
+    },
+    600_000,
+  );
+
+  it.skipIf(!path)(
+    "with one candidate the full pass runs (most samplings) and the actions do not change",
+    async () => {
+      const rows = await bothWays(1);
+      const passes = rows.reduce((sum, row) => sum + row.fullPasses, 0);
+      expect(passes).toBeGreaterThan(0);
+      expect(rows.map((row) => row.on)).toEqual(rows.map((row) => row.off));
+    },
+    600_000,
+  );
+
+  it.skipIf(!path)(
+    "at temperature 1 every reply is valid under its schema",
+    async () => {
+      const fn = loadBfclCategory(BFCL, "simple_python").questions[3].functions[0];
+      const schema = bfclToJsonSchema(fn.parameters);
+      const validator = z.fromJSONSchema(schema);
+      const prompt = model.chatFormat.render([
+        { role: "user", content: `Call ${fn.name}: ${fn.description}\nWrite its arguments as one JSON object.` },
+      ]);
+      const replies: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const text = await model.generate(prompt, { jsonSchema: schema, maxTokens: 96, temperature: 1 });
+        expect(validator.safeParse(JSON.parse(text)).success, text).toBe(true);
+        replies.push(text);
+      }
+      expect(new Set(replies).size, "temperature 1 draws more than one reply").toBeGreaterThan(1);
+    },
+    600_000,
+  );
+});
