@@ -531,7 +531,7 @@ export class LlamaModelHandle implements ModelHandle {
           await iterator.return();
           iterator = undefined;
           run.fullPasses++;
-          token = await this.#fullPass(slot, run, call, compiled);
+          token = await this.#fullPass(slot, run, call, compiled, feed.length);
           if (token === undefined) return;
         }
         if (ends(token) || run.take(token)) return;
@@ -570,19 +570,21 @@ export class LlamaModelHandle implements ModelHandle {
   }
 
   /**
-   * No candidate was allowed: step back one token and sample this position again with llama.cpp's grammar (a state
-   * rebuilt over the reply so far), which passes over the whole vocabulary. Undefined: the model ended the reply.
+   * No candidate was allowed: step back over the last batch (`lastBatch` tokens: evaluated again as they were, so
+   * that the logits are the same ones) and sample this position again with llama.cpp's grammar (a state rebuilt over
+   * the reply so far), which passes over the whole vocabulary. Undefined: the model ended the reply.
    */
   async #fullPass(
     slot: SequenceSlot,
     run: TokenRun,
     call: SamplingCall,
     compiled: CompiledGrammar,
+    lastBatch: number,
   ): Promise<Token | undefined> {
     const state = new LlamaGrammarEvaluationState({ model: this.#model, grammar: compiled.grammar });
     acceptTokens(state, run.generated);
     const held = slot.sequence.contextTokens;
-    const from = await slot.align(held);
+    const from = await slot.align(held.slice(0, held.length - Math.max(1, lastBatch) + 1));
     const iterator = slot.sequence.evaluate(held.slice(from), {
       ...this.#samplingOptions(call),
       grammarEvaluationState: state,
