@@ -49,7 +49,14 @@ describe("--help in sections", () => {
     expect(found.get("Run:")).toEqual(expect.arrayContaining(["--max-iterations", "--skills", "--allow-dir"]));
     expect(found.get("Output:")).toEqual(expect.arrayContaining(["--json", "--trace", "--quiet"]));
     expect(found.get(LEVERS)).toEqual(
-      expect.arrayContaining(["--no-jump-forward", "--no-grammar", "--no-final-round", "--thought", "--grounding"]),
+      expect.arrayContaining([
+        "--no-jump-forward",
+        "--no-candidate-sampling",
+        "--no-grammar",
+        "--no-final-round",
+        "--thought",
+        "--grounding",
+      ]),
     );
   });
 

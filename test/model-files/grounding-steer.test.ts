@@ -72,6 +72,13 @@ const TEXTS = [
   "California",
   '"San',
   '"California',
+  "cell",
+  "Cell",
+  "human",
+  '"cell',
+  '"human',
+  "true",
+  "false",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -133,6 +140,22 @@ describe("GroundingIndex", () => {
     expect(index.numerals).not.toContain("000");
     // digits glued to a word are part of a name, not a number
     expect(new GroundingIndex(["CO2 for 25 MPG, case AL2562, 3x^2"]).numerals).toEqual(["25", "3", "2"]);
+  });
+
+  it("reads a percentage also as its fraction, and a number written as a word as its numeral", () => {
+    const index = new GroundingIndex(["Get two tickets, top five of ten; a rate of 7% or 2.5 %, for someone"]);
+    expect(index.numerals).toEqual(["7", "2.5", "0.07", "0.025", "2", "5", "10"]);
+    expect(index.numerals).not.toContain("1"); // "someone" holds "one", but not as a word
+  });
+
+  it("with skipArticles, begins no span with an article, unless a capital one mid-sentence (a title)", () => {
+    const text = "Who discovered the neutron? The answer, a prize, an atom; see The Starry Night.";
+    const index = new GroundingIndex([text], { skipArticles: true });
+    for (const article of ["the neutron", "The answer", "a prize", "an atom"]) expect(index.find(article)).toEqual([]);
+    expect(index.find("neutron")).toHaveLength(1);
+    expect(index.find("The Starry Night")).toHaveLength(1);
+    // without the option (the avoid texts), every word begins a span
+    expect(new GroundingIndex([text]).find("the neutron")).toHaveLength(1);
   });
 
   it('begins no span with closing punctuation (a list item is not ".")', () => {
@@ -215,6 +238,37 @@ describe("GroundingSteer (soft)", () => {
     const start = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"function": "') as Record<string, number>;
     expect(start.function).toBeLessThan(0);
     expect(start["x**2"]).toBeGreaterThan(0);
+  });
+
+  it("a word of the key's own name gets a malus at a string's start, even where the question holds it", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["Find the structure of human cell"] }, vocab);
+    const args = '{"skill_name": "f", "arguments": {"cell_type": ';
+    const pending = steerAfter(steer, vocab, args) as Record<string, number>;
+    expect(pending['"cell']).toBeUndefined();
+    expect(pending['"human']).toBe(4);
+    const start = steerAfter(steer, vocab, `${args}"`) as Record<string, number>;
+    expect(start.cell).toBeLessThan(0);
+    expect(start.Cell).toBeLessThan(0);
+    expect(start.human).toBe(4);
+    // another key (another reply: a steer follows one growing text): the same word is a span like any other
+    const again = new GroundingSteer({ mode: "soft", source: ["Find the structure of human cell"] }, vocab);
+    const other = steerAfter(again, vocab, '{"skill_name": "f", "arguments": {"organism": "') as Record<string, number>;
+    expect(other.cell).toBe(4);
+  });
+
+  it("a flag whose name the question uses is favoured on; a flag it does not name is left alone", () => {
+    const args = (key: string) => `{"skill_name": "f", "arguments": {"${key}": `;
+    // one steer per reply (it follows one growing text)
+    const named = () => new GroundingSteer({ mode: "soft", source: ["Give me the details, with the dissent"] }, vocab);
+    expect(steerAfter(named(), vocab, args("details"))).toMatchObject({ true: 4 });
+    expect(steerAfter(named(), vocab, args("include_dissent"))).toMatchObject({ true: 4 });
+    const unnamed = new GroundingSteer({ mode: "soft", source: ["Give me the case"] }, vocab);
+    const pending = steerAfter(unnamed, vocab, args("include_dissent"));
+    expect(pending).not.toHaveProperty("true");
+    expect(pending).not.toHaveProperty("false");
+    // a generic word of the name is not enough: "include" is in the question, "dissent" is not
+    const generic = new GroundingSteer({ mode: "soft", source: ["include the case"] }, vocab);
+    expect(steerAfter(generic, vocab, args("include_dissent"))).not.toHaveProperty("true");
   });
 
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {

@@ -8,10 +8,37 @@ const GROUPED = /(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])/g;
 /** A numeral with a magnitude word ("213 million", "2.5 billion"). */
 const MAGNITUDE = /(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b/gi;
 const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+/** A percentage ("7%", "2.5 %"): a rate's parameter most often wants the fraction (0.07). */
+const PERCENT = /(?<![\d.])(\d+(?:\.\d+)?)\s?%/g;
+/** Numbers written as words ("ten major events", "two tickets", "top five"). */
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  dozen: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  fifty: 50,
+  hundred: 100,
+};
+const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?![\\p{L}])`, "giu");
+/** An article, which a copied value does not begin with ("the Earth", "a 1kg ice block"). */
+const ARTICLE = /^(?:the|an?)\s/i;
 
 /**
  * The numerals of `text` as a JSON value would write them: "12,000" is 12000 (not 12 and 000), and a numeral with a
- * magnitude word is also read scaled ("213 million": 213 and 213000000), where the result is an exact integer.
+ * magnitude word is also read scaled ("213 million": 213 and 213000000), where the result is an exact integer; a
+ * percentage also as its fraction ("7%": 7 and 0.07); a number written as a word as its numeral ("ten": 10).
  */
 export function numeralsOf(text: string): string[] {
   const ungrouped = text.replace(GROUPED, (grouped) => grouped.replaceAll(",", ""));
@@ -20,6 +47,8 @@ export function numeralsOf(text: string): string[] {
     const scaled = Number(match[1]) * SCALE[match[2].toLowerCase()];
     if (Number.isSafeInteger(scaled)) found.push(String(scaled));
   }
+  for (const match of ungrouped.matchAll(PERCENT)) found.push(String(Number((Number(match[1]) / 100).toPrecision(12))));
+  for (const match of ungrouped.matchAll(NUMBER_WORD)) found.push(String(NUMBER_WORDS[match[1].toLowerCase()]));
   return found;
 }
 
@@ -57,10 +86,18 @@ export class GroundingIndex {
   /** The longest run of one repeated digit in any numeral. */
   readonly maxDigitRun: number;
 
-  constructor(texts: readonly string[]) {
+  /**
+   * `skipArticles`: no span begins with an article (`the`, `a`, `an`; capitalized only where a sentence begins, so
+   * that a title mid-sentence, "The Starry Night", still does): a value is "Earth", not "the Earth" (the question's
+   * spans; the avoid texts keep theirs, so that a description's "The" is still penalized). Other function words
+   * (`in`, `all`, `my`) were tried too and cost "all platforms" on the even questions without a gain.
+   */
+  constructor(texts: readonly string[], options: { skipArticles?: boolean } = {}) {
     this.text = texts.join(SEPARATOR);
     const starts: number[] = [];
-    for (let p = 0; p < this.text.length; p++) if (GroundingIndex.#startsSpan(this.text, p)) starts.push(p);
+    for (let p = 0; p < this.text.length; p++)
+      if (GroundingIndex.#startsSpan(this.text, p) && !(options.skipArticles && GroundingIndex.#article(this.text, p)))
+        starts.push(p);
     this.starts = starts;
     const numerals = new Set<string>();
     for (const text of texts) for (const numeral of numeralsOf(text)) numerals.add(numeral);
@@ -69,6 +106,13 @@ export class GroundingIndex {
     this.numerals = [...numerals];
     this.maxNumeralDigits = Math.max(0, ...this.numerals.map(digitCount));
     this.maxDigitRun = Math.max(0, ...this.numerals.map(longestDigitRun));
+  }
+
+  /** Whether an article begins at `p` (lower case anywhere, capitalized where a text or a sentence begins). */
+  static #article(text: string, p: number): boolean {
+    if (!ARTICLE.test(text.slice(p, p + 4)) || (p > 0 && WORD_CHAR.test(text[p - 1]))) return false;
+    if (text[p] !== text[p].toUpperCase()) return true;
+    return p === 0 || /(?:^|[.!?:]\s+|\n\s*|\u0000)$/.test(text.slice(Math.max(0, p - 3), p));
   }
 
   static #startsSpan(text: string, p: number): boolean {

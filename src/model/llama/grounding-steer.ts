@@ -63,6 +63,16 @@ interface ValueState {
 }
 
 const NONE: Steering = { type: "none" };
+/** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
+const GENERIC_FLAG_WORDS = new Set(["include", "show", "return", "with", "enable", "flag", "whether", "boolean"]);
+
+/** The words of a key (`cell_type`, `startDate`, `field-of-law`): lower case, 3 letters or more. */
+function keyWords(key: string): string[] {
+  return key
+    .split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/)
+    .map((word) => word.toLowerCase())
+    .filter((word) => word.length >= 3 && /^[a-z]+$/.test(word));
+}
 /** A result's JSON syntax (`}`, `",`): not what an answer copies from it. */
 const JSON_PUNCTUATION = /^[\s{}[\]":,]+$/;
 /** Characters a copied token may not carry: JSON would write them escaped (another token). */
@@ -101,10 +111,12 @@ export class GroundingSteer {
   /** The avoid texts, as the key of what the vocabulary's memo keeps for them. */
   readonly #avoidKey: string;
   readonly #quotedStartTokens = new Map<string, Token[]>();
+  /** The source's words, lower case (see #flagNamed). */
+  #sourceWords: Set<string> | undefined;
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
-    this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])]);
+    this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
     this.#avoidKey = avoid.join("\u0000");
@@ -121,7 +133,8 @@ export class GroundingSteer {
       return NONE;
     }
     const state = this.#follow(position, role);
-    if (state.kind === "pending") return state.role === "argument" ? this.#pendingValue(position.opener ?? "") : NONE;
+    if (state.kind === "pending")
+      return state.role === "argument" ? this.#pendingValue(position.opener ?? "", state.key) : NONE;
     if (state.kind === "number") return this.#number(state);
     return state.role === "answer" ? this.#answer(state) : this.#string(state);
   }
@@ -232,7 +245,9 @@ export class GroundingSteer {
     const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
     if (copy) {
       const written = this.#writtenStarts("");
-      for (const token of copy) if (!written.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+      const named = this.#keyWordTokens("", state.key);
+      for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+      for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
@@ -330,12 +345,15 @@ export class GroundingSteer {
    * numerals and for `"` with the start of a span (strict: the strict bonus, the bare `"` / `:` / `:"` included; the
    * grammar drops whichever kind the value is not), a malus for `-` when no numeral is negative.
    */
-  #pendingValue(opener: string): Steering {
+  #pendingValue(opener: string, key: string): Steering {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
     const written = strict ? new Set<Token>() : this.#writtenStarts(`${opener}"`);
-    for (const token of this.#quotedStarts(opener)) if (!written.has(token)) logits.set(token, logit);
+    const named = strict ? new Set<Token>() : this.#keyWordTokens(`${opener}"`, key);
+    for (const token of this.#quotedStarts(opener))
+      if (!written.has(token) && !named.has(token)) logits.set(token, logit);
+    if (!strict && this.#flagNamed(key)) this.#prefixTokens(opener, "true", logit, logits);
     if (strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
@@ -345,6 +363,34 @@ export class GroundingSteer {
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * The tokens that write, after `opener`, one of the key's own words whole (`cell` for `cell_type`, `Crime` for
+   * `crime`): a value that begins with its key's word is most often that word alone, the question's noun beside the
+   * value it names ("the structure of human cell"), so it gets no copy bonus but a malus, even where the question
+   * holds it.
+   */
+  #keyWordTokens(opener: string, key: string): Set<Token> {
+    const tokens = new Set<Token>();
+    for (const word of keyWords(key))
+      for (const text of [word, word[0].toUpperCase() + word.slice(1)])
+        for (const token of this.#vocab.tokensFor(opener + text) ?? [])
+          if (!this.#vocab.banned.has(token)) tokens.add(token);
+    return tokens;
+  }
+
+  /**
+   * Whether a flag named `key` is asked for: a word of its name (4 letters or more, not a generic one such as
+   * `include`) begins a word of the question, its plural `s` aside (`include_dissent` and "... with dissent",
+   * `details` and "in detail"). A flag the question names is nearly always meant on; an unnamed one is left alone.
+   */
+  #flagNamed(key: string): boolean {
+    this.#sourceWords ??= new Set(this.#source.text.toLowerCase().match(/\p{L}+/gu) ?? []);
+    const stems = keyWords(key)
+      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
+      .map((word) => word.replace(/s$/, "").slice(0, 6));
+    return stems.some((stem) => [...this.#sourceWords!].some((word) => word.startsWith(stem)));
   }
 
   /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
