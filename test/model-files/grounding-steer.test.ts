@@ -79,6 +79,15 @@ const TEXTS = [
   '"human',
   "true",
   "false",
+  "3",
+  "6",
+  "]",
+  "]}",
+  '"]',
+  '",',
+  '"F',
+  "F",
+  "G",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -118,6 +127,18 @@ describe("JsonValueTracker", () => {
     expect(tracker.update('{"skill_name": "a", "arguments": {"city": "New York", "n": -12.5, "q": "a\\"b"}')).toBe(
       undefined,
     );
+  });
+
+  it("inside an array, tells the items before the value", () => {
+    const tracker = new JsonValueTracker();
+    expect(tracker.update('{"arguments": {"g": [3, 4, 5')).toMatchObject({
+      kind: "number",
+      value: "5",
+      items: ["3", "4"],
+    });
+    expect(tracker.update('{"arguments": {"g": [3, 4, 5, ')).toMatchObject({ kind: "pending", items: ["3", "4", "5"] });
+    expect(new JsonValueTracker().update('{"arguments": {"p": ["C", "F')).toMatchObject({ value: "F", items: ["C"] });
+    expect(new JsonValueTracker().update('{"arguments": {"p": "C')).not.toHaveProperty("items");
   });
 });
 
@@ -269,6 +290,31 @@ describe("GroundingSteer (soft)", () => {
     // a generic word of the name is not enough: "include" is in the question, "dissent" is not
     const generic = new GroundingSteer({ mode: "soft", source: ["include the case"] }, vocab);
     expect(steerAfter(generic, vocab, args("include_dissent"))).not.toHaveProperty("true");
+  });
+
+  it("an array follows a list the question writes out: its next item, then the array's end", () => {
+    const source = ["Compare group A [3, 4, 5, 6, 4] and group B [7, 8]; chords C, F and G for 4 measures"];
+    const args = '{"skill_name": "f", "arguments": {"group1": [';
+    // one steer per reply (it follows one growing text)
+    const at = (text: string) => steerAfter(new GroundingSteer({ mode: "soft", source }, vocab), vocab, text);
+    // after 3, 4, 5, 6 the list goes on with 4 (written already, yet favoured: a list may repeat an item)
+    expect(at(`${args}3, 4, 5, 6, `)).toMatchObject({ 4: 6 });
+    // 6 is whole and the list goes on: the separator, not the array's end
+    const six = at(`${args}3, 4, 5, 6`) as Record<string, number>;
+    expect(six[","]).toBe(6);
+    expect(six["]"]).toBeUndefined();
+    // the last 4 ends the list: the array's end, not another item
+    const last = at(`${args}3, 4, 5, 6, 4`) as Record<string, number>;
+    expect(last["]"]).toBe(6);
+    expect(last[","]).toBeUndefined();
+    // strings, "C, F and G": F comes next, and G ends the list
+    const chords = '{"skill_name": "f", "arguments": {"progression": [';
+    expect(at(`${chords}"C", `)).toMatchObject({ '"F': 6 });
+    const g = at(`${chords}"C", "F", "G`) as Record<string, number>;
+    expect(g['"]']).toBe(6);
+    expect(g['",']).toBeUndefined();
+    // items that follow no list of the question: no list steering, the numerals' usual bonus
+    expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
   });
 
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {

@@ -60,6 +60,25 @@ interface ValueState {
   value: string;
   positions: number[];
   avoidPositions: number[];
+  /** An array's item: the items before it (see JsonValuePosition.items). */
+  items?: readonly string[];
+}
+
+/** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
+const LIST_SEPARATOR = /^['"]?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
+/** Where a list item of the question ends (its text runs up to here). */
+const LIST_ITEM_END = /['",\])\n\u0000]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
+const LEADING_NUMERAL = /^-?\d+(?:\.\d+)?/;
+const WORD_AT = /[\p{L}\p{N}_]/u;
+
+/** Whether `item` stands at `p` of `text` (lower case) as a whole: no word character runs on before or after it. */
+function itemAt(text: string, p: number, item: string): boolean {
+  if (item === "" || !text.startsWith(item, p)) return false;
+  const after = text[p + item.length] ?? "";
+  const before = p > 0 ? text[p - 1] : "";
+  return (
+    !WORD_AT.test(before) && !WORD_AT.test(after) && !/^\.\d/.test(text.slice(p + item.length, p + item.length + 2))
+  );
 }
 
 const NONE: Steering = { type: "none" };
@@ -134,7 +153,7 @@ export class GroundingSteer {
     }
     const state = this.#follow(position, role);
     if (state.kind === "pending")
-      return state.role === "argument" ? this.#pendingValue(position.opener ?? "", state.key) : NONE;
+      return state.role === "argument" ? this.#pendingValue(position.opener ?? "", state.key, position.items) : NONE;
     if (state.kind === "number") return this.#number(state);
     return state.role === "answer" ? this.#answer(state) : this.#string(state);
   }
@@ -155,7 +174,14 @@ export class GroundingSteer {
       position.value.startsWith(current.value);
     if (!same) {
       this.#leaveValue();
-      this.#value = { kind: position.kind, ...role, value: "", positions: [], avoidPositions: [] };
+      this.#value = {
+        kind: position.kind,
+        ...role,
+        value: "",
+        positions: [],
+        avoidPositions: [],
+        items: position.items,
+      };
       this.#value.positions = position.kind === "string" ? [...this.#source.starts] : [];
       this.#value.avoidPositions = position.kind === "string" ? [...this.#avoid.starts] : [];
     }
@@ -251,6 +277,7 @@ export class GroundingSteer {
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
+    if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"],'], ['",', '", "', '","']);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -345,7 +372,7 @@ export class GroundingSteer {
    * numerals and for `"` with the start of a span (strict: the strict bonus, the bare `"` / `:` / `:"` included; the
    * grammar drops whichever kind the value is not), a malus for `-` when no numeral is negative.
    */
-  #pendingValue(opener: string, key: string): Steering {
+  #pendingValue(opener: string, key: string, items?: readonly string[]): Steering {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
@@ -362,6 +389,12 @@ export class GroundingSteer {
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+    // the next item of a list the question writes out, ahead of every other span
+    const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
+    if (next !== undefined) {
+      const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
+      this.#prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+    }
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -391,6 +424,61 @@ export class GroundingSteer {
       .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
       .map((word) => word.replace(/s$/, "").slice(0, 6));
     return stems.some((stem) => [...this.#sourceWords!].some((word) => word.startsWith(stem)));
+  }
+
+  /**
+   * Where `items` (an array's items, in order) follow a list the question writes out ("[3, 4, 5, 6, 4]", "C, F and
+   * G", "'Age', 'Income' and 'Education'"; letter case aside): the item that comes next there, or `end` when the list
+   * ends with them. Undefined where they follow no list. Numbers go on only with a number.
+   */
+  #listAfter(items: readonly string[]): { next?: string; end?: true } | undefined {
+    const text = this.#source.text.toLowerCase();
+    const wanted = items.map((item) => item.toLowerCase());
+    const numeric = wanted.every((item) => LEADING_NUMERAL.test(item));
+    for (let start = text.indexOf(wanted[0]); start !== -1; start = text.indexOf(wanted[0], start + 1)) {
+      if (!itemAt(text, start, wanted[0])) continue;
+      let p = start + wanted[0].length;
+      let chained = true;
+      for (const item of wanted.slice(1)) {
+        const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
+        if (separator === undefined || !itemAt(text, p + separator.length, item)) {
+          chained = false;
+          break;
+        }
+        p += separator.length + item.length;
+      }
+      if (!chained) continue;
+      const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
+      if (separator === undefined) return { end: true };
+      const rest = this.#source.text.slice(p + separator.length);
+      const next = numeric
+        ? LEADING_NUMERAL.exec(rest)?.[0]
+        : rest.slice(0, LIST_ITEM_END.exec(rest)?.index ?? rest.length).trim();
+      return next ? { next } : { end: true };
+    }
+    return undefined;
+  }
+
+  /** The tokens of `texts`, each with `logit`, into `logits`; with `remove`, the tokens of those texts taken out. */
+  #textTokens(texts: readonly string[], logit: number, logits: Map<Token, number>, remove: readonly string[]): void {
+    for (const text of remove) for (const token of this.#vocab.tokensFor(text) ?? []) logits.delete(token);
+    for (const text of texts)
+      for (const token of this.#vocab.tokensFor(text) ?? [])
+        if (!this.#vocab.banned.has(token)) logits.set(token, logit);
+  }
+
+  /**
+   * An array item that is whole where the question's list has it: closing the array where the list ends there, the
+   * separator where it goes on (`closers`: the tokens that end the item and the array; `separators`: that end the item
+   * and go on).
+   */
+  #listEnd(state: ValueState, logits: Map<Token, number>, closers: string[], separators: string[]): void {
+    if (!state.items || this.#mode === "strict") return;
+    const list = this.#listAfter([...state.items, state.value]);
+    if (!list) return;
+    const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
+    if (list.end) this.#textTokens(closers, logit, logits, separators);
+    else this.#textTokens(separators, logit, logits, closers);
   }
 
   /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
@@ -453,12 +541,20 @@ export class GroundingSteer {
     if (longestDigitRun(value) >= Math.max(maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN)) return { type: "close-value" };
     const strict = this.#mode === "strict" && numerals.length > 0;
     const logits = new Map<Token, number>();
-    const onTrack = this.#numeralContinuations(value, strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT, logits);
+    // a list may repeat an item ("[3, 4, 5, 6, 4]"): inside an array a numeral written already is favoured again
+    const used = state.items ? () => false : undefined;
+    const onTrack = this.#numeralContinuations(
+      value,
+      strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT,
+      logits,
+      used,
+    );
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
+    if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]]", "],"], [",", ", "]);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 }

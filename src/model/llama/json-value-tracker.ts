@@ -14,12 +14,16 @@ export interface JsonValuePosition {
    * colon and the value's start together: `:"New`), else "".
    */
   opener?: string;
+  /** Inside an array (the value is one of its items): the items before it, strings decoded, numbers as written. */
+  items?: readonly string[];
 }
 
 interface Frame {
   type: "object" | "array";
   /** An object's key being written or whose value comes next. */
   key?: string;
+  /** An array's items so far (an object or array item counts as `{}` / `[]`). */
+  items?: string[];
 }
 
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
@@ -47,10 +51,18 @@ export class JsonValueTracker {
   update(text: string): JsonValuePosition | undefined {
     for (let i = this.#scanned; i < text.length; i++) this.#char(text[i]);
     this.#scanned = text.length;
+    const top = this.#stack.at(-1);
+    const items = top?.type === "array" && !this.#afterKey ? { items: [...top.items!] } : {};
     if (this.#state === "between" && (this.#pending || this.#afterKey))
-      return { kind: "pending", path: this.#path(), value: "", opener: this.#afterKey ? ":" : "" };
+      return { kind: "pending", path: this.#path(), value: "", opener: this.#afterKey ? ":" : "", ...items };
     if (this.#state !== "string" && this.#state !== "number") return undefined;
-    return { kind: this.#state, path: this.#path(), value: this.#buffer };
+    return { kind: this.#state, path: this.#path(), value: this.#buffer, ...items };
+  }
+
+  /** A value ended: an array's item. */
+  #item(text: string): void {
+    const top = this.#stack.at(-1);
+    if (top?.type === "array") top.items!.push(text);
   }
 
   #path(): string[] {
@@ -67,6 +79,7 @@ export class JsonValueTracker {
         return;
       }
       this.#state = "between";
+      this.#item(this.#buffer);
     } else if (this.#state === "literal") {
       if (/[a-z]/.test(ch)) return;
       this.#state = "between";
@@ -88,6 +101,7 @@ export class JsonValueTracker {
       const top = this.#stack.at(-1);
       if (this.#state === "key" && top?.type === "object") top.key = this.#buffer;
       this.#afterKey = this.#state === "key";
+      if (this.#state === "string") this.#item(this.#buffer);
       this.#state = "between";
     }
   }
@@ -98,9 +112,11 @@ export class JsonValueTracker {
     const top = this.#stack.at(-1);
     this.#pending = ch === ":" || ((ch === "[" || ch === ",") && (ch === "[" || top?.type === "array"));
     if (ch === "{") this.#stack.push({ type: "object" });
-    else if (ch === "[") this.#stack.push({ type: "array" });
-    else if (ch === "}" || ch === "]") this.#stack.pop();
-    else if (ch === "," && top?.type === "object") top.key = undefined;
+    else if (ch === "[") this.#stack.push({ type: "array", items: [] });
+    else if (ch === "}" || ch === "]") {
+      this.#stack.pop();
+      this.#item(ch === "}" ? "{}" : "[]");
+    } else if (ch === "," && top?.type === "object") top.key = undefined;
     else if (ch === '"') {
       this.#state = top?.type === "object" && top.key === undefined ? "key" : "string";
       this.#buffer = "";
