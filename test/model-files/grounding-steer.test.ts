@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
 import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
-import { schemaValues } from "../../src/model/llama/grounding-setup.js";
+import { optionalArgumentKeys, schemaValues } from "../../src/model/llama/grounding-setup.js";
 import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
 import { valueEndKind } from "../../src/model/llama/token-classes.js";
 
@@ -317,6 +317,23 @@ describe("GroundingSteer (soft)", () => {
     expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
   });
 
+  it("where the question names an optional argument not written yet, a value's end goes on rather than closing", () => {
+    const source = ["Get the 5 best teams with details"];
+    const optionalKeys = new Map([["f", ["detailed", "region"]]]);
+    const at = (text: string, keys = optionalKeys) =>
+      steerAfter(new GroundingSteer({ mode: "soft", source, optionalKeys: keys }, vocab), vocab, text) as Record<
+        string,
+        number
+      >;
+    const five = at('{"skill_name": "f", "arguments": {"n": 5');
+    expect(five[","]).toBe(6);
+    expect(five["}"]).toBeUndefined();
+    // without optional keys, or once the named one is written, or for another skill: closing as before
+    expect(at('{"skill_name": "f", "arguments": {"n": 5', new Map())).toMatchObject({ ",": 6, "}": 6 });
+    expect(at('{"skill_name": "f", "arguments": {"detailed": true, "n": 5')).toMatchObject({ ",": 6, "}": 6 });
+    expect(at('{"skill_name": "g", "arguments": {"n": 5')).toMatchObject({ ",": 6, "}": 6 });
+  });
+
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
     const steer = soft();
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
@@ -391,6 +408,26 @@ describe("GroundingSteer (strict)", () => {
     expect(steer.next(`${prefix}Newx`)).toEqual({ type: "close-string" });
     const numbers = new GroundingSteer({ mode: "strict", source: ["walk 50 m"] }, vocab);
     expect(numbers.next('{"skill_name": "f", "arguments": {"d": 9')).toEqual({ type: "close-value" });
+  });
+
+  it("collects each skill's optional argument keys, a parallel call's items too", () => {
+    const branch = (name: string, properties: string[], required: string[]) => ({
+      type: "object",
+      properties: {
+        skill_name: { const: name },
+        arguments: { type: "object", properties: Object.fromEntries(properties.map((p) => [p, {}])), required },
+      },
+    });
+    const schema = {
+      anyOf: [
+        branch("standings", ["team", "season", "detailed"], ["team"]),
+        { properties: { calls: { type: "array", items: { anyOf: [branch("play", ["artist", "duration"], [])] } } } },
+      ],
+    };
+    expect(Object.fromEntries(optionalArgumentKeys(schema))).toEqual({
+      standings: ["season", "detailed"],
+      play: ["artist", "duration"],
+    });
   });
 
   it("collects enum and default values, not the skill names", () => {

@@ -50,6 +50,39 @@ export function schemaValues(schema: JsonSchema | undefined): string[] {
 /** Entries the grounding memo of a handle keeps (a few runs' avoid texts at once: an evaluation's parallel runs). */
 const MEMO_ENTRIES = 16;
 
+const optionalKeyCache = new WeakMap<object, Map<string, string[]>>();
+
+/**
+ * Each skill's optional argument keys (those its `arguments` schema names and does not require), by skill name: the
+ * action schema's branches (`skill_name` a `const`, `arguments` an object), wherever they sit (a parallel call's
+ * items too).
+ */
+export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string, string[]> {
+  if (!schema || typeof schema !== "object") return new Map();
+  let keys = optionalKeyCache.get(schema);
+  if (keys) return keys;
+  keys = new Map();
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > 32 || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((item) => walk(item, depth + 1));
+    const record = node as Record<string, unknown>;
+    const properties = record.properties as Record<string, { const?: unknown } & Record<string, unknown>> | undefined;
+    const name = properties?.skill_name?.const;
+    const args = properties?.arguments as { properties?: Record<string, unknown>; required?: unknown } | undefined;
+    if (typeof name === "string" && args?.properties) {
+      const required = new Set(Array.isArray(args.required) ? args.required : []);
+      keys!.set(
+        name,
+        Object.keys(args.properties).filter((key) => !required.has(key)),
+      );
+    }
+    for (const value of Object.values(record)) walk(value, depth + 1);
+  };
+  walk(schema, 0);
+  optionalKeyCache.set(schema, keys);
+  return keys;
+}
+
 /** The grounding vocabulary of a model (built once per handle from its token classes). */
 export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<Token>): GroundingVocabulary {
   const kept = new Map<string, unknown>();
@@ -93,7 +126,13 @@ export function groundingFor(
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
   const steer = new GroundingSteer(
-    { mode: grounding.mode, source, avoid, schemaValues: schemaValues(schema) },
+    {
+      mode: grounding.mode,
+      source,
+      avoid,
+      schemaValues: schemaValues(schema),
+      optionalKeys: optionalArgumentKeys(schema),
+    },
     vocabulary,
   );
   const bias = new TokenBias(model.tokenizer);

@@ -50,6 +50,8 @@ export interface SteerSource {
   avoid?: readonly string[];
   /** Values the schema names (`enum`, `default`): spans a value may copy too. */
   schemaValues?: readonly string[];
+  /** Each skill's optional argument keys, by skill name (see optionalArgumentKeys). */
+  optionalKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The value being written: its kind, role, text so far and the spans of the source and avoid texts it follows. */
@@ -130,12 +132,16 @@ export class GroundingSteer {
   /** The avoid texts, as the key of what the vocabulary's memo keeps for them. */
   readonly #avoidKey: string;
   readonly #quotedStartTokens = new Map<string, Token[]>();
-  /** The source's words, lower case (see #flagNamed). */
+  readonly #optionalKeys: ReadonlyMap<string, readonly string[]>;
+  /** The reply so far (see #optionalAsked). */
+  #text = "";
+  /** The source's words, lower case (see #named). */
   #sourceWords: Set<string> | undefined;
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
+    this.#optionalKeys = source.optionalKeys ?? new Map();
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
     this.#avoidKey = avoid.join("\u0000");
@@ -145,6 +151,7 @@ export class GroundingSteer {
 
   /** The bias for the token after `text` (the whole reply so far, only ever extended). */
   next(text: string): Steering {
+    this.#text = text;
     const position = this.#tracker.update(text);
     const role = position && roleOf(position.path);
     if (!position || !role) {
@@ -278,6 +285,8 @@ export class GroundingSteer {
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"],'], ['",', '", "', '","']);
+    if (close !== undefined)
+      this.#goOnForAsked(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -380,7 +389,7 @@ export class GroundingSteer {
     const named = strict ? new Set<Token>() : this.#keyWordTokens(`${opener}"`, key);
     for (const token of this.#quotedStarts(opener))
       if (!written.has(token) && !named.has(token)) logits.set(token, logit);
-    if (!strict && this.#flagNamed(key)) this.#prefixTokens(opener, "true", logit, logits);
+    if (!strict && this.#named(key)) this.#prefixTokens(opener, "true", logit, logits);
     if (strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
@@ -414,11 +423,12 @@ export class GroundingSteer {
   }
 
   /**
-   * Whether a flag named `key` is asked for: a word of its name (4 letters or more, not a generic one such as
-   * `include`) begins a word of the question, its plural `s` aside (`include_dissent` and "... with dissent",
-   * `details` and "in detail"). A flag the question names is nearly always meant on; an unnamed one is left alone.
+   * Whether the question names `key`: a word of it (4 letters or more, not a generic one such as `include`) begins a
+   * word of the question, its plural `s` aside (`include_dissent` and "... with dissent", `details` and "in detail").
+   * A flag the question names is nearly always meant on (an unnamed one is left alone), and an optional argument it
+   * names is nearly always meant given.
    */
-  #flagNamed(key: string): boolean {
+  #named(key: string): boolean {
     this.#sourceWords ??= new Set(this.#source.text.toLowerCase().match(/\p{L}+/gu) ?? []);
     const stems = keyWords(key)
       .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
@@ -479,6 +489,33 @@ export class GroundingSteer {
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (list.end) this.#textTokens(closers, logit, logits, separators);
     else this.#textTokens(separators, logit, logits, closers);
+  }
+
+  /**
+   * Whether the question asks for an optional argument this call has not written yet: the skill being called (the
+   * last `skill_name` of the reply) has an optional key the question names (`sort_by` and "sort by importance",
+   * `detailed` and "with details") and the arguments so far lack it. A small model closes the arguments after the
+   * required ones; then a value that ends is followed by `,` rather than `}`.
+   */
+  #optionalAsked(): boolean {
+    if (this.#optionalKeys.size === 0) return false;
+    const skill = [...this.#text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1];
+    const optional = skill === undefined ? undefined : this.#optionalKeys.get(skill);
+    if (!optional?.length) return false;
+    const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
+    const written = new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+    return optional.some((key) => !written.has(key) && this.#named(key));
+  }
+
+  /**
+   * At a value's end directly under `arguments` (not in an array or object of its own): where an optional argument
+   * the question asks for is still to come (see #optionalAsked), the bonus of closing the value (`logit`) goes to the
+   * tokens that go on (`goOn`, with `,`) and not to those that close the arguments (`close`, with `}`). Only the
+   * bonus moves: a value is not closed sooner for it.
+   */
+  #goOnForAsked(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
+    if (state.items || this.#mode === "strict" || !this.#optionalAsked()) return;
+    this.#textTokens(goOn, logit, logits, close);
   }
 
   /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
@@ -555,6 +592,7 @@ export class GroundingSteer {
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
     if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]]", "],"], [",", ", "]);
+    if (whole) this.#goOnForAsked(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 }
