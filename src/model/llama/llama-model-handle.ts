@@ -541,7 +541,14 @@ export class LlamaModelHandle implements ModelHandle {
           jump!.commit(forced);
           if (run.takeForced(forced) || forced.finished) return;
           feed = forced.tokens;
-        } else if (reply.finished) return;
+        } else if (reply.finished) {
+          // Nothing may follow but the end. llama.cpp's grammar sampler evaluates this token and samples the end; do
+          // the same, so that the sequence holds what it would hold (a token the next prompt evaluates in another
+          // batch shifts later near-ties: a third of Gemma's BFCL answers read differently without this).
+          if (iterator) await iterator.next(feed);
+          else await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
+          return;
+        }
       }
     } finally {
       await iterator?.return();
