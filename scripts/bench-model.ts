@@ -376,6 +376,7 @@ async function speedFigures(handle: LlamaModelHandle, path: string, options: Ben
     rounds: options.rounds,
     maxTokens: options.taskMaxTokens,
     lever: options.actionLever,
+    withoutJumpForward: options.actionsWithoutJumpForward,
     log,
   });
   if (options.actionsOnly) return { actions };

@@ -29,13 +29,15 @@ export interface BenchOptions {
   actionsOnly: boolean;
   /** The lever the action figures turn on and off. */
   actionLever: ActionLever;
+  /** The candidates lever with jump-forward off on both sides. */
+  actionsWithoutJumpForward: boolean;
 }
 
 /** The flags; `npm run bench:model -- --help` prints this. */
 export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixture] [--threads N] [--rounds N] [--tokens N]
   [--prefill-tokens N] [--max-tokens N] [--task-max-tokens N] [--agent-steps N] [--free-run] [--context-size N]
   [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--actions-only] [--action-lever candidates|jump-forward]
-  [--out PATH-PREFIX] [--note TEXT]
+  [--actions-without-jump-forward] [--out PATH-PREFIX] [--note TEXT]
 
   --model PATH          a GGUF to benchmark (default: the fixture model only)
   --with-fixture        with --model, benchmark the fixture model first too
@@ -54,6 +56,8 @@ export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixtu
   --actions-only        of the speed figures, only the actions (no prompt cache, no parallel sequences)
   --action-lever L      what the actions turn on and off: candidates (candidate sampling against llama.cpp's
                         grammar sampler; default) or jump-forward
+  --actions-without-jump-forward  with --action-lever candidates: jump-forward off on both sides (every token
+                        sampled: the sampling path's own cost, no forced batches)
   --out PREFIX          also write PREFIX.json (the JSON document) and PREFIX.md (the report)
   --note TEXT           a line for the report, e.g. other load on the machine`;
 
@@ -111,6 +115,7 @@ export function parseBenchArgs(argv: string[]): {
         "free-run": { type: "boolean" },
         "skip-speed": { type: "boolean" },
         "actions-only": { type: "boolean" },
+        "actions-without-jump-forward": { type: "boolean" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -139,6 +144,7 @@ export function parseBenchArgs(argv: string[]): {
     skipSpeed: parsed["skip-speed"] === true,
     actionsOnly: parsed["actions-only"] === true,
     actionLever: actionLever(str("action-lever")),
+    actionsWithoutJumpForward: parsed["actions-without-jump-forward"] === true,
   };
   return {
     options,

@@ -27,7 +27,7 @@ function actionsSection(speed: SpeedReport): string[] {
     "",
     `One agent step on fixed prompts (each question, a scripted first call and its result: the run's second step; the ` +
       `sequence holds the first step's prompt before it), greedy, at most ${a.maxTokens} tokens, ${lever} on and ` +
-      `off alternated in every round (${candidates ? "jump-forward on for both" : "candidate sampling on for both"}). ` +
+      `off alternated in every round (${candidates ? `jump-forward ${a.withoutJumpForward ? "off" : "on"} for both` : "candidate sampling on for both"}). ` +
       `Questions: ${a.questions.map((q) => `"${q}"`).join(", ")}. Refusals: the ` +
       "reply replayed without the grammar, where the model's own greedy token was not the one the grammar let it " +
       "sample, counted in the first round. Under llama.cpp's grammar sampler each refusal is a pass over the whole " +

@@ -73,6 +73,8 @@ export interface ActionSide {
 
 export interface ActionFigures {
   lever: ActionLever;
+  /** Jump-forward off on both sides (candidates lever only). */
+  withoutJumpForward?: boolean;
   questions: string[];
   maxTokens: number;
   on: ActionSide;
@@ -121,7 +123,14 @@ function describeReply(reply: ParsedReply): string {
  */
 export async function actionFigures(
   handle: LlamaModelHandle,
-  options: { rounds: number; maxTokens: number; lever: ActionLever; log: (m: string) => void },
+  options: {
+    rounds: number;
+    maxTokens: number;
+    lever: ActionLever;
+    /** With the candidates lever: jump-forward off on both sides (the sampling path alone, no forced batches). */
+    withoutJumpForward?: boolean;
+    log: (m: string) => void;
+  },
 ): Promise<ActionFigures> {
   const registry = benchRegistry();
   const agent = new Agent({ model: handle, registry, maxTokens: options.maxTokens });
@@ -130,7 +139,7 @@ export async function actionFigures(
   const { sequence, model } = benchAccess(handle).llamaObjects;
   const access = benchAccess(handle);
   const setLever = (on: boolean) => {
-    access.setJumpForward(options.lever === "candidates" || on);
+    access.setJumpForward(options.lever === "candidates" ? !options.withoutJumpForward : on);
     access.setCandidateSampling(options.lever === "jump-forward" || on);
   };
   const step = async (k: number, on: boolean) => {
@@ -209,6 +218,7 @@ export async function actionFigures(
   };
   return {
     lever: options.lever,
+    ...(options.withoutJumpForward && { withoutJumpForward: true }),
     questions: ACTION_QUESTIONS.map((q) => q.question),
     maxTokens: options.maxTokens,
     on: side("on"),
