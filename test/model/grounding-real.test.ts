@@ -52,6 +52,21 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
     expect(args).toMatchObject({ distance: 12000, fuel_efficiency: 25 });
   }, 180_000);
 
+  it("an array follows the list the question writes out, and ends where it ends (BFCL simple_python_124)", async () => {
+    // before (build 8828463's soft): dataset_A [12, 24, 36, 45], dataset_B [15, 30, 45, 24]: each list ran on with a
+    // numeral of the other
+    const { query, args } = await firstCall(model, "simple_python_124", "soft");
+    expect(query).toMatch(/12, 24, 36/);
+    expect(args).toMatchObject({ dataset_A: [12, 24, 36], dataset_B: [15, 30, 45] });
+  }, 180_000);
+
+  it("a flag the question names is written true (BFCL simple_python_156: 'Look up details of ...')", async () => {
+    // before: details false, the question asking for them
+    const { query, args } = await firstCall(model, "simple_python_156", "soft");
+    expect(query).toMatch(/detail/i);
+    expect(args).toMatchObject({ details: true });
+  }, 180_000);
+
   it("a value is a span of the question, not of the parameter's description (BFCL simple_python_190)", async () => {
     // without grounding: park_name "The name of the park", the description's wording ("The name of the national park.")
     const task = category.questions.find((q) => q.id === "simple_python_190")!;
