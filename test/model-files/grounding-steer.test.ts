@@ -332,6 +332,8 @@ describe("GroundingSteer (soft)", () => {
     expect(at('{"skill_name": "f", "arguments": {"n": 5', new Map())).toMatchObject({ ",": 6, "}": 6 });
     expect(at('{"skill_name": "f", "arguments": {"detailed": true, "n": 5')).toMatchObject({ ",": 6, "}": 6 });
     expect(at('{"skill_name": "g", "arguments": {"n": 5')).toMatchObject({ ",": 6, "}": 6 });
+    // inside an object of its own, `}` closes that object, not the arguments: left alone
+    expect(at('{"skill_name": "f", "arguments": {"area": {"n": 5')).toMatchObject({ ",": 6, "}": 6 });
   });
 
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {

@@ -64,6 +64,8 @@ interface ValueState {
   avoidPositions: number[];
   /** An array's item: the items before it (see JsonValuePosition.items). */
   items?: readonly string[];
+  /** Inside an object of its own under `arguments` (`area: {"width": ...}`), not directly under it. */
+  nested: boolean;
 }
 
 /** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
@@ -188,6 +190,7 @@ export class GroundingSteer {
         positions: [],
         avoidPositions: [],
         items: position.items,
+        nested: position.path.length > position.path.indexOf("arguments") + 2,
       };
       this.#value.positions = position.kind === "string" ? [...this.#source.starts] : [];
       this.#value.avoidPositions = position.kind === "string" ? [...this.#avoid.starts] : [];
@@ -514,7 +517,7 @@ export class GroundingSteer {
    * bonus moves: a value is not closed sooner for it.
    */
   #goOnForAsked(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
-    if (state.items || this.#mode === "strict" || !this.#optionalAsked()) return;
+    if (state.items || state.nested || this.#mode === "strict" || !this.#optionalAsked()) return;
     this.#textTokens(goOn, logit, logits, close);
   }
 
