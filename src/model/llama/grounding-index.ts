@@ -112,7 +112,8 @@ export class GroundingIndex {
   static #article(text: string, p: number): boolean {
     if (!ARTICLE.test(text.slice(p, p + 4)) || (p > 0 && WORD_CHAR.test(text[p - 1]))) return false;
     if (text[p] !== text[p].toUpperCase()) return true;
-    return p === 0 || /(?:^|[.!?:]\s+|\n\s*|\u0000)$/.test(text.slice(Math.max(0, p - 3), p));
+    const before = text.slice(Math.max(0, p - 3), p);
+    return p === 0 || before.endsWith(SEPARATOR) || /(?:^|[.!?:]\s+|\n\s*)$/.test(before);
   }
 
   static #startsSpan(text: string, p: number): boolean {

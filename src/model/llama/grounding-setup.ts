@@ -59,9 +59,9 @@ const optionalKeyCache = new WeakMap<object, Map<string, string[]>>();
  */
 export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string, string[]> {
   if (!schema || typeof schema !== "object") return new Map();
-  let keys = optionalKeyCache.get(schema);
-  if (keys) return keys;
-  keys = new Map();
+  const kept = optionalKeyCache.get(schema);
+  if (kept) return kept;
+  const keys = new Map<string, string[]>();
   const walk = (node: unknown, depth: number): void => {
     if (depth > 32 || node === null || typeof node !== "object") return;
     if (Array.isArray(node)) return node.forEach((item) => walk(item, depth + 1));
@@ -71,7 +71,7 @@ export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string
     const args = properties?.arguments as { properties?: Record<string, unknown>; required?: unknown } | undefined;
     if (typeof name === "string" && args?.properties) {
       const required = new Set(Array.isArray(args.required) ? args.required : []);
-      keys!.set(
+      keys.set(
         name,
         Object.keys(args.properties).filter((key) => !required.has(key)),
       );

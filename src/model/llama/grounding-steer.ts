@@ -71,7 +71,9 @@ interface ValueState {
 /** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
 const LIST_SEPARATOR = /^['"]?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
 /** Where a list item of the question ends (its text runs up to here). */
-const LIST_ITEM_END = /['",\])\n\u0000]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
+const LIST_ITEM_END = /['",\])\n]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
+/** The character the index joins its texts with (see GroundingIndex): a list item never runs past it. */
+const TEXT_JOINT = String.fromCharCode(0);
 const LEADING_NUMERAL = /^-?\d+(?:\.\d+)?/;
 const WORD_AT = /[\p{L}\p{N}_]/u;
 
@@ -463,7 +465,7 @@ export class GroundingSteer {
       if (!chained) continue;
       const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
       if (separator === undefined) return { end: true };
-      const rest = this.#source.text.slice(p + separator.length);
+      const rest = this.#source.text.slice(p + separator.length).split(TEXT_JOINT)[0];
       const next = numeric
         ? LEADING_NUMERAL.exec(rest)?.[0]
         : rest.slice(0, LIST_ITEM_END.exec(rest)?.index ?? rest.length).trim();
