@@ -10,7 +10,7 @@ import {
   type FailureKind,
 } from "../../src/eval/models/failure-profiles.js";
 import { TrajectoryModel, type TrajectoryAction } from "../../src/eval/models/trajectory-model.js";
-import { hashSeed, seededRandom } from "../../src/eval/random.js";
+import { hashSeed, seededRandom } from "../../src/random.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 
 const registry = () =>

@@ -9,7 +9,7 @@ import { HeuristicModel } from "../models/heuristic-model.js";
 import type { ModelSpec } from "../models/model-spec.js";
 import { readTrace, ReplayModel } from "../models/replay-model.js";
 import { TrajectoryModel } from "../models/trajectory-model.js";
-import { hashSeed, seededRandom } from "../random.js";
+import { hashSeed, seededRandom } from "../../random.js";
 import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY, SERVER_CONCURRENCY } from "../defaults.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ServerThroughput } from "../report/eval-report.js";

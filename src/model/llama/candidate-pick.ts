@@ -41,15 +41,3 @@ export function pickCandidate<T = Token>(
   }
   return allowed[kept - 1][0];
 }
-
-/** A seeded uniform random source (mulberry32): a handle's `seed` makes its sampling under a grammar repeatable. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

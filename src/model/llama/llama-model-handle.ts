@@ -20,7 +20,8 @@ import {
 } from "./defaults.js";
 import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 import type { ParsedGbnf } from "../gbnf/gbnf-parse.js";
-import { pickCandidate, seededRandom } from "./candidate-pick.js";
+import { pickCandidate } from "./candidate-pick.js";
+import { seededRandom } from "../../random.js";
 import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
 import type { GroundingVocabulary } from "./grounding-steer.js";
 import { openBenchAccess, type LastReply } from "./bench-access.js";
