@@ -2,7 +2,7 @@
  * The one reader of files the program is given (src/regular-file.ts) and the lock beside files that must not have two
  * writers (src/lock-file.ts): what the reliability suites rely on, checked without a CLI.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,4 +106,46 @@ describe("takeLock", () => {
     expect(() => takeLock(lock, refuse)).toThrow(/not a regular file/);
     expect(entriesOf(dir)).toContain("file.lock");
   });
+
+  /** `takers` processes that each try the lock at the same moment, hold it a while, and say what they got. */
+  async function race(lock: string, takers: number): Promise<string[]> {
+    const startAt = Date.now() + 3_000; // every child has started (tsx) before any tries
+    const script = `import { takeLock } from "${join(import.meta.dirname, "../src/lock-file.ts")}";
+      while (Date.now() < ${startAt}) {}
+      const late = Date.now() - ${startAt};
+      try {
+        const release = takeLock(${JSON.stringify(lock)}, (why) => new Error("pid" in why ? "held by " + why.pid : why.error.message));
+        console.log("took " + process.pid + " late " + late);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_000);
+        release();
+      } catch (e) { console.log(e.message + " late " + late); }`;
+    const outputs = Array.from({ length: takers }, () => {
+      const child = spawn(process.execPath, ["--import", "tsx", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      return new Promise<string>((resolve) => child.on("close", () => resolve(out.trim())));
+    });
+    return Promise.all(outputs);
+  }
+
+  it("processes racing for a free lock, or for a dead process's, leave it to one: the others name that one", async () => {
+    for (const stale of [false, true]) {
+      const lock = join(dir, `race-${stale}.lock`);
+      if (stale) writeFileSync(lock, spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim());
+      const lines = await race(lock, 6);
+      const late = lines.map((line) => Number(/late (-?\d+)/.exec(line)?.[1]));
+      expect(Math.max(...late), `every taker tried within the holder's 2 s: ${lines.join("; ")}`).toBeLessThan(1_000);
+      const took = lines.filter((line) => line.startsWith("took "));
+      expect(took, lines.join("; ")).toHaveLength(1);
+      const holder = /took (\d+)/.exec(took[0] ?? "")?.[1];
+      for (const line of lines.filter((l) => !l.startsWith("took ")))
+        expect(line).toMatch(new RegExp(`^held by ${holder} late`));
+      expect(
+        entriesOf(dir).filter((name) => name.startsWith(`race-${stale}.lock`)),
+        "no lock or aside file left",
+      ).toEqual([]);
+    }
+  }, 60_000);
 });
