@@ -4,6 +4,8 @@ import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
 import { canonicalSchemaKey } from "../../src/model/gbnf/canonical-json.js";
+import { GbnfMatcher } from "../../src/model/gbnf/gbnf-matcher.js";
+import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
 import { jsonSchemaToGbnf, JsonSchemaGrammarError } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { getLlamaRuntime } from "../../src/model/llama/llama-runtime.js";
 import type { JsonSchema } from "../../src/model/model-handle.js";
@@ -185,6 +187,65 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
     const negative = await compile({ type: "number", minimum: -5, maximum: -2 });
     for (const x of ["-5", "-2", "-4.5", "-2.0"]) expect(negative(x), x).toBe(true);
     for (const x of ["-1.5", "-5.5", "0", "-6"]) expect(negative(x), x).toBe(false);
+  });
+
+  it("string formats date, time, date-time and uuid: llama.cpp and our matcher accept exactly what zod validates", async () => {
+    const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+    const { integer: int, constantFrom: oneOf } = fc;
+    const date = fc
+      .tuple(int({ min: 0, max: 9999 }), int({ min: 0, max: 13 }), int({ min: 0, max: 32 }))
+      .map(([y, m, d]) => `${pad(y, 4)}-${pad(m)}-${pad(d)}`);
+    const leapDays = int({ min: 1, max: 9999 }).map((y) => `${pad(y, 4)}-02-29`);
+    const time = fc
+      .tuple(int({ min: 0, max: 25 }), int({ min: 0, max: 61 }), int({ min: 0, max: 61 }), oneOf("", ".5", ".123"))
+      .chain(([h, m, sec, fraction]) =>
+        oneOf("Z", "+01:00", "-23:59", "+24:00", "", "z").map(
+          (zone) => `${pad(h)}:${pad(m)}:${pad(sec)}${fraction}${zone}`,
+        ),
+      );
+    const hex = (n: number) => fc.string({ unit: oneOf(..."0123456789abcdefABCDEFg"), minLength: n, maxLength: n });
+    const uuid = fc
+      .tuple(hex(8), hex(4), oneOf(..."0189"), hex(3), oneOf(..."07aB"), hex(3), hex(12))
+      .map(([a, b, version, c, variant, d, e]) => `${a}-${b}-${version}${c}-${variant}${d}-${e}`);
+    const probes: Record<string, string[]> = {
+      date: [
+        ...fc.sample(date, { numRuns: 300, seed: 1 }),
+        ...fc.sample(leapDays, { numRuns: 60, seed: 2 }),
+        "2021-01-01 14:00:00",
+        "2021-1-1",
+        "2000-02-29",
+        "1900-02-29",
+      ],
+      time: [...fc.sample(time, { numRuns: 300, seed: 3 }), "14:00", "14:00:00"],
+      "date-time": [
+        ...fc.sample(fc.tuple(date, time), { numRuns: 300, seed: 4 }).map(([d, t]) => `${d}T${t}`),
+        "2021-01-01T14:00:00Z",
+        "2021-01-01 14:00:00Z",
+      ],
+      uuid: [
+        ...fc.sample(uuid, { numRuns: 300, seed: 5 }),
+        "123e4567-e89b-12d3-a456-426614174000",
+        "00000000-0000-0000-0000-000000000000",
+      ],
+    };
+    for (const [format, texts] of Object.entries(probes)) {
+      const schema = { type: "string", format } as const;
+      const llamaAccepts = await compile(schema);
+      const ours = parseGbnf(jsonSchemaToGbnf(schema));
+      const zod = z.fromJSONSchema(schema);
+      let valid = 0;
+      for (const text of texts) {
+        const json = JSON.stringify(text);
+        const expected = zod.safeParse(text).success;
+        if (expected) valid++;
+        expect(llamaAccepts(json), `${format}: ${json}`).toBe(expected);
+        const matcher = new GbnfMatcher(ours);
+        expect(matcher.accept(json) && matcher.complete, `${format} (our matcher): ${json}`).toBe(expected);
+      }
+      // both sides of the line were probed
+      expect(valid, format).toBeGreaterThan(10);
+      expect(texts.length - valid, format).toBeGreaterThan(10);
+    }
   });
 
   it("free-form objects, recursion through $ref, and `true` (any JSON value)", async () => {

@@ -19,7 +19,17 @@ export const PRIMITIVES: Record<string, string> = {
   value: `object | array | string | number | boolean | null`,
   object: String.raw`"{" (string ":" value ("," string ":" value)*)? "}"`,
   array: `"[" (value ("," value)*)? "]"`,
+  // string `format`s, as zod's JSON Schema reader checks them (the validator of skills' and BFCL's arguments)
+  "hour-minute": `([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9]`,
+  "leap-year": `[0-9] [0-9] ([2468] [048] | [13579] [26] | "0" [48]) | ([02468] [048] | [13579] [26]) "00"`,
+  date: `leap-year "-02-29" | [0-9]{4} "-" (("0" [13578] | "1" [02]) "-" ("0" [1-9] | [12] [0-9] | "3" [01]) | ("0" [469] | "11") "-" ("0" [1-9] | [12] [0-9] | "30") | "02-" ("0" [1-9] | "1" [0-9] | "2" [0-8]))`,
+  time: `hour-minute ":" [0-5] [0-9] ("." [0-9]{1,${MAX_FRACTION_DIGITS}})? ("Z" | [+-] hour-minute)`,
+  "date-time": `date "T" time`,
+  uuid: `[0-9a-fA-F]{8} "-" [0-9a-fA-F]{4} "-" [1-8] [0-9a-fA-F]{3} "-" [89abAB] [0-9a-fA-F]{3} "-" [0-9a-fA-F]{12} | "00000000-0000-0000-0000-000000000000" | "ffffffff-ffff-ffff-ffff-ffffffffffff"`,
 };
+
+/** The string `format`s the grammar enforces, each a rule of PRIMITIVES (the quotes around it added by its user). */
+export const STRING_FORMATS = new Set(["date", "time", "date-time", "uuid"]);
 
 /** Which primitives each primitive needs. */
 export const PRIMITIVE_DEPENDENCIES: Record<string, string[]> = {
@@ -29,4 +39,7 @@ export const PRIMITIVE_DEPENDENCIES: Record<string, string[]> = {
   value: ["object", "array", "string", "number", "boolean", "null"],
   object: ["string", "value"],
   array: ["value"],
+  date: ["leap-year"],
+  time: ["hour-minute"],
+  "date-time": ["date", "time"],
 };

@@ -5,6 +5,7 @@ import {
   parseCallReferencePattern,
 } from "../../call-reference-pattern.js";
 import { gbnfLiteral, repetition, seq, type GbnfRules } from "./gbnf-rules.js";
+import { STRING_FORMATS } from "./gbnf-json-primitives.js";
 import { finiteNumber, JsonSchemaGrammarError, own } from "./json-schema-keywords.js";
 
 /** `pattern`s that mean "contains a non-whitespace character"; any other pattern is not enforced by the grammar. */
@@ -29,9 +30,14 @@ function compileCallReference(rules: GbnfRules, earlierCalls: number, hint: stri
 
 /**
  * A string schema: `minLength` / `maxLength`, a non-blank `pattern` (met by starting with a non-blank character),
- * and the call-reference pattern of parallel calls; other patterns are not enforced.
+ * the call-reference pattern of parallel calls, and the `format`s `date`, `time`, `date-time` and `uuid` (as zod
+ * checks them: a date-time or time with seconds and `Z` or an offset; the length bounds are then not enforced);
+ * other patterns and formats are not enforced.
  */
 export function compileString(rules: GbnfRules, schema: JsonSchema, hint: string): string {
+  const format = own<string>(schema, "format");
+  if (typeof format === "string" && STRING_FORMATS.has(format))
+    return rules.rule(`${format}-string`, seq(`"\\""`, rules.primitive(format), `"\\""`));
   const minLength = Math.max(0, Math.floor(finiteNumber(own(schema, "minLength")) ?? 0));
   const maxRaw = finiteNumber(own(schema, "maxLength"));
   const maxLength = maxRaw === undefined ? undefined : Math.floor(maxRaw);

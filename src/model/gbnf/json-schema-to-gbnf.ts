@@ -140,10 +140,11 @@ class SchemaCompiler implements GbnfCompiler {
  * types, and `nullable`), `const`, `enum`, `anyOf` / `oneOf` (oneOf's exclusivity is not enforced), `allOf` of object
  * schemas, `$ref` to `#`, `#/$defs/*` or `#/definitions/*`, objects (`properties` in declared order, `required`;
  * undeclared keys are never written, so `properties: {}` means `{}`; without `properties`, a free-form map valued
- * by `additionalProperties`), arrays (`items`, `prefixItems`, `minItems`, `maxItems`), strings (`minLength`, `maxLength`, and the non-blank pattern `\S`,
- * met by starting with a non-blank character), integers and numbers with `minimum` / `maximum` / exclusive bounds
+ * by `additionalProperties`), arrays (`items`, `prefixItems`, `minItems`, `maxItems`), strings (`minLength`, `maxLength`, the non-blank pattern `\S`,
+ * met by starting with a non-blank character, and the `format`s `date`, `time`, `date-time`, `uuid` as zod checks
+ * them), integers and numbers with `minimum` / `maximum` / exclusive bounds
  * (exact; bounded numbers have no exponent), booleans, null, and `{}` / `true` (any JSON value).
- * Not enforced (the grammar then accepts more than the schema): other `pattern`s, `format`, `multipleOf`,
+ * Not enforced (the grammar then accepts more than the schema): other `pattern`s and `format`s, `multipleOf`,
  * `uniqueItems`, `minProperties` / `maxProperties`, `not`, conditionals. Unbounded numbers are capped at
  * `MAX_INTEGER_DIGITS` (gbnf-integer-range.ts) integer digits, 16 decimals and a 2-digit exponent so a runaway model cannot spin.
  *
