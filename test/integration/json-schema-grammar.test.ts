@@ -203,9 +203,10 @@ describe("jsonSchemaToGbnf (checked with llama.cpp's grammar parser)", () => {
           (zone) => `${pad(h)}:${pad(m)}:${pad(sec)}${fraction}${zone}`,
         ),
       );
-    const hex = (n: number) => fc.string({ unit: oneOf(..."0123456789abcdefABCDEFg"), minLength: n, maxLength: n });
+    const hex = (n: number) =>
+      fc.string({ unit: oneOf(..."0123456789abcdefABCDEFg".split("")), minLength: n, maxLength: n });
     const uuid = fc
-      .tuple(hex(8), hex(4), oneOf(..."0189"), hex(3), oneOf(..."07aB"), hex(3), hex(12))
+      .tuple(hex(8), hex(4), oneOf(..."0189".split("")), hex(3), oneOf(..."07aB".split("")), hex(3), hex(12))
       .map(([a, b, version, c, variant, d, e]) => `${a}-${b}-${version}${c}-${variant}${d}-${e}`);
     const probes: Record<string, string[]> = {
       date: [
