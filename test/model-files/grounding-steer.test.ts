@@ -88,6 +88,10 @@ const TEXTS = [
   '"F',
   "F",
   "G",
+  "],",
+  "[]",
+  ":[]",
+  "8",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -317,6 +321,28 @@ describe("GroundingSteer (soft)", () => {
     expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
   });
 
+  it("an argument's list is not left empty: a malus on `]` where it opens, and on `[]` where a value begins", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab);
+    const open = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"predictors": [') as Record<
+      string,
+      number
+    >;
+    expect(open).toMatchObject({ "]": -4, "],": -4, "]}": -4 });
+    const value = steerAfter(
+      new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"predictors"',
+    ) as Record<string, number>;
+    expect(value).toMatchObject({ ":[]": -4 });
+    // with an item written, `]` is the list's own business (see the list steering)
+    const one = steerAfter(
+      new GroundingSteer({ mode: "soft", source: ["Regress on Age"] }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"predictors": [8, ',
+    ) as Record<string, number>;
+    expect(one["]"]).toBeUndefined();
+  });
+
   it("where the question names an optional argument not written yet, a value's end goes on rather than closing", () => {
     const source = ["Get the 5 best teams with details"];
     const optionalKeys = new Map([["f", ["detailed", "region"]]]);
@@ -327,7 +353,14 @@ describe("GroundingSteer (soft)", () => {
       >;
     const five = at('{"skill_name": "f", "arguments": {"n": 5');
     expect(five[","]).toBe(6);
-    expect(five["}"]).toBeUndefined();
+    expect(five["}"]).toBe(-4); // the bonus alone did not keep Gemma from closing: the malus
+    // a list the question writes out ends, and the named optional is still to come: `],`, not `]}`
+    const list = steerAfter(
+      new GroundingSteer({ mode: "soft", source: ["Teams 3, 4 and 5. Show details"], optionalKeys }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"teams": [3, 4, 5',
+    ) as Record<string, number>;
+    expect(list).toMatchObject({ "]": 6, "],": 6, "]}": -4 });
     // without optional keys, or once the named one is written, or for another skill: closing as before
     expect(at('{"skill_name": "f", "arguments": {"n": 5', new Map())).toMatchObject({ ",": 6, "}": 6 });
     expect(at('{"skill_name": "f", "arguments": {"detailed": true, "n": 5')).toMatchObject({ ",": 6, "}": 6 });
@@ -340,7 +373,11 @@ describe("GroundingSteer (soft)", () => {
     const steer = soft();
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
     expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4, '"New': 4 });
-    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4 });
+    // "5" is no numeral of the source, only the start of 50: closing it gets the malus, going on the bonus
+    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4, ",": -4, "}": -4 });
+    // "9" of "9.8 within 5 seconds": the decimal point, not the end
+    const decimal = new GroundingSteer({ mode: "soft", source: ["acceleration of 9.8 within 5 seconds"] }, vocab);
+    expect(steerAfter(decimal, vocab, `${prefix}9`)).toMatchObject({ ".": 4, ",": -4, "}": -4 });
     expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 6, "}": 6 });
     // "1" is a whole numeral and begins "1000": closing and going on get the same bonus
     const both = new GroundingSteer({ mode: "soft", source: ["1 year, 1000 dollars"] }, vocab);

@@ -403,6 +403,7 @@ export class GroundingSteer {
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+    if (!strict && !this.#source.empty) this.#emptyListMalus(opener, items, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
     if (next !== undefined) {
@@ -410,6 +411,18 @@ export class GroundingSteer {
       this.#prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * An argument's list left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 7 of the even
+   * half's failures) is no value the question gives: where a list opens (`items` empty) its closing `]`, and where a
+   * value begins the tokens `[]`, get the malus. The grammar still allows an empty list; an empty list the question
+   * asks for is rare.
+   */
+  #emptyListMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
+    const texts = [`${opener}[]`, "[]"].flatMap((empty) => [empty, `${empty},`, `${empty}}`, `${empty}}}`]);
+    if (items?.length === 0) texts.push("]", "],", "]}", "]}}", `${opener}]`);
+    this.#textTokens(texts, GROUNDING_AVOID_LOGIT, logits, []);
   }
 
   /**
@@ -492,8 +505,14 @@ export class GroundingSteer {
     const list = this.#listAfter([...state.items, state.value]);
     if (!list) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
-    if (list.end) this.#textTokens(closers, logit, logits, separators);
-    else this.#textTokens(separators, logit, logits, closers);
+    if (!list.end) this.#textTokens(separators, logit, logits, closers);
+    else if (!this.#askedStillToCome(state)) this.#textTokens(closers, logit, logits, separators);
+    else {
+      // the list is whole, and an optional argument the question asks for is still to come: `],` and not `]}`
+      const [goOn, close] = [closers.filter((c) => !c.includes("}")), closers.filter((c) => c.includes("}"))];
+      this.#textTokens(goOn, logit, logits, separators);
+      this.#textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
+    }
   }
 
   /**
@@ -515,12 +534,19 @@ export class GroundingSteer {
   /**
    * At a value's end directly under `arguments` (not in an array or object of its own): where an optional argument
    * the question asks for is still to come (see #optionalAsked), the bonus of closing the value (`logit`) goes to the
-   * tokens that go on (`goOn`, with `,`) and not to those that close the arguments (`close`, with `}`). Only the
-   * bonus moves: a value is not closed sooner for it.
+   * tokens that go on (`goOn`, with `,`), and those that close the arguments (`close`, with `}`) get the malus (the
+   * bonus alone did not keep Gemma from `"}` after "Purchase_Amount" when "Also apply standardization" asked for
+   * `standardize`). A value is not closed sooner for it.
    */
   #goOnForAsked(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
-    if (state.items || state.nested || this.#mode === "strict" || !this.#optionalAsked()) return;
+    if (state.items || !this.#askedStillToCome(state)) return;
     this.#textTokens(goOn, logit, logits, close);
+    this.#textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
+  }
+
+  /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
+  #askedStillToCome(state: ValueState): boolean {
+    return !state.nested && this.#mode !== "strict" && this.#optionalAsked();
   }
 
   /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
@@ -593,6 +619,9 @@ export class GroundingSteer {
     );
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
+    // a numeral cut short ("time": 9 of "9.8 within 5 seconds") is no value of the source: closing it gets the malus
+    if (!strict && onTrack && !whole && /\d$/.test(value))
+      for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
