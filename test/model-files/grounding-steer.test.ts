@@ -310,13 +310,33 @@ describe("GroundingSteer (soft)", () => {
     // the last 4 ends the list: the array's end, not another item
     const last = at(`${args}3, 4, 5, 6, 4`) as Record<string, number>;
     expect(last["]"]).toBe(6);
-    expect(last[","]).toBeUndefined();
+    expect(last[","]).toBe(-8); // another item past the list's end: the list-end malus
     // strings, "C, F and G": F comes next, and G ends the list
     const chords = '{"skill_name": "f", "arguments": {"progression": [';
     expect(at(`${chords}"C", `)).toMatchObject({ '"F': 6 });
     const g = at(`${chords}"C", "F", "G`) as Record<string, number>;
     expect(g['"]']).toBe(6);
-    expect(g['",']).toBeUndefined();
+    expect(g['",']).toBe(-8);
+    // a string item closed by its quote alone: the bare `]` or `,` is steered the same way (the steer follows the
+    // reply token by token: it saw the item being written)
+    const closed = (text: string, steer = new GroundingSteer({ mode: "soft", source }, vocab)) => {
+      steer.next(text.slice(0, -1));
+      return steerAfter(steer, vocab, text);
+    };
+    expect(closed(`${chords}"C", "F", "G"`)).toMatchObject({ "]": 6, ",": -8 });
+    expect(closed(`${chords}"C", "F"`)).toMatchObject({ ",": 6 });
+    // the item after "and" is the list's last, whatever follows ("... and 'Education' and a target ..."); an article
+    // after a separator is not part of the item ("Rome and the Oslo")
+    const joined = (text: string) =>
+      closed(
+        text,
+        new GroundingSteer(
+          { mode: "soft", source: ["Use 'Age' and 'Income' and a target 'Spend'; Rome and the Oslo"] },
+          vocab,
+        ),
+      ) as Record<string, number>;
+    expect(joined(`${chords}"Age", "Income"`)).toMatchObject({ "]": 6, ",": -8 });
+    expect(joined(`${chords}"Rome", "Oslo"`)).toMatchObject({ "]": 6, ",": -8 });
     // items that follow no list of the question: no list steering, the numerals' usual bonus
     expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
   });
@@ -334,6 +354,13 @@ describe("GroundingSteer (soft)", () => {
       '{"skill_name": "f", "arguments": {"predictors"',
     ) as Record<string, number>;
     expect(value).toMatchObject({ ":[]": -4 });
+    // nor a string left empty or of punctuation alone: closing it, or writing only a comma, gets the malus
+    const empty = steerAfter(
+      new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"target": "',
+    ) as Record<string, number>;
+    expect(empty).toMatchObject({ '"': -4, '"}': -4, ",": -4 });
     // with an item written, `]` is the list's own business (see the list steering)
     const one = steerAfter(
       new GroundingSteer({ mode: "soft", source: ["Regress on Age"] }, vocab),
@@ -351,6 +378,15 @@ describe("GroundingSteer (soft)", () => {
         string,
         number
       >;
+    // a string closed by its quote alone: the bare `,` gets the bonus and `}` the malus
+    const team = '{"skill_name": "f", "arguments": {"team": "Boston"';
+    const quoted = (keys: typeof optionalKeys) => {
+      const steer = new GroundingSteer({ mode: "soft", source, optionalKeys: keys }, vocab);
+      steer.next(team.slice(0, -1)); // the steer follows the reply token by token
+      return steerAfter(steer, vocab, team);
+    };
+    expect(quoted(optionalKeys)).toMatchObject({ ",": 6, "}": -4 });
+    expect(quoted(new Map())).toEqual({ type: "none" });
     const five = at('{"skill_name": "f", "arguments": {"n": 5');
     expect(five[","]).toBe(6);
     expect(five["}"]).toBe(-4); // the bonus alone did not keep Gemma from closing: the malus

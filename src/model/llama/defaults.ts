@@ -93,6 +93,11 @@ export const GROUNDING_COPY_LOGIT = 4;
 export const GROUNDING_CLOSE_LOGIT = 2;
 /** ... the malus of a token that copies on a span of the instructions, the runtime's notes or the key's own name. */
 export const GROUNDING_AVOID_LOGIT = -4;
+/**
+ * ... the malus of another item past the end of a list the question writes out ("'Age', 'Income' and 'Education'"):
+ * twice the avoid malus, since a list's end in the question is firm (SmolLM2 went on past -4 with "FTSE 100", "DAX").
+ */
+export const GROUNDING_LIST_END_LOGIT = 2 * GROUNDING_AVOID_LOGIT;
 /** ... the bonus of a token that copies a span of the results or the question into a final answer (prose: gentler). */
 export const GROUNDING_ANSWER_COPY_LOGIT = 2;
 /**

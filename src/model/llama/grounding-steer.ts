@@ -5,6 +5,7 @@ import {
   GROUNDING_AVOID_LOGIT,
   GROUNDING_CLOSE_LOGIT,
   GROUNDING_COPY_LOGIT,
+  GROUNDING_LIST_END_LOGIT,
   GROUNDING_MAX_POSITIONS,
   GROUNDING_MIN_DIGIT_RUN,
   GROUNDING_MIN_STRING_CHARS,
@@ -54,6 +55,25 @@ export interface SteerSource {
   optionalKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
+/** Characters a value made of nothing else is no value of: `","`, `"."`, `" "` (with the empty string). */
+const PUNCTUATION = ["", ",", ".", ";", ":", "-", " ", "!", "?", "'", "/", "(", ")", "_", "*", "#", "&"];
+const CLOSE_TAILS = ["", ",", "]", "}", "]}", "],", "},", "}}"];
+
+/**
+ * The texts of a string of punctuation alone, opened (`",`) or closed and followed by what may follow a value: after
+ * each of `openers` with its opening quote (`quoted`: `:","`, `","]`), or inside a string that has just opened (`,"`).
+ */
+function punctuationStrings(openers: readonly string[], quoted: boolean): string[] {
+  const texts: string[] = [];
+  for (const opener of openers)
+    for (const mark of PUNCTUATION) {
+      const open = `${opener}${quoted ? '"' : ""}${mark}`;
+      if (mark !== "") texts.push(open); // `",` opens a string of a comma
+      for (const tail of CLOSE_TAILS) texts.push(`${open}"${tail}`);
+    }
+  return texts;
+}
+
 /** The value being written: its kind, role, text so far and the spans of the source and avoid texts it follows. */
 interface ValueState {
   kind: JsonValuePosition["kind"];
@@ -70,6 +90,10 @@ interface ValueState {
 
 /** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
 const LIST_SEPARATOR = /^['"]?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
+/** A separator that joins a list's last item ("and", "or", "&"). */
+const LIST_JOINER = /\band\b|\bor\b|&/i;
+/** An article before a list's item ("S&P 500 and the Dow Jones"): the item is what follows it. */
+const ITEM_ARTICLE = /^(?:the|an?)\s+/i;
 /** Where a list item of the question ends (its text runs up to here). */
 const LIST_ITEM_END = /['",\])\n]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
 /** The character the index joins its texts with (see GroundingIndex): a list item never runs past it. */
@@ -129,6 +153,8 @@ export class GroundingSteer {
   readonly #tracker = new JsonValueTracker();
   readonly #stringBound: number;
   #value: ValueState | undefined;
+  /** The last value written, once it is done (see #afterArgument: a list closed after its last item). */
+  #lastValue: ValueState | undefined;
   /** The argument values this reply has written so far: a numeral used once is not favoured for another argument. */
   readonly #written = new Set<string>();
   #startTokens: Map<Token, number> | undefined;
@@ -159,8 +185,9 @@ export class GroundingSteer {
     const position = this.#tracker.update(text);
     const role = position && roleOf(position.path);
     if (!position || !role) {
+      const after = this.#afterArgument(text);
       this.#leaveValue();
-      return NONE;
+      return after;
     }
     const state = this.#follow(position, role);
     if (state.kind === "pending")
@@ -169,9 +196,34 @@ export class GroundingSteer {
     return state.role === "answer" ? this.#answer(state) : this.#string(state);
   }
 
+  /**
+   * Right after an argument's string or list closed directly under `arguments` (`"target":"Purchase_Amount"`, `[7,8]`),
+   * where `,` or `}` comes next: when an optional argument the question asks for is still to come (see
+   * #optionalAsked), `,` gets the bonus and `}` the malus. Gemma writes the closing quote alone and then `}`: the
+   * string's own closers never came up.
+   */
+  #afterArgument(text: string): Steering {
+    const value = this.#value ?? this.#lastValue;
+    if (!value || value.role !== "argument") return NONE;
+    const justClosed = this.#value !== undefined && value.kind === "string" && text.endsWith('"');
+    if (justClosed && value.items) {
+      // an item string just closed, the bare `,` or `]` next: the list steering, as on `",` and `"]`
+      const logits = new Map<Token, number>();
+      this.#listEnd(value, logits, ["]", "]}", "]}}", "]},", "],"], [",", ", ", ',"', ', "']);
+      return logits.size ? { type: "bias", logits } : NONE;
+    }
+    const closed = value.items ? text.endsWith("]") && this.#value === undefined : justClosed;
+    if (value.nested || !closed || !this.#askedStillToCome(value)) return NONE;
+    const logits = new Map<Token, number>();
+    this.#textTokens([",", ', "', ',"'], GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, []);
+    this.#textTokens(["}", "}}", "}}}", "},", "}, "], GROUNDING_AVOID_LOGIT, logits, []);
+    return { type: "bias", logits };
+  }
+
   /** The value written so far is done: an argument's is remembered (see #written). */
   #leaveValue(): void {
     if (this.#value?.role === "argument" && this.#value.value !== "") this.#written.add(this.#value.value);
+    this.#lastValue = this.#value ?? this.#lastValue;
     this.#value = undefined;
   }
 
@@ -289,7 +341,13 @@ export class GroundingSteer {
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
-    if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"],'], ['",', '", "', '","']);
+    // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
+    // nor is one of punctuation alone (`[","]`)
+    if (!/[\p{L}\p{N}]/u.test(state.value)) {
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
+      this.#textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
+    }
+    if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
       this.#goOnForAsked(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     return logits.size ? { type: "bias", logits } : NONE;
@@ -403,7 +461,7 @@ export class GroundingSteer {
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
-    if (!strict && !this.#source.empty) this.#emptyListMalus(opener, items, logits);
+    if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
     if (next !== undefined) {
@@ -414,13 +472,13 @@ export class GroundingSteer {
   }
 
   /**
-   * An argument's list left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 7 of the even
-   * half's failures) is no value the question gives: where a list opens (`items` empty) its closing `]`, and where a
-   * value begins the tokens `[]`, get the malus. The grammar still allows an empty list; an empty list the question
-   * asks for is rare.
+   * An argument's list or string left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 7
+   * of the even half's failures) is no value the question gives: where a list opens (`items` empty) its closing `]`,
+   * and where a value begins the tokens `[]` and `""`, get the malus. The grammar still allows them; an empty value
+   * the question asks for is rare.
    */
-  #emptyListMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
-    const texts = [`${opener}[]`, "[]"].flatMap((empty) => [empty, `${empty},`, `${empty}}`, `${empty}}}`]);
+  #emptyValueMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
+    const texts = [`${opener}[]`, "[]", ...punctuationStrings([opener, ""], true)];
     if (items?.length === 0) texts.push("]", "],", "]}", "]}}", `${opener}]`);
     this.#textTokens(texts, GROUNDING_AVOID_LOGIT, logits, []);
   }
@@ -467,17 +525,20 @@ export class GroundingSteer {
       if (!itemAt(text, start, wanted[0])) continue;
       let p = start + wanted[0].length;
       let chained = true;
+      let joined = false;
       for (const item of wanted.slice(1)) {
-        const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
+        const separator = this.#listSeparator(text, p);
         if (separator === undefined || !itemAt(text, p + separator.length, item)) {
           chained = false;
           break;
         }
+        joined ||= LIST_JOINER.test(separator);
         p += separator.length + item.length;
       }
       if (!chained) continue;
-      const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
-      if (separator === undefined) return { end: true };
+      const separator = this.#listSeparator(text, p);
+      // "'Age', 'Income' and 'Education' and a target ...": the item after "and" is the list's last
+      if (separator === undefined || joined) return { end: true };
       const rest = this.#source.text.slice(p + separator.length).split(TEXT_JOINT)[0];
       const next = numeric
         ? LEADING_NUMERAL.exec(rest)?.[0]
@@ -485,6 +546,13 @@ export class GroundingSteer {
       return next ? { next } : { end: true };
     }
     return undefined;
+  }
+
+  /** The separator of a list at `p` of `text` (lower case), an article after it included; undefined where none. */
+  #listSeparator(text: string, p: number): string | undefined {
+    const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
+    if (separator === undefined) return undefined;
+    return separator + (ITEM_ARTICLE.exec(text.slice(p + separator.length))?.[0] ?? "");
   }
 
   /** The tokens of `texts`, each with `logit`, into `logits`; with `remove`, the tokens of those texts taken out. */
@@ -506,12 +574,16 @@ export class GroundingSteer {
     if (!list) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (!list.end) this.#textTokens(separators, logit, logits, closers);
-    else if (!this.#askedStillToCome(state)) this.#textTokens(closers, logit, logits, separators);
-    else {
+    else if (!this.#askedStillToCome(state)) {
+      this.#textTokens(closers, logit, logits, []);
+      // past the list's end: another item gets the malus (SmolLM2 went on with "Purchase_Amount", "regression", ...)
+      this.#textTokens(separators, GROUNDING_LIST_END_LOGIT, logits, []);
+    } else {
       // the list is whole, and an optional argument the question asks for is still to come: `],` and not `]}`
       const [goOn, close] = [closers.filter((c) => !c.includes("}")), closers.filter((c) => c.includes("}"))];
-      this.#textTokens(goOn, logit, logits, separators);
+      this.#textTokens(goOn, logit, logits, []);
       this.#textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
+      this.#textTokens(separators, GROUNDING_LIST_END_LOGIT, logits, []);
     }
   }
 
@@ -625,7 +697,7 @@ export class GroundingSteer {
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
-    if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]]", "],"], [",", ", "]);
+    if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
     if (whole) this.#goOnForAsked(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
