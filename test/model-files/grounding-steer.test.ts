@@ -92,6 +92,13 @@ const TEXTS = [
   "[]",
   ":[]",
   "8",
+  '"David',
+  '"Mich',
+  "David",
+  "Mich",
+  "20",
+  "200",
+  "00",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -163,6 +170,11 @@ describe("GroundingIndex", () => {
     const index = new GroundingIndex(["Drive 12,000 km for 213 million people, items 1,2,3"]);
     expect(index.numerals).toEqual(["12000", "213", "1", "2", "3", "213000000"]);
     expect(index.numerals).not.toContain("000");
+    // a clause's comma after a grouped numeral ends the clause, not the numeral
+    expect(new GroundingIndex(["income of $2,000,000, equity of $10,000,000."]).numerals).toEqual([
+      "2000000",
+      "10000000",
+    ]);
     // digits glued to a word are part of a name, not a number
     expect(new GroundingIndex(["CO2 for 25 MPG, case AL2562, 3x^2"]).numerals).toEqual(["25", "3", "2"]);
   });
@@ -341,6 +353,26 @@ describe("GroundingSteer (soft)", () => {
     expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
   });
 
+  it("a value the question puts beside the key's word is favoured over its other spans", () => {
+    const source = [
+      "Find the size of the sculpture with title 'David' by Mich. Net income of $2,000,000, dividends 200000; 20 years",
+    ];
+    const at = (text: string) =>
+      steerAfter(new GroundingSteer({ mode: "soft", source }, vocab), vocab, text) as Record<string, number>;
+    // "title 'David'": David after the key's word gets the anchor bonus, Mich only the copy bonus
+    expect(at('{"skill_name": "f", "arguments": {"title": ')).toMatchObject({ '"David': 6, '"Mich': 4 });
+    expect(at('{"skill_name": "f", "arguments": {"title": "')).toMatchObject({ David: 6, Mich: 4 });
+    // another key: no anchor, both spans alike
+    expect(at('{"skill_name": "f", "arguments": {"artist": "')).toMatchObject({ David: 4, Mich: 4 });
+    // "net income of $2,000,000": 2000000, not the dividends' 200000: at 200000 the anchored numeral goes on
+    const income = at('{"skill_name": "f", "arguments": {"net_income": 200000');
+    expect(income).toMatchObject({ 0: 6 });
+    expect(income[","]).toBeUndefined();
+    expect(at('{"skill_name": "f", "arguments": {"dividends": 200000')).toMatchObject({ ",": 4 });
+    // a numeral right before the key's word: "20 years"
+    expect(at('{"skill_name": "f", "arguments": {"years": ')).toMatchObject({ 20: 6, 200: 4 });
+  });
+
   it("an argument's list is not left empty: a malus on `]` where it opens, and on `[]` where a value begins", () => {
     const steer = new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab);
     const open = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"predictors": [') as Record<
@@ -408,9 +440,10 @@ describe("GroundingSteer (soft)", () => {
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
     const steer = soft();
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
-    expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 4, '"New': 4 });
+    // "The distance is 50 km": 50 stands beside the key's word, so it gets the anchor bonus
+    expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 6, '"New': 4 });
     // "5" is no numeral of the source, only the start of 50: closing it gets the malus, going on the bonus
-    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 4, ",": -4, "}": -4 });
+    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 6, ",": -4, "}": -4 }); // 6: toward the anchored 50
     // "9" of "9.8 within 5 seconds": the decimal point, not the end
     const decimal = new GroundingSteer({ mode: "soft", source: ["acceleration of 9.8 within 5 seconds"] }, vocab);
     expect(steerAfter(decimal, vocab, `${prefix}9`)).toMatchObject({ ".": 4, ",": -4, "}": -4 });

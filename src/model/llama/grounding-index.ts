@@ -3,8 +3,11 @@ const SEPARATOR = "\u0000";
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 /** A numeral: not digits glued to a word before them (the 2 of "CO2", the 2562 of "AL2562" are not numbers). */
 const NUMERAL = /(?<![\p{L}_\d.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/gu;
-/** A numeral written with thousands separators ("12,000", "1,250,000.50"): JSON writes it without them. */
-const GROUPED = /(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])/g;
+/**
+ * A numeral written with thousands separators ("12,000", "1,250,000.50"): JSON writes it without them. A comma after
+ * it that no digit follows ends the sentence's clause ("$2,000,000, shareholder's equity ..."), not the numeral.
+ */
+const GROUPED = /(?<![\d.]|\d,)\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)/g;
 /** A numeral with a magnitude word ("213 million", "2.5 billion"). */
 const MAGNITUDE = /(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b/gi;
 const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };

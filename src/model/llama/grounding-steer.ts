@@ -55,6 +55,14 @@ export interface SteerSource {
   optionalKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
+/** A numeral of the question as JSON writes it ("2,000,000" → 2000000), and as a fraction where a `%` follows. */
+function anchoredNumerals(numeral: string, after: string): string[] {
+  const plain = numeral.replaceAll(",", "").replace(/\.$/, "");
+  const all = [plain];
+  if (/^\s?%/.test(after)) all.push(String(Number((Number(plain) / 100).toPrecision(12))));
+  return all;
+}
+
 /** Characters a value made of nothing else is no value of: `","`, `"."`, `" "` (with the empty string). */
 const PUNCTUATION = ["", ",", ".", ";", ":", "-", " ", "!", "?", "'", "/", "(", ")", "_", "*", "#", "&"];
 const CLOSE_TAILS = ["", ",", "]", "}", "]}", "],", "},", "}}"];
@@ -110,6 +118,15 @@ function itemAt(text: string, p: number, item: string): boolean {
     !WORD_AT.test(before) && !WORD_AT.test(after) && !/^\.\d/.test(text.slice(p + item.length, p + item.length + 2))
   );
 }
+
+/**
+ * What may stand between a key's word in the question and the value it names: "title 'David'", "net income of
+ * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble".
+ */
+const ANCHOR_FILLER =
+  /^(?:'s)?(?:\s*(?:of|is|are|was|were|=|:|at|to|for|as|named|called|being|with|equal to|set to)(?=[\s'"$]))?\s*(?:the\s+|an?\s+)?['"]?\$?/i;
+/** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
+const NUMERAL_BEFORE = /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*)?(?:[\p{L}-]+\s+)?$/u;
 
 const NONE: Steering = { type: "none" };
 /** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
@@ -167,10 +184,15 @@ export class GroundingSteer {
   #text = "";
   /** The source's words, lower case (see #named). */
   #sourceWords: Set<string> | undefined;
+  /** How many characters of the source's text are the question's (the schema's values follow them). */
+  readonly #questionChars: number;
+  /** Each key's anchored values (see #anchors), computed once per key. */
+  readonly #anchored = new Map<string, { starts: number[]; numerals: string[] }>();
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
+    this.#questionChars = source.source.join(TEXT_JOINT).length;
     this.#optionalKeys = source.optionalKeys ?? new Map();
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
@@ -337,6 +359,12 @@ export class GroundingSteer {
       const written = this.#writtenStarts("");
       const named = this.#keyWordTokens("", state.key);
       for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+      this.#continuations(
+        this.#source,
+        this.#anchors(state.key).starts,
+        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
+        logits,
+      );
       for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
@@ -461,6 +489,15 @@ export class GroundingSteer {
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+    if (!strict) {
+      // the values the question puts beside the key's word, ahead of its other spans
+      const anchors = this.#anchors(key);
+      const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
+      for (const p of anchors.starts)
+        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
+      for (const numeral of anchors.numerals)
+        if (!this.#written.has(numeral)) this.#prefixTokens(opener, numeral, anchored, logits);
+    }
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
@@ -496,6 +533,38 @@ export class GroundingSteer {
         for (const token of this.#vocab.tokensFor(opener + text) ?? [])
           if (!this.#vocab.banned.has(token)) tokens.add(token);
     return tokens;
+  }
+
+  /**
+   * The values the question anchors to `key`: the span right after an occurrence of the key's last word (its head
+   * noun: `income` of `net_income`, `title`, `radius`; its plural `s` aside) past a few joining words ("title
+   * 'David'", "net income of $2,000,000", "radius of 4 meters"), and the numeral right before one ("5 years", "4
+   * light years"). A value's start that copies one of them gets the anchor bonus over the question's other spans: a
+   * small model that sees the right values puts them in the wrong slots (`"artist":"David","title":"Michelangelo"`,
+   * `"net_income":200000` from the dividends). Only the question's text is read, not the schema's values.
+   */
+  #anchors(key: string): { starts: number[]; numerals: string[] } {
+    const known = this.#anchored.get(key);
+    if (known) return known;
+    const found = { starts: [] as number[], numerals: [] as string[] };
+    this.#anchored.set(key, found);
+    const head = keyWords(key).at(-1);
+    if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
+    const text = this.#source.text.slice(0, this.#questionChars);
+    const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
+    for (const match of text.matchAll(word)) {
+      const end = match.index + match[0].length;
+      const at = end + (ANCHOR_FILLER.exec(text.slice(end))?.[0].length ?? 0);
+      if (at > end && at < text.length && /[\p{L}\p{N}]/u.test(text[at])) {
+        found.starts.push(at);
+        const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
+        if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
+      }
+      const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+      if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+    }
+    found.numerals = found.numerals.filter((numeral) => this.#source.numerals.includes(numeral));
+    return found;
   }
 
   /**
@@ -691,12 +760,23 @@ export class GroundingSteer {
     );
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
+    // toward the numeral the question puts beside the key's word, ahead of the others (see #anchors)
+    const anchored = strict ? [] : this.#anchors(state.key).numerals;
+    const towardAnchor = anchored.filter((numeral) => numeral.startsWith(value) && numeral.length > value.length);
+    if (towardAnchor.length > 0 && !state.items)
+      this.#numeralContinuations(
+        value,
+        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
+        logits,
+        (numeral) => !towardAnchor.includes(numeral),
+      );
     // a numeral cut short ("time": 9 of "9.8 within 5 seconds") is no value of the source: closing it gets the malus
     if (!strict && onTrack && !whole && /\d$/.test(value))
       for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
-    if (whole) for (const token of this.#vocab.valueClosers) logits.set(token, close);
+    if (whole && !(towardAnchor.length > 0 && !anchored.includes(value)))
+      for (const token of this.#vocab.valueClosers) logits.set(token, close);
     if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
     if (whole) this.#goOnForAsked(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
