@@ -242,6 +242,13 @@ describe("GroundingSteer (soft)", () => {
     >;
     expect(afterYork['"']).toBeGreaterThan(afterYork[","]); // a boundary: closing gets more
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
+    // a word of the question cut short ("Ne" of "New") is not closed: the malus
+    const cut = new GroundingSteer({ mode: "soft", source: ["How far is New York, NY?"] }, vocab);
+    cut.next('{"skill_name": "f", "arguments": {"city": "N');
+    expect(steerAfter(cut, vocab, '{"skill_name": "f", "arguments": {"city": "Ne')).toMatchObject({
+      '"': -4,
+      '"}': -4,
+    });
   });
 
   it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {
@@ -371,6 +378,13 @@ describe("GroundingSteer (soft)", () => {
     expect(at('{"skill_name": "f", "arguments": {"dividends": 200000')).toMatchObject({ ",": 4 });
     // a numeral right before the key's word: "20 years"
     expect(at('{"skill_name": "f", "arguments": {"years": ')).toMatchObject({ 20: 6, 200: 4 });
+    // with a magnitude word, before or after: the scaled numeral
+    const shares = ["With 100 million outstanding shares and a dividend payout of 50 million USD"];
+    const scaled = (text: string) =>
+      steerAfter(new GroundingSteer({ mode: "soft", source: shares }, vocab), vocab, text) as Record<string, number>;
+    expect(scaled('{"skill_name": "f", "arguments": {"outstanding_shares": 1000000')).toMatchObject({ 0: 6 });
+    expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 5000000')).toMatchObject({ 0: 6 });
+    expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 50000000')).toMatchObject({ ",": 6 });
   });
 
   it("an argument's list is not left empty: a malus on `]` where it opens, and on `[]` where a value begins", () => {

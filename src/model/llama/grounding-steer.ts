@@ -55,11 +55,17 @@ export interface SteerSource {
   optionalKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
-/** A numeral of the question as JSON writes it ("2,000,000" → 2000000), and as a fraction where a `%` follows. */
+/**
+ * A numeral of the question as JSON writes it ("2,000,000" → 2000000), as a fraction where a `%` follows, scaled
+ * where a magnitude word follows ("50 million": 50000000 first).
+ */
 function anchoredNumerals(numeral: string, after: string): string[] {
   const plain = numeral.replaceAll(",", "").replace(/\.$/, "");
   const all = [plain];
   if (/^\s?%/.test(after)) all.push(String(Number((Number(plain) / 100).toPrecision(12))));
+  const magnitude = MAGNITUDE_AFTER.exec(after)?.[1].toLowerCase();
+  const scaled = magnitude ? Number(plain) * MAGNITUDES[magnitude] : NaN;
+  if (Number.isSafeInteger(scaled)) all.unshift(String(scaled));
   return all;
 }
 
@@ -126,7 +132,11 @@ function itemAt(text: string, p: number, item: string): boolean {
 const ANCHOR_FILLER =
   /^(?:'s)?(?:\s*(?:of|is|are|was|were|=|:|at|to|for|as|named|called|being|with|equal to|set to)(?=[\s'"$]))?\s*(?:the\s+|an?\s+)?['"]?\$?/i;
 /** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
-const NUMERAL_BEFORE = /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*)?(?:[\p{L}-]+\s+)?$/u;
+const NUMERAL_BEFORE =
+  /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;
+/** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"). */
+const MAGNITUDE_AFTER = /^\s*(thousand|million|billion|trillion)\b/i;
+const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
 
 const NONE: Steering = { type: "none" };
 /** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
@@ -369,6 +379,9 @@ export class GroundingSteer {
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
+    // a word of the source cut short (`"a"` of "are", `"Pur"` of "Purchase") is no value of it: closing gets the malus
+    else if (state.positions.length > 0 && /[\p{L}\p{N}]$/u.test(state.value))
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value)) {
