@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
 import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
-import { optionalArgumentKeys, schemaValues } from "../../src/model/llama/grounding-setup.js";
+import { optionalArgumentKeys, schemaValues, skillArgumentKeys } from "../../src/model/llama/grounding-setup.js";
 import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
 import { valueEndKind } from "../../src/model/llama/token-classes.js";
 
@@ -371,11 +371,20 @@ describe("GroundingSteer (soft)", () => {
     expect(at('{"skill_name": "f", "arguments": {"title": "')).toMatchObject({ David: 6, Mich: 4 });
     // another key: no anchor, both spans alike
     expect(at('{"skill_name": "f", "arguments": {"artist": "')).toMatchObject({ David: 4, Mich: 4 });
+    // unless the skill's keys are known: then what is anchored to `title` is left to it
+    const keyed = steerAfter(
+      new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", ["artist", "title"]]]) }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"artist": "',
+    ) as Record<string, number>;
+    expect(keyed.Mich).toBe(4);
+    expect(keyed.David).toBeUndefined();
     // "net income of $2,000,000": 2000000, not the dividends' 200000: at 200000 the anchored numeral goes on
     const income = at('{"skill_name": "f", "arguments": {"net_income": 200000');
     expect(income).toMatchObject({ 0: 6 });
     expect(income[","]).toBeUndefined();
-    expect(at('{"skill_name": "f", "arguments": {"dividends": 200000')).toMatchObject({ ",": 4 });
+    // "dividends 200000" is whole: another digit gets the malus
+    expect(at('{"skill_name": "f", "arguments": {"dividends": 200000')).toMatchObject({ ",": 6, 0: -4 });
     // a numeral right before the key's word: "20 years"
     expect(at('{"skill_name": "f", "arguments": {"years": ')).toMatchObject({ 20: 6, 200: 4 });
     // with a magnitude word, before or after: the scaled numeral
@@ -549,6 +558,10 @@ describe("GroundingSteer (strict)", () => {
     expect(Object.fromEntries(optionalArgumentKeys(schema))).toEqual({
       standings: ["season", "detailed"],
       play: ["artist", "duration"],
+    });
+    expect(skillArgumentKeys(schema).get("standings")).toEqual({
+      all: ["team", "season", "detailed"],
+      optional: ["season", "detailed"],
     });
   });
 

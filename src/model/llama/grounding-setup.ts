@@ -50,18 +50,23 @@ export function schemaValues(schema: JsonSchema | undefined): string[] {
 /** Entries the grounding memo of a handle keeps (a few runs' avoid texts at once: an evaluation's parallel runs). */
 const MEMO_ENTRIES = 16;
 
-const optionalKeyCache = new WeakMap<object, Map<string, string[]>>();
+/** A skill's argument keys: all those its `arguments` schema names, and those of them it does not require. */
+export interface SkillArgumentKeys {
+  all: string[];
+  optional: string[];
+}
+
+const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
 
 /**
- * Each skill's optional argument keys (those its `arguments` schema names and does not require), by skill name: the
- * action schema's branches (`skill_name` a `const`, `arguments` an object), wherever they sit (a parallel call's
- * items too).
+ * Each skill's argument keys (see SkillArgumentKeys), by skill name: the action schema's branches (`skill_name` a
+ * `const`, `arguments` an object), wherever they sit (a parallel call's items too).
  */
-export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string, string[]> {
+export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, SkillArgumentKeys> {
   if (!schema || typeof schema !== "object") return new Map();
-  const kept = optionalKeyCache.get(schema);
+  const kept = argumentKeyCache.get(schema);
   if (kept) return kept;
-  const keys = new Map<string, string[]>();
+  const keys = new Map<string, SkillArgumentKeys>();
   const walk = (node: unknown, depth: number): void => {
     if (depth > 32 || node === null || typeof node !== "object") return;
     if (Array.isArray(node)) return node.forEach((item) => walk(item, depth + 1));
@@ -71,16 +76,19 @@ export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string
     const args = properties?.arguments as { properties?: Record<string, unknown>; required?: unknown } | undefined;
     if (typeof name === "string" && args?.properties) {
       const required = new Set(Array.isArray(args.required) ? args.required : []);
-      keys.set(
-        name,
-        Object.keys(args.properties).filter((key) => !required.has(key)),
-      );
+      const all = Object.keys(args.properties);
+      keys.set(name, { all, optional: all.filter((key) => !required.has(key)) });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
   walk(schema, 0);
-  optionalKeyCache.set(schema, keys);
+  argumentKeyCache.set(schema, keys);
   return keys;
+}
+
+/** Each skill's optional argument keys (those its `arguments` schema names and does not require), by skill name. */
+export function optionalArgumentKeys(schema: JsonSchema | undefined): Map<string, string[]> {
+  return new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.optional]));
 }
 
 /** The grounding vocabulary of a model (built once per handle from its token classes). */
@@ -132,6 +140,7 @@ export function groundingFor(
       avoid,
       schemaValues: schemaValues(schema),
       optionalKeys: optionalArgumentKeys(schema),
+      argumentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.all])),
     },
     vocabulary,
   );

@@ -53,6 +53,8 @@ export interface SteerSource {
   schemaValues?: readonly string[];
   /** Each skill's optional argument keys, by skill name (see optionalArgumentKeys). */
   optionalKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's argument keys, by skill name (see skillArgumentKeys): whose anchored values a key leaves alone. */
+  argumentKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -190,6 +192,7 @@ export class GroundingSteer {
   readonly #avoidKey: string;
   readonly #quotedStartTokens = new Map<string, Token[]>();
   readonly #optionalKeys: ReadonlyMap<string, readonly string[]>;
+  readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   /** The reply so far (see #optionalAsked). */
   #text = "";
   /** The source's words, lower case (see #named). */
@@ -204,6 +207,7 @@ export class GroundingSteer {
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
     this.#questionChars = source.source.join(TEXT_JOINT).length;
     this.#optionalKeys = source.optionalKeys ?? new Map();
+    this.#argumentKeys = source.argumentKeys ?? new Map();
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
     this.#avoidKey = avoid.join("\u0000");
@@ -369,6 +373,9 @@ export class GroundingSteer {
       const written = this.#writtenStarts("");
       const named = this.#keyWordTokens("", state.key);
       for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+      const others = new Map<Token, number>();
+      this.#continuations(this.#source, [...this.#othersAnchors(state.key).starts], 0, others);
+      for (const token of others.keys()) logits.delete(token);
       this.#continuations(
         this.#source,
         this.#anchors(state.key).starts,
@@ -503,6 +510,13 @@ export class GroundingSteer {
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     if (!strict) {
+      // the values the question puts beside another key's word are that key's: no copy bonus here
+      const others = this.#othersAnchors(key);
+      const theirs = new Map<Token, number>();
+      for (const p of others.starts)
+        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
+      for (const numeral of others.numerals) this.#prefixTokens(opener, numeral, 0, theirs);
+      for (const token of theirs.keys()) logits.delete(token);
       // the values the question puts beside the key's word, ahead of its other spans
       const anchors = this.#anchors(key);
       const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
@@ -677,12 +691,36 @@ export class GroundingSteer {
    */
   #optionalAsked(): boolean {
     if (this.#optionalKeys.size === 0) return false;
-    const skill = [...this.#text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1];
+    const skill = this.#currentSkill();
     const optional = skill === undefined ? undefined : this.#optionalKeys.get(skill);
     if (!optional?.length) return false;
     const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
     const written = new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
     return optional.some((key) => !written.has(key) && this.#named(key));
+  }
+
+  /** The skill the reply is calling: its last `skill_name`. */
+  #currentSkill(): string | undefined {
+    return [...this.#text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1];
+  }
+
+  /**
+   * The values the question anchors to the called skill's other keys (see #anchors), those it anchors to `key` as
+   * well aside: "title 'David' by Michelangelo" gives `David` to `title`, and `artist` leaves it alone.
+   */
+  #othersAnchors(key: string): { starts: Set<number>; numerals: Set<string> } {
+    const others = { starts: new Set<number>(), numerals: new Set<string>() };
+    const skill = this.#currentSkill();
+    const keys = skill === undefined ? undefined : this.#argumentKeys.get(skill);
+    if (!keys) return others;
+    const own = this.#anchors(key);
+    for (const other of keys) {
+      if (other === key) continue;
+      const anchors = this.#anchors(other);
+      for (const p of anchors.starts) if (!own.starts.includes(p)) others.starts.add(p);
+      for (const numeral of anchors.numerals) if (!own.numerals.includes(numeral)) others.numerals.add(numeral);
+    }
+    return others;
   }
 
   /**
@@ -790,6 +828,13 @@ export class GroundingSteer {
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole && !(towardAnchor.length > 0 && !anchored.includes(value)))
       for (const token of this.#vocab.valueClosers) logits.set(token, close);
+    // the numeral the question puts beside the key's word is whole: another digit gets the malus (Gemma wrote
+    // `"dividends_paid":2000000` for "dividends paid of $200,000" beside a net income of $2,000,000)
+    if (anchored.includes(value) && !state.items) {
+      for (const [token, logit] of logits)
+        if (logit > 0 && !this.#vocab.valueClosers.includes(token)) logits.set(token, GROUNDING_AVOID_LOGIT);
+      for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
+    }
     if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
     if (whole) this.#goOnForAsked(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
