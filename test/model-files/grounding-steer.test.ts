@@ -379,6 +379,13 @@ describe("GroundingSteer (soft)", () => {
     ) as Record<string, number>;
     expect(keyed.Mich).toBe(4);
     expect(keyed.David).toBeUndefined();
+    // two keys with one head word: no telling whose "title 'David'" is, so neither is anchored
+    const twins = steerAfter(
+      new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", ["main_title", "sub_title"]]]) }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"main_title": "',
+    ) as Record<string, number>;
+    expect(twins).toMatchObject({ David: 4, Mich: 4 });
     // "net income of $2,000,000": 2000000, not the dividends' 200000: at 200000 the anchored numeral goes on
     const income = at('{"skill_name": "f", "arguments": {"net_income": 200000');
     expect(income).toMatchObject({ 0: 6 });

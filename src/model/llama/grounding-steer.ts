@@ -568,15 +568,21 @@ export class GroundingSteer {
    * 'David'", "net income of $2,000,000", "radius of 4 meters"), and the numeral right before one ("5 years", "4
    * light years"). A value's start that copies one of them gets the anchor bonus over the question's other spans: a
    * small model that sees the right values puts them in the wrong slots (`"artist":"David","title":"Michelangelo"`,
-   * `"net_income":200000` from the dividends). Only the question's text is read, not the schema's values.
+   * `"net_income":200000` from the dividends). Only the question's text is read, not the schema's values. Where
+   * another key of the called skill has the same head word, neither is anchored.
    */
   #anchors(key: string): { starts: number[]; numerals: string[] } {
-    const known = this.#anchored.get(key);
+    const skill = this.#currentSkill();
+    const memo = `${skill ?? ""}\u0000${key}`;
+    const known = this.#anchored.get(memo);
     if (known) return known;
     const found = { starts: [] as number[], numerals: [] as string[] };
-    this.#anchored.set(key, found);
+    this.#anchored.set(memo, found);
     const head = keyWords(key).at(-1);
     if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
+    // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
+    const keys = skill === undefined ? [] : (this.#argumentKeys.get(skill) ?? []);
+    if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) return found;
     const text = this.#source.text.slice(0, this.#questionChars);
     const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(word)) {
