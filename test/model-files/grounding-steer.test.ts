@@ -164,6 +164,11 @@ describe("GroundingIndex", () => {
     expect(index.find("50The")).toEqual([]);
     expect(index.numerals).toEqual(["50", "4504"]);
     expect([index.maxNumeralDigits, index.maxDigitRun]).toEqual([4, 1]);
+    // a joining word after a space ends a value too, outside quotes; "of" joins a name and does not
+    const joined = new GroundingIndex(["From New York to Los Angeles, play 'Ticket to Ride', Law of Gravity"]);
+    expect(joined.endsAtBoundary(joined.find("New York")[0])).toBe(true);
+    expect(joined.endsAtBoundary(joined.find("Ticket")[0])).toBe(false);
+    expect(joined.endsAtBoundary(joined.find("Law")[0])).toBe(false);
   });
 
   it("reads numerals as JSON writes them: no thousands separators, a magnitude word also scaled", () => {

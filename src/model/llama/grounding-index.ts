@@ -35,6 +35,11 @@ const NUMBER_WORDS: Record<string, number> = {
   hundred: 100,
 };
 const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?![\\p{L}])`, "giu");
+/** A word that joins a value to the next part of a sentence (after a space): a value ends before it. */
+const JOINING_WORD =
+  /^ (?:to|from|and|or|in|near|with|for|at|on|into|via|during|between|than|where|which|who|that|within|around|after|before)\b/i;
+/** A stretch in quotes that open after a non-letter and close before one (an apostrophe inside a word is no quote). */
+const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D\u0000]+?['"\u2019\u201D](?![\p{L}\p{N}])/gu;
 /** An article, which a copied value does not begin with ("the Earth", "a 1kg ice block"). */
 const ARTICLE = /^(?:the|an?)\s/i;
 
@@ -84,6 +89,7 @@ export class GroundingIndex {
   readonly starts: readonly number[];
   /** Distinct numerals of the texts ("50", "-3.5", "1e3"), in order of appearance. */
   readonly numerals: readonly string[];
+  #quotedRanges: (readonly [number, number])[] | undefined;
   /** The most digits of any numeral (0 without numerals). */
   readonly maxNumeralDigits: number;
   /** The longest run of one repeated digit in any numeral. */
@@ -149,7 +155,16 @@ export class GroundingIndex {
    */
   endsAtBoundary(p: number): boolean {
     const next = this.text[p];
-    return next === undefined || next === SEPARATOR || (!WORD_CHAR.test(next) && !/[ ]/.test(next));
+    if (next === undefined || next === SEPARATOR || (!WORD_CHAR.test(next) && !/[ ]/.test(next))) return true;
+    // before a joining word, outside quotes: "New York | to Los Angeles", "British Pounds | to Japanese Yen", "2x^2 |
+    // at x = 1" ("of" joins names: "Law of Universal Gravitation"; a quoted title keeps its words: 'Ticket to Ride')
+    return next === " " && JOINING_WORD.test(this.text.slice(p, p + 12)) && !this.#quoted(p);
+  }
+
+  /** Whether `p` lies inside a quoted stretch of the text ('Ticket to Ride', "Purchase_Amount"). */
+  #quoted(p: number): boolean {
+    this.#quotedRanges ??= [...this.text.matchAll(QUOTED)].map((m) => [m.index, m.index + m[0].length] as const);
+    return this.#quotedRanges.some(([from, to]) => p > from && p < to);
   }
 
   /** Whether a span ending at `p` ends a word: at the end of a text, or before a character that is not a letter or digit. */

@@ -522,8 +522,8 @@ export class GroundingSteer {
       const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
       for (const p of anchors.starts)
         this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
-      for (const numeral of anchors.numerals)
-        if (!this.#written.has(numeral)) this.#prefixTokens(opener, numeral, anchored, logits);
+      // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
+      for (const numeral of anchors.numerals) this.#prefixTokens(opener, numeral, anchored, logits);
     }
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
     // the next item of a list the question writes out, ahead of every other span
