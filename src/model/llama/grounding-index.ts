@@ -39,7 +39,7 @@ const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("
 const JOINING_WORD =
   /^ (?:to|from|and|or|in|near|with|for|at|on|into|via|during|between|than|where|which|who|that|within|around|after|before)\b/i;
 /** A stretch in quotes that open after a non-letter and close before one (an apostrophe inside a word is no quote). */
-const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D\u0000]+?['"\u2019\u201D](?![\p{L}\p{N}])/gu;
+const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D]+?['"\u2019\u201D](?![\p{L}\p{N}])/gu;
 /** An article, which a copied value does not begin with ("the Earth", "a 1kg ice block"). */
 const ARTICLE = /^(?:the|an?)\s/i;
 
@@ -163,7 +163,9 @@ export class GroundingIndex {
 
   /** Whether `p` lies inside a quoted stretch of the text ('Ticket to Ride', "Purchase_Amount"). */
   #quoted(p: number): boolean {
-    this.#quotedRanges ??= [...this.text.matchAll(QUOTED)].map((m) => [m.index, m.index + m[0].length] as const);
+    this.#quotedRanges ??= [...this.text.matchAll(QUOTED)]
+      .filter((m) => !m[0].includes(SEPARATOR)) // no quote runs from one text into the next
+      .map((m) => [m.index, m.index + m[0].length] as const);
     return this.#quotedRanges.some(([from, to]) => p > from && p < to);
   }
 
