@@ -247,13 +247,6 @@ describe("GroundingSteer (soft)", () => {
     >;
     expect(afterYork['"']).toBeGreaterThan(afterYork[","]); // a boundary: closing gets more
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
-    // a word of the question cut short ("Ne" of "New") is not closed: the malus
-    const cut = new GroundingSteer({ mode: "soft", source: ["How far is New York, NY?"] }, vocab);
-    cut.next('{"skill_name": "f", "arguments": {"city": "N');
-    expect(steerAfter(cut, vocab, '{"skill_name": "f", "arguments": {"city": "Ne')).toMatchObject({
-      '"': -4,
-      '"}': -4,
-    });
   });
 
   it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {
@@ -384,6 +377,16 @@ describe("GroundingSteer (soft)", () => {
     ) as Record<string, number>;
     expect(keyed.Mich).toBe(4);
     expect(keyed.David).toBeUndefined();
+    // "for" links no value to the key's word, nor does a lower-case word right after it (an adjective's noun)
+    const loose = (key: string, text: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [text] }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": "`,
+      ) as Record<string, number>;
+    expect(loose("matches", "the next five matches for David")).toMatchObject({ David: 4 });
+    expect(loose("organic", "top five organic human brands")).toMatchObject({ human: 4 });
+    expect(loose("material", "with material David")).toMatchObject({ David: 6 });
     // two keys with one head word: no telling whose "title 'David'" is, so neither is anchored
     const twins = steerAfter(
       new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", ["main_title", "sub_title"]]]) }, vocab),
@@ -404,6 +407,10 @@ describe("GroundingSteer (soft)", () => {
     const scaled = (text: string) =>
       steerAfter(new GroundingSteer({ mode: "soft", source: shares }, vocab), vocab, text) as Record<string, number>;
     expect(scaled('{"skill_name": "f", "arguments": {"outstanding_shares": 1000000')).toMatchObject({ 0: 6 });
+    // and 100 alone is no value of it: going on, not closing
+    const hundred = scaled('{"skill_name": "f", "arguments": {"outstanding_shares": 100');
+    expect(hundred[0]).toBe(6);
+    expect(hundred[","] ?? 0).toBeLessThanOrEqual(4);
     expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 5000000')).toMatchObject({ 0: 6 });
     expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 50000000')).toMatchObject({ ",": 6 });
   });

@@ -58,8 +58,8 @@ export interface SteerSource {
 }
 
 /**
- * A numeral of the question as JSON writes it ("2,000,000" → 2000000), as a fraction where a `%` follows, scaled
- * where a magnitude word follows ("50 million": 50000000 first).
+ * A numeral of the question as JSON writes it ("2,000,000" → 2000000), also as a fraction where a `%` follows,
+ * only scaled where a magnitude word follows ("50 million": 50000000).
  */
 function anchoredNumerals(numeral: string, after: string): string[] {
   const plain = numeral.replaceAll(",", "").replace(/\.$/, "");
@@ -67,8 +67,8 @@ function anchoredNumerals(numeral: string, after: string): string[] {
   if (/^\s?%/.test(after)) all.push(String(Number((Number(plain) / 100).toPrecision(12))));
   const magnitude = MAGNITUDE_AFTER.exec(after)?.[1].toLowerCase();
   const scaled = magnitude ? Number(plain) * MAGNITUDES[magnitude] : NaN;
-  if (Number.isSafeInteger(scaled)) all.unshift(String(scaled));
-  return all;
+  // "100 million": 100000000 only (an anchored 100 would be closed as whole: Gemma wrote 100)
+  return Number.isSafeInteger(scaled) ? [String(scaled)] : all;
 }
 
 /** Characters a value made of nothing else is no value of: `","`, `"."`, `" "` (with the empty string). */
@@ -129,10 +129,11 @@ function itemAt(text: string, p: number, item: string): boolean {
 
 /**
  * What may stand between a key's word in the question and the value it names: "title 'David'", "net income of
- * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble".
+ * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble". Not "for", "to",
+ * "with": "the next five matches for Manchester United" does not make the team the matches'.
  */
 const ANCHOR_FILLER =
-  /^(?:'s)?(?:\s*(?:of|is|are|was|were|=|:|at|to|for|as|named|called|being|with|equal to|set to)(?=[\s'"$]))?\s*(?:the\s+|an?\s+)?['"]?\$?/i;
+  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|=|:|named|called|equal to|set to)(?=[\s'"$]))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
 /** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
 const NUMERAL_BEFORE =
   /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;
@@ -386,9 +387,6 @@ export class GroundingSteer {
     } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
-    // a word of the source cut short (`"a"` of "are", `"Pur"` of "Purchase") is no value of it: closing gets the malus
-    else if (state.positions.length > 0 && /[\p{L}\p{N}]$/u.test(state.value))
-      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value)) {
@@ -515,7 +513,15 @@ export class GroundingSteer {
       const theirs = new Map<Token, number>();
       for (const p of others.starts)
         this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
-      for (const numeral of others.numerals) this.#prefixTokens(opener, numeral, 0, theirs);
+      // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
+      const free = new Set<string>();
+      for (const numeral of this.#source.numerals)
+        if (!others.numerals.has(numeral))
+          for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
+      for (const numeral of others.numerals)
+        for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
+          if (!free.has(numeral.slice(0, length)))
+            for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
       for (const token of theirs.keys()) logits.delete(token);
       // the values the question puts beside the key's word, ahead of its other spans
       const anchors = this.#anchors(key);
@@ -587,8 +593,12 @@ export class GroundingSteer {
     const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(word)) {
       const end = match.index + match[0].length;
-      const at = end + (ANCHOR_FILLER.exec(text.slice(end))?.[0].length ?? 0);
-      if (at > end && at < text.length && /[\p{L}\p{N}]/u.test(text[at])) {
+      const filler = ANCHOR_FILLER.exec(text.slice(end));
+      const at = end + (filler?.[0].length ?? 0);
+      // without a joining word or a quote, only a name or a number ("material Marble", "age 25"): "organic bananas"
+      // is an adjective and its noun
+      const linked = filler?.groups?.join !== undefined || filler?.groups?.quote !== undefined;
+      if (at > end && at < text.length && (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at])) {
         found.starts.push(at);
         const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
         if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
@@ -723,10 +733,16 @@ export class GroundingSteer {
     for (const other of keys) {
       if (other === key) continue;
       const anchors = this.#anchors(other);
-      for (const p of anchors.starts) if (!own.starts.includes(p)) others.starts.add(p);
+      for (const p of anchors.starts) if (!own.starts.includes(p) && this.#onlyAt(p)) others.starts.add(p);
       for (const numeral of anchors.numerals) if (!own.numerals.includes(numeral)) others.numerals.add(numeral);
     }
     return others;
+  }
+
+  /** Whether the word at `p` of the source begins no other span of it (then its tokens are that value's alone). */
+  #onlyAt(p: number): boolean {
+    const word = /^[\p{L}\p{N}]+/u.exec(this.#source.following(p, 64))?.[0];
+    return word !== undefined && this.#source.find(word).length === 1;
   }
 
   /**
