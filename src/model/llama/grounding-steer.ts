@@ -542,7 +542,7 @@ export class GroundingSteer {
   }
 
   /**
-   * An argument's list or string left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 7
+   * An argument's list or string left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 8
    * of the even half's failures) is no value the question gives: where a list opens (`items` empty) its closing `]`,
    * and where a value begins the tokens `[]` and `""`, get the malus. The grammar still allows them; an empty value
    * the question asks for is rare.
