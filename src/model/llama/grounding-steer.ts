@@ -507,30 +507,7 @@ export class GroundingSteer {
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
-    if (!strict) {
-      // the values the question puts beside another key's word are that key's: no copy bonus here
-      const others = this.#othersAnchors(key);
-      const theirs = new Map<Token, number>();
-      for (const p of others.starts)
-        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
-      // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
-      const free = new Set<string>();
-      for (const numeral of this.#source.numerals)
-        if (!others.numerals.has(numeral))
-          for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
-      for (const numeral of others.numerals)
-        for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
-          if (!free.has(numeral.slice(0, length)))
-            for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
-      for (const token of theirs.keys()) logits.delete(token);
-      // the values the question puts beside the key's word, ahead of its other spans
-      const anchors = this.#anchors(key);
-      const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
-      for (const p of anchors.starts)
-        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
-      // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
-      for (const numeral of anchors.numerals) this.#prefixTokens(opener, numeral, anchored, logits);
-    }
+    if (!strict) this.#anchorBias(opener, key, logits);
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
@@ -539,6 +516,36 @@ export class GroundingSteer {
       this.#prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * Where `key`'s value is about to begin (after `opener`): the values the question anchors to another key of the
+   * called skill lose their copy bonus (a numeral's first digits another numeral shares keep it), and those it
+   * anchors to `key` get the anchor bonus (see #anchors).
+   */
+  #anchorBias(opener: string, key: string, logits: Map<Token, number>): void {
+    // the values the question puts beside another key's word are that key's: no copy bonus here
+    const others = this.#othersAnchors(key);
+    const theirs = new Map<Token, number>();
+    for (const p of others.starts)
+      this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
+    // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
+    const free = new Set<string>();
+    for (const numeral of this.#source.numerals)
+      if (!others.numerals.has(numeral))
+        for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
+    for (const numeral of others.numerals)
+      for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
+        if (!free.has(numeral.slice(0, length)))
+          for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
+    for (const token of theirs.keys()) logits.delete(token);
+    // the values the question puts beside the key's word, ahead of its other spans
+    const anchors = this.#anchors(key);
+    const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
+    for (const p of anchors.starts)
+      this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
+    // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
+    for (const numeral of anchors.numerals) this.#prefixTokens(opener, numeral, anchored, logits);
   }
 
   /**
