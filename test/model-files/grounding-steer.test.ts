@@ -415,6 +415,20 @@ describe("GroundingSteer (soft)", () => {
     expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 50000000')).toMatchObject({ ",": 6 });
   });
 
+  it("an integer argument is not steered toward a numeral with a fraction", () => {
+    const source = ["Synaptic rate of 200 and weight 0.5"];
+    const at = (integerKeys?: Map<string, string[]>) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source, integerKeys }, vocab),
+        vocab,
+        '{"skill_name": "f", "arguments": {"rate": ',
+      ) as Record<string, number>;
+    expect(at()).toMatchObject({ 0: 4, 2: 6 }); // 0 begins 0.5, 2 the anchored 200
+    const integer = at(new Map([["f", ["rate"]]]));
+    expect(integer[0]).toBeUndefined();
+    expect(integer[2]).toBe(6);
+  });
+
   it("an argument's list is not left empty: a malus on `]` where it opens, and on `[]` where a value begins", () => {
     const steer = new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab);
     const open = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"predictors": [') as Record<
@@ -581,7 +595,11 @@ describe("GroundingSteer (strict)", () => {
     expect(skillArgumentKeys(schema).get("standings")).toEqual({
       all: ["team", "season", "detailed"],
       optional: ["season", "detailed"],
+      integer: [],
     });
+    const typed = branch("count", ["n", "x"], ["n"]);
+    typed.properties.arguments.properties = { n: { type: "integer" }, x: { type: ["number", "integer"] } } as never;
+    expect(skillArgumentKeys(typed).get("count")?.integer).toEqual(["n"]);
   });
 
   it("collects enum and default values, not the skill names", () => {

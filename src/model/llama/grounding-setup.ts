@@ -54,6 +54,8 @@ const MEMO_ENTRIES = 16;
 export interface SkillArgumentKeys {
   all: string[];
   optional: string[];
+  /** Those whose schema type is `integer` (a numeral with a fraction is no value of theirs). */
+  integer: string[];
 }
 
 const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
@@ -77,7 +79,11 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
     if (typeof name === "string" && args?.properties) {
       const required = new Set(Array.isArray(args.required) ? args.required : []);
       const all = Object.keys(args.properties);
-      keys.set(name, { all, optional: all.filter((key) => !required.has(key)) });
+      const integer = all.filter((key) => {
+        const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
+        return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
+      });
+      keys.set(name, { all, optional: all.filter((key) => !required.has(key)), integer });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -141,6 +147,7 @@ export function groundingFor(
       schemaValues: schemaValues(schema),
       optionalKeys: optionalArgumentKeys(schema),
       argumentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.all])),
+      integerKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.integer])),
     },
     vocabulary,
   );

@@ -55,6 +55,8 @@ export interface SteerSource {
   optionalKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's argument keys, by skill name (see skillArgumentKeys): whose anchored values a key leaves alone. */
   argumentKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's integer-typed argument keys, by skill name: only whole numerals are favoured for them. */
+  integerKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -194,6 +196,7 @@ export class GroundingSteer {
   readonly #quotedStartTokens = new Map<string, Token[]>();
   readonly #optionalKeys: ReadonlyMap<string, readonly string[]>;
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
+  readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
   /** The reply so far (see #optionalAsked). */
   #text = "";
   /** The source's words, lower case (see #named). */
@@ -209,6 +212,7 @@ export class GroundingSteer {
     this.#questionChars = source.source.join(TEXT_JOINT).length;
     this.#optionalKeys = source.optionalKeys ?? new Map();
     this.#argumentKeys = source.argumentKeys ?? new Map();
+    this.#integerKeys = source.integerKeys ?? new Map();
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
     this.#avoidKey = avoid.join("\u0000");
@@ -503,7 +507,7 @@ export class GroundingSteer {
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
     for (const numeral of this.#source.numerals)
-      if (!this.#written.has(numeral))
+      if (!this.#written.has(numeral) && this.#fits(key, numeral))
         this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
     if (!this.#source.numerals.some((n) => n.startsWith("-")))
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
@@ -532,7 +536,7 @@ export class GroundingSteer {
     // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
     const free = new Set<string>();
     for (const numeral of this.#source.numerals)
-      if (!others.numerals.has(numeral))
+      if (!others.numerals.has(numeral) && this.#fits(key, numeral))
         for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
     for (const numeral of others.numerals)
       for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
@@ -545,7 +549,8 @@ export class GroundingSteer {
     for (const p of anchors.starts)
       this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
     // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
-    for (const numeral of anchors.numerals) this.#prefixTokens(opener, numeral, anchored, logits);
+    for (const numeral of anchors.numerals)
+      if (this.#fits(key, numeral)) this.#prefixTokens(opener, numeral, anchored, logits);
   }
 
   /**
@@ -728,6 +733,16 @@ export class GroundingSteer {
   }
 
   /**
+   * Whether `numeral` can be `key`'s value: not one with a fraction or an exponent where the called skill types the
+   * key `integer` (the bonus of `0.5` led SmolLM2 and Gemma into `"input_synaptic_rate":0`, which the grammar closed).
+   */
+  #fits(key: string, numeral: string): boolean {
+    const skill = this.#currentSkill();
+    const integer = skill !== undefined && (this.#integerKeys.get(skill)?.includes(key) ?? false);
+    return !integer || /^-?\d+$/.test(numeral);
+  }
+
+  /**
    * The values the question anchors to the called skill's other keys (see #anchors), those it anchors to `key` as
    * well aside: "title 'David' by Michelangelo" gives `David` to `title`, and `artist` leaves it alone.
    */
@@ -830,8 +845,9 @@ export class GroundingSteer {
     if (longestDigitRun(value) >= Math.max(maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN)) return { type: "close-value" };
     const strict = this.#mode === "strict" && numerals.length > 0;
     const logits = new Map<Token, number>();
-    // a list may repeat an item ("[3, 4, 5, 6, 4]"): inside an array a numeral written already is favoured again
-    const used = state.items ? () => false : undefined;
+    // a list may repeat an item ("[3, 4, 5, 6, 4]"): inside an array a numeral written already is favoured again;
+    // a numeral the key's type cannot hold is not favoured
+    const used = (numeral: string) => !this.#fits(state.key, numeral) || (!state.items && this.#written.has(numeral));
     const onTrack = this.#numeralContinuations(
       value,
       strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT,
@@ -841,7 +857,7 @@ export class GroundingSteer {
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
     // toward the numeral the question puts beside the key's word, ahead of the others (see #anchors)
-    const anchored = strict ? [] : this.#anchors(state.key).numerals;
+    const anchored = strict ? [] : this.#anchors(state.key).numerals.filter((n) => this.#fits(state.key, n));
     const towardAnchor = anchored.filter((numeral) => numeral.startsWith(value) && numeral.length > value.length);
     if (towardAnchor.length > 0 && !state.items)
       this.#numeralContinuations(
