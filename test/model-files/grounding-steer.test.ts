@@ -598,7 +598,7 @@ describe("GroundingSteer (strict)", () => {
       integer: [],
     });
     const typed = branch("count", ["n", "x"], ["n"]);
-    typed.properties.arguments.properties = { n: { type: "integer" }, x: { type: ["number", "integer"] } } as never;
+    typed.properties.arguments.properties = { n: { type: "integer" }, x: { type: ["number", "integer"] } };
     expect(skillArgumentKeys(typed).get("count")?.integer).toEqual(["n"]);
   });
 
