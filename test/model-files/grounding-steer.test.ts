@@ -474,6 +474,15 @@ describe("GroundingSteer (soft)", () => {
       return steerAfter(steer, vocab, team);
     };
     expect(quoted(optionalKeys)).toMatchObject({ ",": 6, "}": -4 });
+    // the same after a list closed by a bare `]`, a number item's or a string item's
+    for (const list of [
+      '{"skill_name": "f", "arguments": {"teams": [3, 4]',
+      '{"skill_name": "f", "arguments": {"teams": ["A"]',
+    ]) {
+      const steer = new GroundingSteer({ mode: "soft", source, optionalKeys }, vocab);
+      for (let end = list.length - 3; end < list.length; end++) steer.next(list.slice(0, end));
+      expect(steerAfter(steer, vocab, list), list).toMatchObject({ ",": 6, "}": -4 });
+    }
     expect(quoted(new Map())).toEqual({ type: "none" });
     const five = at('{"skill_name": "f", "arguments": {"n": 5');
     expect(five[","]).toBe(6);

@@ -253,7 +253,8 @@ export class GroundingSteer {
       this.#listEnd(value, logits, ["]", "]}", "]}}", "]},", "],"], [",", ", ", ',"', ', "']);
       return logits.size ? { type: "bias", logits } : NONE;
     }
-    const closed = value.items ? text.endsWith("]") && this.#value === undefined : justClosed;
+    // a list's bare `]` (after a number item its value is still the current one, after a string item the last one)
+    const closed = value.items ? text.endsWith("]") : justClosed;
     if (value.nested || !closed || !this.#askedStillToCome(value)) return NONE;
     const logits = new Map<Token, number>();
     this.#textTokens([",", ', "', ',"'], GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, []);
