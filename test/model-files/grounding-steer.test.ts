@@ -430,32 +430,15 @@ describe("GroundingSteer (soft)", () => {
   });
 
   it("an argument's list is not left empty: a malus on `]` where it opens, and on `[]` where a value begins", () => {
-    const steer = new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab);
-    const open = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"predictors": [') as Record<
-      string,
-      number
-    >;
-    expect(open).toMatchObject({ "]": -4, "],": -4, "]}": -4 });
-    const value = steerAfter(
-      new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab),
-      vocab,
-      '{"skill_name": "f", "arguments": {"predictors"',
-    ) as Record<string, number>;
-    expect(value).toMatchObject({ ":[]": -4 });
+    // one steer per reply (it follows one growing text)
+    const at = (text: string, source = ["Regress on Age, Income and Education"]) =>
+      steerAfter(new GroundingSteer({ mode: "soft", source }, vocab), vocab, text) as Record<string, number>;
+    expect(at('{"skill_name": "f", "arguments": {"predictors": [')).toMatchObject({ "]": -4, "],": -4, "]}": -4 });
+    expect(at('{"skill_name": "f", "arguments": {"predictors"')).toMatchObject({ ":[]": -4 });
     // nor a string left empty or of punctuation alone: closing it, or writing only a comma, gets the malus
-    const empty = steerAfter(
-      new GroundingSteer({ mode: "soft", source: ["Regress on Age, Income and Education"] }, vocab),
-      vocab,
-      '{"skill_name": "f", "arguments": {"target": "',
-    ) as Record<string, number>;
-    expect(empty).toMatchObject({ '"': -4, '"}': -4, ",": -4 });
+    expect(at('{"skill_name": "f", "arguments": {"target": "')).toMatchObject({ '"': -4, '"}': -4, ",": -4 });
     // with an item written, `]` is the list's own business (see the list steering)
-    const one = steerAfter(
-      new GroundingSteer({ mode: "soft", source: ["Regress on Age"] }, vocab),
-      vocab,
-      '{"skill_name": "f", "arguments": {"predictors": [8, ',
-    ) as Record<string, number>;
-    expect(one["]"]).toBeUndefined();
+    expect(at('{"skill_name": "f", "arguments": {"predictors": [8, ', ["Regress on Age"])["]"]).toBeUndefined();
   });
 
   it("where the question names an optional argument not written yet, a value's end goes on rather than closing", () => {

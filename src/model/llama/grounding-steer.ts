@@ -77,12 +77,19 @@ function anchoredNumerals(numeral: string, after: string): string[] {
 const PUNCTUATION = ["", ",", ".", ";", ":", "-", " ", "!", "?", "'", "/", "(", ")", "_", "*", "#", "&"];
 const CLOSE_TAILS = ["", ",", "]", "}", "]}", "],", "},", "}}"];
 
+/** punctuationStrings' texts by openers: a handful of openers (`""`, `":"`), built once each. */
+const punctuationCache = new Map<string, string[]>();
+
 /**
  * The texts of a string of punctuation alone, opened (`",`) or closed and followed by what may follow a value: after
  * each of `openers` with its opening quote (`quoted`: `:","`, `","]`), or inside a string that has just opened (`,"`).
  */
 function punctuationStrings(openers: readonly string[], quoted: boolean): string[] {
+  const key = `${quoted}\u0001${openers.join("\u0001")}`;
+  const kept = punctuationCache.get(key);
+  if (kept) return kept;
   const texts: string[] = [];
+  punctuationCache.set(key, texts);
   for (const opener of openers)
     for (const mark of PUNCTUATION) {
       const open = `${opener}${quoted ? '"' : ""}${mark}`;
@@ -199,6 +206,8 @@ export class GroundingSteer {
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
   /** The reply so far (see #optionalAsked). */
   #text = "";
+  /** The skill the reply so far calls, and the text it was read from (see #currentSkill). */
+  #skillOf: { text: string; skill: string | undefined } | undefined;
   /** The source's words, lower case (see #named). */
   #sourceWords: Set<string> | undefined;
   /** How many characters of the source's text are the question's (the schema's values follow them). */
@@ -728,9 +737,14 @@ export class GroundingSteer {
     return optional.some((key) => !written.has(key) && this.#named(key));
   }
 
-  /** The skill the reply is calling: its last `skill_name`. */
+  /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
   #currentSkill(): string | undefined {
-    return [...this.#text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1];
+    if (this.#skillOf?.text !== this.#text)
+      this.#skillOf = {
+        text: this.#text,
+        skill: [...this.#text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1],
+      };
+    return this.#skillOf.skill;
   }
 
   /**
