@@ -614,4 +614,17 @@ describe("GroundingSteer (strict)", () => {
     };
     expect(schemaValues(schema).sort()).toEqual(["cm", "simpson", "trapezoid"]);
   });
+
+  it("leaves out the literals a description gives as examples", () => {
+    const schema = {
+      properties: {
+        expression: { type: "string", description: 'The expression, e.g. "15/100*80" or "round(2^0.5, 3)"' },
+        from: { type: "string", description: 'Unit of the value, e.g. "km", "lb", "F"' },
+        place: { type: "string", description: "The name of the location, e.g., 'Amazon rainforest'. Default is 'all'." },
+        zone: { type: "string", description: 'IANA time zone, e.g. "Europe/Paris"; default "UTC"' },
+        route: { type: "string", description: "Type of route (e.g., 'fastest', 'scenic'). Default is 'fastest'." },
+      },
+    };
+    expect(schemaValues(schema).sort()).toEqual(["UTC", "all", "fastest"]);
+  });
 });

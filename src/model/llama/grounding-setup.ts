@@ -6,6 +6,21 @@ import type { TokenClasses } from "./token-classes.js";
 const schemaValueCache = new WeakMap<object, string[]>();
 /** A literal quoted in a description ("Default is 'cm'", "Choices are 'trapezoid' or 'simpson'"); not an apostrophe. */
 const QUOTED_LITERAL = /(?<=^|[\s(,:])(?:'([^'\n]{1,40})'|"([^"\n]{1,40})")(?=$|[\s).,;:])/g;
+/** Where a description starts giving examples ("e.g.", "for example", "such as", "like"): up to the clause's end. */
+const EXAMPLES = /\b(?:e\.g\.|eg\.|for example|for instance|such as|like\b)(?<examples>[^.;)]*(?:\.(?!\s)[^.;)]*)*)/gi;
+/**
+ * The literals a description quotes, less its examples: a small model copies an example in place of the question's
+ * value (both test models wrote the calculator's `15/100*80` for "the square root of 1764", and `"from":"mi",
+ * "to":"km"` from `e.g. "km", "lb"` for "How many kilograms is 150 pounds?"). Left out, an example stays in the avoid
+ * texts (the instructions): unfavoured where the question does not begin it.
+ */
+function quotedLiterals(description: string): string[] {
+  const examples = [...description.matchAll(EXAMPLES)].map((m) => [m.index, m.index + m[0].length]);
+  const literals: string[] = [];
+  for (const match of description.matchAll(QUOTED_LITERAL))
+    if (!examples.some(([start, end]) => match.index >= start && match.index < end)) literals.push(match[1] ?? match[2]);
+  return literals;
+}
 
 /**
  * Collect `enum` items and `default` values (strings and numbers) of `node` and below; the skill names (the enum of
@@ -25,7 +40,7 @@ function collectValues(node: unknown, into: Set<string>, where: { key?: string; 
   }
   for (const [name, value] of Object.entries(record)) {
     if (!where.properties && name === "description" && typeof value === "string")
-      for (const match of value.matchAll(QUOTED_LITERAL)) into.add(match[1] ?? match[2]);
+      for (const literal of quotedLiterals(value)) into.add(literal);
     if (!where.properties && (name === "enum" || name === "default" || name === "const")) continue;
     const child = where.properties ? { key: name } : { properties: name === "properties" };
     collectValues(value, into, child, depth + 1);
