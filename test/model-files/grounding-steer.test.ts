@@ -251,7 +251,7 @@ describe("GroundingSteer (soft)", () => {
 
   it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {
     const steer = new GroundingSteer(
-      { mode: "soft", source: ["Crime in San Francisco, California over 50 days"] },
+      { mode: "soft", source: ["Crime: San Francisco, California over 50 days"] },
       vocab,
     );
     const first = '{"skill_name": "f", "arguments": {"city": ';
@@ -271,7 +271,7 @@ describe("GroundingSteer (soft)", () => {
     >;
     expect(afterNumber[5]).toBeUndefined();
     // the steer is one generate call's: another call's favours them again
-    const another = new GroundingSteer({ mode: "soft", source: ["Crime in San Francisco over 50 days"] }, vocab);
+    const another = new GroundingSteer({ mode: "soft", source: ["Crime: San Francisco over 50 days"] }, vocab);
     expect(steerAfter(another, vocab, next)).toMatchObject({ '"San': 4, 5: 4 });
   });
 
@@ -415,6 +415,53 @@ describe("GroundingSteer (soft)", () => {
     expect(scaled('{"skill_name": "f", "arguments": {"total_payout": 50000000')).toMatchObject({ ",": 6 });
   });
 
+  it("a place key is anchored to the name after in/near/around/at, where the skill has no other place key", () => {
+    const source = ["Predict the growth of forest in San Francisco for the next 5 years"];
+    const at = (key: string, keys: string[]) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": "`,
+      ) as Record<string, number>;
+    expect(at("location", ["location", "years"]).San).toBe(6);
+    // another key is no place's: the copy bonus alone
+    expect(at("species", ["species", "years"]).San).toBe(4);
+    // two place keys (`city`, `country`): no telling whose
+    expect(at("city", ["city", "country"]).San).toBe(4);
+  });
+
+  it("goes on with a word of the question the value is in the middle of, more than with a copy at a word's end", () => {
+    const words = vocabulary(['"', '"}', ",", "}", "<pad>", "Yellow", "stone", "ak", " Park", "Yellowstone"]);
+    const source = ["Forest in Yellowstone Park, and a Yellow one"];
+    const after = (value: string, text = source) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: text }, words),
+        words,
+        `{"skill_name": "f", "arguments": {"species": "${value}`,
+      ) as Record<string, number>;
+    // "Yellow" is also a whole word of the question: no more than the copy bonus
+    expect(after("Yellow").stone).toBe(4);
+    // in "Yellowstone" only: the value is mid-word, and going on with the word outweighs a small model's own word
+    const mid = after("Yellow", ["Forest in Yellowstone Park"]);
+    expect(mid.stone).toBeGreaterThan(8);
+    expect(mid.ak).toBeUndefined();
+  });
+
+  it("a value that is a joining word alone (`in`, `a`, `the`) is not closed", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ["Forest growth in Yellowstone Park"] }, vocab);
+    const closers = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"species": " in') as Record<
+      string,
+      number
+    >;
+    expect(closers['"']).toBeLessThan(0);
+    const whole = steerAfter(
+      new GroundingSteer({ mode: "soft", source: ["Crime: San Francisco"] }, vocab),
+      vocab,
+      '{"skill_name": "f", "arguments": {"city": "San Francisco',
+    ) as Record<string, number>;
+    expect(whole['"']).toBeGreaterThan(0);
+  });
+
   it("an integer argument is not steered toward a numeral with a fraction", () => {
     const source = ["Synaptic rate of 200 and weight 0.5"];
     const at = (integerKeys?: Map<string, string[]>) =>
@@ -547,6 +594,13 @@ describe("GroundingSteer (soft)", () => {
     const afterThe = steerAfter(steer, vocabA, '{"final_answer": "The answer is ') as Record<string, number>;
     expect(afterThe["42"]).toBeGreaterThan(0); // re-anchored after a space
   });
+
+  it("an answer that runs away with a number is closed", () => {
+    const steer = new GroundingSteer({ mode: "soft", source: ['{"value":150,"result":68.0388555]'] }, vocab);
+    expect(steer.next('{"final_answer": "68.0388555').type).not.toBe("close-string");
+    const runaway = new GroundingSteer({ mode: "soft", source: ['{"value":150,"result":68.0388555]'] }, vocab);
+    expect(runaway.next('{"final_answer": "150.00000000000').type).toBe("close-string");
+  });
 });
 
 describe("GroundingSteer (strict)", () => {
@@ -620,7 +674,10 @@ describe("GroundingSteer (strict)", () => {
       properties: {
         expression: { type: "string", description: 'The expression, e.g. "15/100*80" or "round(2^0.5, 3)"' },
         from: { type: "string", description: 'Unit of the value, e.g. "km", "lb", "F"' },
-        place: { type: "string", description: "The name of the location, e.g., 'Amazon rainforest'. Default is 'all'." },
+        place: {
+          type: "string",
+          description: "The name of the location, e.g., 'Amazon rainforest'. Default is 'all'.",
+        },
         zone: { type: "string", description: 'IANA time zone, e.g. "Europe/Paris"; default "UTC"' },
         route: { type: "string", description: "Type of route (e.g., 'fastest', 'scenic'). Default is 'fastest'." },
       },

@@ -18,7 +18,8 @@ function quotedLiterals(description: string): string[] {
   const examples = [...description.matchAll(EXAMPLES)].map((m) => [m.index, m.index + m[0].length]);
   const literals: string[] = [];
   for (const match of description.matchAll(QUOTED_LITERAL))
-    if (!examples.some(([start, end]) => match.index >= start && match.index < end)) literals.push(match[1] ?? match[2]);
+    if (!examples.some(([start, end]) => match.index >= start && match.index < end))
+      literals.push(match[1] ?? match[2]);
   return literals;
 }
 

@@ -7,6 +7,7 @@ import {
   GROUNDING_COPY_LOGIT,
   GROUNDING_LIST_END_LOGIT,
   GROUNDING_MAX_POSITIONS,
+  GROUNDING_MID_WORD_LOGIT,
   GROUNDING_MIN_DIGIT_RUN,
   GROUNDING_MIN_STRING_CHARS,
   GROUNDING_NUMBER_DIGIT_MARGIN,
@@ -149,6 +150,21 @@ const NUMERAL_BEFORE =
 /** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"). */
 const MAGNITUDE_AFTER = /^\s*(thousand|million|billion|trillion)\b/i;
 const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+
+/**
+ * Head words of a key that takes a place: the called skill's one such key is also anchored to a name the question
+ * puts after "in", "near", "around" or "at" ("forest in Yellowstone National Park", "around Denver, Colorado"), where
+ * Gemma 3 270M wrote `"location":"in"`, `"hospital"`, `"nearby"`.
+ */
+const PLACE_WORDS = new Set(["location", "place", "city", "town", "country", "region", "address", "venue"]);
+/** Words that only join others: no argument's value alone. */
+const FUNCTION_WORDS = new Set(
+  "a an the in on at to of for from by with near into onto about and or but is are was be my me i it its this that".split(
+    " ",
+  ),
+);
+/** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
+const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
 
 const NONE: Steering = { type: "none" };
 /** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
@@ -398,7 +414,7 @@ export class GroundingSteer {
         logits,
       );
       for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
-    } else this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
+    } else this.#copyOn(state, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
@@ -406,11 +422,25 @@ export class GroundingSteer {
     if (!/[\p{L}\p{N}]/u.test(state.value)) {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
       this.#textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
-    }
+    } else if (FUNCTION_WORDS.has(state.value.trim().toLowerCase()))
+      // nor is a word that only joins others (Gemma's `"location":"in"`, `"cell_compartment":"a"`)
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
       this.#goOnForAsked(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /**
+   * The copy bonus on from the spans the value follows; more where the value is in the middle of a word of the source
+   * and no whole word of it (see GROUNDING_MID_WORD_LOGIT).
+   */
+  #copyOn(state: ValueState, logits: Map<Token, number>): void {
+    // only where the value is no whole word of the source yet: "C" of "C major" may close ("Compose" holds it too)
+    const midWord = WORD_AT.test(state.value.at(-1) ?? "") && !state.positions.some((p) => this.#source.endsWord(p));
+    const inWord = midWord ? state.positions : [];
+    this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
+    if (inWord.length > 0) this.#continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
   }
 
   /**
@@ -474,8 +504,13 @@ export class GroundingSteer {
     this.#continuations(this.#avoid, state.avoidPositions, GROUNDING_AVOID_LOGIT, logits);
   }
 
-  /** A final answer: a gentle copy bonus toward the results and the question, the avoid malus, no bound. */
+  /**
+   * A final answer: a gentle copy bonus toward the results and the question, the avoid malus; no length bound, but a
+   * number's runaway closes it.
+   */
   #answer(state: ValueState): Steering {
+    // a runaway number ends the answer (SmolLM2: "150.0000000000000001", "5.555555555555555555555555")
+    if (this.#digitRunaway(state)) return { type: "close-string" };
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
     this.#avoidMalus(state, logits);
@@ -628,6 +663,8 @@ export class GroundingSteer {
       const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
       if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
     }
+    if (PLACE_WORDS.has(head) && !keys.some((other) => other !== key && PLACE_WORDS.has(keyWords(other).at(-1) ?? "")))
+      for (const match of text.matchAll(PLACE_BEFORE)) found.starts.push(match.index + match[0].length);
     found.numerals = found.numerals.filter((numeral) => this.#source.numerals.includes(numeral));
     return found;
   }
