@@ -231,22 +231,38 @@ describe("GroundingSteer (soft)", () => {
 
   it("inside an argument string, favours tokens that copy a span of the question, and closing at its boundary", () => {
     const steer = soft();
-    const start = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "') as Record<string, number>;
+    const start = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"team": "') as Record<string, number>;
     expect(start.New).toBeGreaterThan(0);
     expect(start.function).toBeLessThan(0); // the instructions' text, not in the question
-    const afterNew = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "New') as Record<
+    const afterNew = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"team": "New') as Record<
       string,
       number
     >;
     expect(afterNew[" York"]).toBeGreaterThan(0);
     // "New" ends a word: closing is as good as copying on, no better
     expect(afterNew['"']).toBe(afterNew[" York"]);
-    const afterYork = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"city": "New York') as Record<
+    const afterYork = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"team": "New York') as Record<
       string,
       number
     >;
     expect(afterYork['"']).toBeGreaterThan(afterYork[","]); // a boundary: closing gets more
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
+  });
+
+  it("a place's name goes on with its region; no value goes on across a joining word", () => {
+    const at = (source: string, key: string, value: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [source] }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": "${value}`,
+      ) as Record<string, number>;
+    // a place key: ", NY" ahead of closing at the comma
+    const place = at("How far is New York, NY? The distance is 50 km.", "city", "New York");
+    expect(place[","]).toBeGreaterThan(place['"']);
+    // "New York | in winter": closing gets the bonus, " in" none
+    const joined = at("Trips to New York in winter", "team", "New York");
+    expect(joined['"']).toBeGreaterThan(0);
+    expect(joined[" in"]).toBeUndefined();
   });
 
   it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {

@@ -439,8 +439,24 @@ export class GroundingSteer {
     // only where the value is no whole word of the source yet: "C" of "C major" may close ("Compose" holds it too)
     const midWord = WORD_AT.test(state.value.at(-1) ?? "") && !state.positions.some((p) => this.#source.endsWord(p));
     const inWord = midWord ? state.positions : [];
-    this.#continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
+    // a place's name goes on with its region ("Denver, Colorado"), ahead of closing at the comma
+    const region = this.#isPlaceKey(state.key) ? state.positions.filter((p) => this.#regionAfter(p)) : [];
+    // no copy bonus across a joining word ("New York | to Los Angeles"): closing there gets the bonus
+    const onward = state.positions.filter((p) => this.#source.text[p] !== " " || !this.#source.endsAtBoundary(p));
+    this.#continuations(this.#source, onward, GROUNDING_COPY_LOGIT, logits);
     if (inWord.length > 0) this.#continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
+    if (region.length > 0)
+      this.#continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+  }
+
+  /** Whether `key` takes a place (its head word is one of PLACE_WORDS). */
+  #isPlaceKey(key: string): boolean {
+    return PLACE_WORDS.has(keyWords(key).at(-1) ?? "");
+  }
+
+  /** Whether the source goes on at `p` with a comma and a capitalized name: a place's region ("Denver, Colorado"). */
+  #regionAfter(p: number): boolean {
+    return /^, \p{Lu}/u.test(this.#source.following(p, 3));
   }
 
   /**
@@ -463,6 +479,7 @@ export class GroundingSteer {
    */
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
+    if (this.#isPlaceKey(state.key) && state.positions.some((p) => this.#regionAfter(p))) return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
       return GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (state.positions.some((p) => this.#source.endsWord(p))) return GROUNDING_COPY_LOGIT;
@@ -663,7 +680,7 @@ export class GroundingSteer {
       const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
       if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
     }
-    if (PLACE_WORDS.has(head) && !keys.some((other) => other !== key && PLACE_WORDS.has(keyWords(other).at(-1) ?? "")))
+    if (this.#isPlaceKey(key) && !keys.some((other) => other !== key && this.#isPlaceKey(other)))
       for (const match of text.matchAll(PLACE_BEFORE)) found.starts.push(match.index + match[0].length);
     found.numerals = found.numerals.filter((numeral) => this.#source.numerals.includes(numeral));
     return found;
