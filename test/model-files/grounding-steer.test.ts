@@ -446,6 +446,24 @@ describe("GroundingSteer (soft)", () => {
     expect(at("city", ["city", "country"]).San).toBe(4);
   });
 
+  it("a name in apposition after the key's word is anchored; an optional key the question anchors is asked for", () => {
+    const source = ["Find 5 restaurants near my location, Boston, with Thai food"];
+    const keys = new Map([["f", ["cuisine", "location"]]]);
+    const steer = () =>
+      new GroundingSteer(
+        { mode: "soft", source, argumentKeys: keys, optionalKeys: new Map([["f", ["location"]]]) },
+        vocab,
+      );
+    expect(steerAfter(steer(), vocab, '{"skill_name": "f", "arguments": {"location": "')).toMatchObject({ Boston: 6 });
+    // `location` is optional and not written yet: after another value, going on is favoured over closing
+    const after = steerAfter(steer(), vocab, '{"skill_name": "f", "arguments": {"n": 5') as Record<string, number>;
+    expect(after[","]).toBeGreaterThan(0);
+    expect(after["}"]).toBeLessThan(0);
+    // written: nothing more is asked
+    const done = steerAfter(steer(), vocab, '{"skill_name": "f", "arguments": {"location": "Boston", "n": 5');
+    expect((done as Record<string, number>)["}"]).toBeGreaterThan(0);
+  });
+
   it("goes on with a word of the question the value is in the middle of, more than with a copy at a word's end", () => {
     const words = vocabulary(['"', '"}', ",", "}", "<pad>", "Yellow", "stone", "ak", " Park", "Yellowstone"]);
     const source = ["Forest in Yellowstone Park, and a Yellow one"];

@@ -139,11 +139,12 @@ function itemAt(text: string, p: number, item: string): boolean {
 
 /**
  * What may stand between a key's word in the question and the value it names: "title 'David'", "net income of
- * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble". Not "for", "to",
- * "with": "the next five matches for Manchester United" does not make the team the matches'.
+ * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble", and after a comma
+ * a name or number in apposition ("my location, Manhattan"). Not "for", "to", "with": "the next five matches for
+ * Manchester United" does not make the team the matches'.
  */
 const ANCHOR_FILLER =
-  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|=|:|named|called|equal to|set to)(?=[\s'"$]))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
+  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|=|:|named|called|equal to|set to)(?=[\s'"$])|(?<apposition>,)(?=\s))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
 /** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
 const NUMERAL_BEFORE =
   /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;
@@ -788,7 +789,8 @@ export class GroundingSteer {
     if (!optional?.length) return false;
     const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
     const written = new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
-    return optional.some((key) => !written.has(key) && this.#named(key));
+    // named, or given a value by the question (a place key's "in Rome, Italy")
+    return optional.some((key) => !written.has(key) && (this.#named(key) || this.#anchors(key).starts.length > 0));
   }
 
   /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
