@@ -190,7 +190,7 @@ describe("GroundingIndex", () => {
     expect(index.numerals).not.toContain("1"); // "someone" holds "one", but not as a word
   });
 
-  it("with skipArticles, begins no span with an article, unless a capital one mid-sentence (a title)", () => {
+  it("with skipArticles, begins no span with an article or a joining word, unless a capital one mid-sentence", () => {
     const text = "Who discovered the neutron? The answer, a prize, an atom; see The Starry Night.";
     const index = new GroundingIndex([text], { skipArticles: true });
     for (const article of ["the neutron", "The answer", "a prize", "an atom"]) expect(index.find(article)).toEqual([]);
@@ -198,6 +198,14 @@ describe("GroundingIndex", () => {
     expect(index.find("The Starry Night")).toHaveLength(1);
     // without the option (the avoid texts), every word begins a span
     expect(new GroundingIndex([text]).find("the neutron")).toHaveLength(1);
+    // nor with a preposition, a conjunction or a copula; a word after one still begins a span
+    const recipe = new GroundingIndex(["What are the proteins in the plasma membrane, for pasta and Of Mice"], {
+      skipArticles: true,
+    });
+    for (const joiner of ["are the proteins", "in the plasma", "for pasta", "and Of"])
+      expect(recipe.find(joiner), joiner).toEqual([]);
+    for (const word of ["proteins", "plasma membrane", "pasta", "Of Mice"])
+      expect(recipe.find(word), word).toHaveLength(1);
   });
 
   it('begins no span with closing punctuation (a list item is not ".")', () => {
