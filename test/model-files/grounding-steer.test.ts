@@ -454,6 +454,21 @@ describe("GroundingSteer (soft)", () => {
     expect(at("city", ["city", "country"]).San).toBe(4);
   });
 
+  it("numbered keys take the question's numerals in its order", () => {
+    const source = ["Find the highest common factor of 5 and 4"];
+    const at = (key: string, keys: string[]) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": `,
+      ) as Record<string, number>;
+    expect(at("number1", ["number1", "number2"])).toMatchObject({ 5: 6 });
+    expect(at("number1", ["number1", "number2"])[4]).toBeUndefined(); // the second's: left to it
+    expect(at("number2", ["number1", "number2"])).toMatchObject({ 4: 6 });
+    // a numbered key without siblings: no order to follow
+    expect(at("number1", ["number1", "limit"])).toMatchObject({ 5: 4, 4: 4 });
+  });
+
   it("a name in apposition after the key's word is anchored; an optional key the question anchors is asked for", () => {
     const source = ["Find 5 restaurants near my location, Boston, with Thai food"];
     const keys = new Map([["f", ["cuisine", "location"]]]);

@@ -13,7 +13,7 @@ import {
   GROUNDING_NUMBER_DIGIT_MARGIN,
   GROUNDING_STRICT_LOGIT,
 } from "./defaults.js";
-import { digitCount, GroundingIndex, longestDigitRun } from "./grounding-index.js";
+import { digitCount, GroundingIndex, longestDigitRun, numeralsOf } from "./grounding-index.js";
 import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.js";
 
 /** What the steer needs of a model's vocabulary (token-classes.ts builds it once per model). */
@@ -158,6 +158,8 @@ const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billio
  * Gemma 3 270M wrote `"location":"in"`, `"hospital"`, `"nearby"`.
  */
 const PLACE_WORDS = new Set(["location", "place", "city", "town", "country", "region", "address", "venue"]);
+/** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
+const ORDINAL_KEY = /^(.*?)_?([1-9])$/;
 /** Words that only join others: no argument's value alone. */
 const FUNCTION_WORDS = new Set(
   "a an the in on at to of for from by with near into onto about and or but is are was be my me i it its this that".split(
@@ -659,12 +661,19 @@ export class GroundingSteer {
     if (known) return known;
     const found = { starts: [] as number[], numerals: [] as string[] };
     this.#anchored.set(memo, found);
+    const keys = skill === undefined ? [] : (this.#argumentKeys.get(skill) ?? []);
+    const text = this.#source.text.slice(0, this.#questionChars);
+    // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
+    const ordinal = ORDINAL_KEY.exec(key);
+    const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
+    if (ordinal && siblings > 1) {
+      const numeral = [...new Set(numeralsOf(text))][Number(ordinal[2]) - 1];
+      if (numeral !== undefined && this.#source.numerals.includes(numeral)) found.numerals.push(numeral);
+    }
     const head = keyWords(key).at(-1);
     if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
     // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
-    const keys = skill === undefined ? [] : (this.#argumentKeys.get(skill) ?? []);
     if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) return found;
-    const text = this.#source.text.slice(0, this.#questionChars);
     const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(word)) {
       const end = match.index + match[0].length;
