@@ -454,6 +454,22 @@ describe("GroundingSteer (soft)", () => {
     expect(at("city", ["city", "country"]).San).toBe(4);
   });
 
+  it("a numeral the question writes only as a percentage is favoured as its fraction, unless the key asks for one", () => {
+    const source = ["Invest 4 thousand at an annual rate of 5% for 9 years"];
+    const at = (key: string, percentKeys = new Map<string, string[]>()) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", [key]]]), percentKeys }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": `,
+      ) as Record<string, number>;
+    const rate = at("annual_rate");
+    expect(rate[0]).toBeGreaterThan(0); // 0.05
+    expect(rate[5]).toBeUndefined();
+    expect(rate[9]).toBe(4); // written bare: still favoured
+    const percentage = at("annual_rate", new Map([["f", ["annual_rate"]]]));
+    expect(percentage[5]).toBeGreaterThan(0);
+  });
+
   it("numbered keys take the question's numerals in its order", () => {
     const source = ["Find the highest common factor of 5 and 4"];
     const at = (key: string, keys: string[]) =>
@@ -699,10 +715,18 @@ describe("GroundingSteer (strict)", () => {
       all: ["team", "season", "detailed"],
       optional: ["season", "detailed"],
       integer: [],
+      percent: [],
     });
     const typed = branch("count", ["n", "x"], ["n"]);
     typed.properties.arguments.properties = { n: { type: "integer" }, x: { type: ["number", "integer"] } };
     expect(skillArgumentKeys(typed).get("count")?.integer).toEqual(["n"]);
+    const rates = branch("grow", ["r", "p", "d"], ["r"]);
+    rates.properties.arguments.properties = {
+      r: { type: "number", description: "The interest rate for a year as a percentage." },
+      p: { type: "number", description: "The rate in decimal form. Example, 5 percent is 0.05." },
+      d: { type: "number", description: "The annual rate of return." },
+    };
+    expect(skillArgumentKeys(rates).get("grow")?.percent).toEqual(["r"]);
   });
 
   it("collects enum and default values, not the skill names", () => {

@@ -72,6 +72,8 @@ export interface SkillArgumentKeys {
   optional: string[];
   /** Those whose schema type is `integer` (a numeral with a fraction is no value of theirs). */
   integer: string[];
+  /** Those whose description asks for a percentage as such ("as a percentage"; not "in decimal form"): `5%` is 5. */
+  percent: string[];
 }
 
 const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
@@ -99,7 +101,11 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
         const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
         return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
       });
-      keys.set(name, { all, optional: all.filter((key) => !required.has(key)), integer });
+      const percent = all.filter((key) => {
+        const description = (args.properties![key] as { description?: unknown } | undefined)?.description;
+        return typeof description === "string" && /percent/i.test(description) && !/decimal/i.test(description);
+      });
+      keys.set(name, { all, optional: all.filter((key) => !required.has(key)), integer, percent });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -164,6 +170,7 @@ export function groundingFor(
       optionalKeys: optionalArgumentKeys(schema),
       argumentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.all])),
       integerKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.integer])),
+      percentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.percent])),
     },
     vocabulary,
   );

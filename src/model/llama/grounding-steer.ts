@@ -58,6 +58,8 @@ export interface SteerSource {
   argumentKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's integer-typed argument keys, by skill name: only whole numerals are favoured for them. */
   integerKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's keys whose description asks for a percentage as such, by skill name: `5%` stays 5 for them. */
+  percentKeys?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -158,6 +160,19 @@ const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billio
  * Gemma 3 270M wrote `"location":"in"`, `"hospital"`, `"nearby"`.
  */
 const PLACE_WORDS = new Set(["location", "place", "city", "town", "country", "region", "address", "venue"]);
+/**
+ * The numerals `question` writes only as a percentage ("8%", "5 %"), never bare: those whose fraction is the value
+ * of a rate.
+ */
+function percentOnlyNumerals(question: string): Set<string> {
+  const percent = new Set<string>();
+  const bare = new Set<string>();
+  for (const match of question.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)(\s?%)?/gu))
+    (match[2] ? percent : bare).add(match[1]);
+  for (const numeral of bare) percent.delete(numeral);
+  return percent;
+}
+
 /** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
 const ORDINAL_KEY = /^(.*?)_?([1-9])$/;
 /** Words that only join others: no argument's value alone. */
@@ -223,6 +238,9 @@ export class GroundingSteer {
   readonly #optionalKeys: ReadonlyMap<string, readonly string[]>;
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
+  readonly #percentKeys: ReadonlyMap<string, readonly string[]>;
+  /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see #fits). */
+  readonly #percentOnly: ReadonlySet<string>;
   /** The reply so far (see #optionalAsked). */
   #text = "";
   /** The skill the reply so far calls, and the text it was read from (see #currentSkill). */
@@ -241,6 +259,8 @@ export class GroundingSteer {
     this.#optionalKeys = source.optionalKeys ?? new Map();
     this.#argumentKeys = source.argumentKeys ?? new Map();
     this.#integerKeys = source.integerKeys ?? new Map();
+    this.#percentKeys = source.percentKeys ?? new Map();
+    this.#percentOnly = percentOnlyNumerals(source.source[0] ?? "");
     const avoid = source.avoid ?? [];
     this.#vocab = vocab;
     this.#avoidKey = avoid.join("\u0000");
@@ -819,7 +839,10 @@ export class GroundingSteer {
   #fits(key: string, numeral: string): boolean {
     const skill = this.#currentSkill();
     const integer = skill !== undefined && (this.#integerKeys.get(skill)?.includes(key) ?? false);
-    return !integer || /^-?\d+$/.test(numeral);
+    if (integer) return /^-?\d+$/.test(numeral);
+    // "an annual rate of 8%" is 0.08 (7 of the 8 such values of BFCL's even questions), unless the key asks for a
+    // percentage as such
+    return !this.#percentOnly.has(numeral) || (skill !== undefined && !!this.#percentKeys.get(skill)?.includes(key));
   }
 
   /**
