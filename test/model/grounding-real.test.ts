@@ -11,6 +11,7 @@ import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../../src/eval/bfcl/bfcl-fil
 import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import type { GroundingMode, ModelHandle } from "../../src/model/model-handle.js";
+import { calculatorSkill } from "../../src/skills/builtin/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { callReply } from "../../src/testing/index.js";
 import { loadTestModel, testModelPath } from "../helpers/test-models.js";
@@ -78,6 +79,31 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
       expect(query).toContain(park);
       expect(description).not.toContain(park.toLowerCase());
     }
+  }, 180_000);
+
+  it("a description's example is no value to copy: the calculator's expression holds the question's number", async () => {
+    // before (98290e2): "15/100*80", the example of the expression's description, for "the square root of 1764" (the
+    // example counted as a schema value), and so for every arithmetic task of evals/basic.json
+    const registry = new Registry([calculatorSkill]);
+    const state = await new Agent({ model, registry }).run("What is the square root of 1764?", { maxIterations: 1 });
+    const expression = String(state.stream.ofType("call-skill")[0]?.arguments.expression ?? "");
+    expect(expression).not.toContain("15/100");
+    expect(expression).toContain("1764");
+  }, 180_000);
+
+  it("a place key takes the name after 'in', whole (BFCL simple_python_68)", async () => {
+    // before (5b37408): location "in"; with +8 on the word's next token, "Yellowak"
+    const { query, args } = await firstCall(model, "simple_python_68", "soft");
+    const location = (args as { location?: string } | undefined)?.location ?? "";
+    expect(location).toMatch(/^Yellowstone\b/);
+    expect(query).toContain(location);
+  }, 180_000);
+
+  it("a rate the question writes as a percentage is written as its fraction (BFCL simple_python_152)", async () => {
+    // before (d46d8ca): annual_yield 5 for "a 5% annual yield"; the description does not ask for a percentage
+    const { query, args } = await firstCall(model, "simple_python_152", "soft");
+    expect(query).toContain("5%");
+    expect(args).toMatchObject({ annual_yield: 0.05 });
   }, 180_000);
 });
 
