@@ -112,6 +112,17 @@ function steerAfter(
   return Object.fromEntries([...steering.logits].map(([token, logit]) => [vocab.text(token), logit]));
 }
 
+/** The steer's bias where `key`'s value begins (after `"key": `, or inside its opened string), as texts to logits. */
+function atValueStart(
+  source: ConstructorParameters<typeof GroundingSteer>[0],
+  vocab: ReturnType<typeof vocabulary>,
+  key: string,
+  opened: boolean,
+): Record<string, number> {
+  const text = `{"skill_name": "f", "arguments": {"${key}": ${opened ? '"' : ""}`;
+  return steerAfter(new GroundingSteer(source, vocab), vocab, text) as Record<string, number>;
+}
+
 describe("JsonValueTracker", () => {
   it("tells string and number values under their keys, and where a value is about to begin", () => {
     const tracker = new JsonValueTracker();
@@ -442,11 +453,7 @@ describe("GroundingSteer (soft)", () => {
   it("a place key is anchored to the name after in/near/around/at, where the skill has no other place key", () => {
     const source = ["Predict the growth of forest in San Francisco for the next 5 years"];
     const at = (key: string, keys: string[]) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab),
-        vocab,
-        `{"skill_name": "f", "arguments": {"${key}": "`,
-      ) as Record<string, number>;
+      atValueStart({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab, key, true);
     expect(at("location", ["location", "years"]).San).toBe(6);
     // another key is no place's: the copy bonus alone
     expect(at("species", ["species", "years"]).San).toBe(4);
@@ -457,11 +464,7 @@ describe("GroundingSteer (soft)", () => {
   it("a numeral the question writes only as a percentage is favoured as its fraction, unless the key asks for one", () => {
     const source = ["Invest 4 thousand at an annual rate of 5% for 9 years"];
     const at = (key: string, percentKeys = new Map<string, string[]>()) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", [key]]]), percentKeys }, vocab),
-        vocab,
-        `{"skill_name": "f", "arguments": {"${key}": `,
-      ) as Record<string, number>;
+      atValueStart({ mode: "soft", source, argumentKeys: new Map([["f", [key]]]), percentKeys }, vocab, key, false);
     const rate = at("annual_rate");
     expect(rate[0]).toBeGreaterThan(0); // 0.05
     expect(rate[5]).toBeUndefined();
@@ -473,11 +476,7 @@ describe("GroundingSteer (soft)", () => {
   it("numbered keys take the question's numerals in its order", () => {
     const source = ["Find the highest common factor of 5 and 4"];
     const at = (key: string, keys: string[]) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab),
-        vocab,
-        `{"skill_name": "f", "arguments": {"${key}": `,
-      ) as Record<string, number>;
+      atValueStart({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, vocab, key, false);
     expect(at("number1", ["number1", "number2"])).toMatchObject({ 5: 6 });
     expect(at("number1", ["number1", "number2"])[4]).toBeUndefined(); // the second's: left to it
     expect(at("number2", ["number1", "number2"])).toMatchObject({ 4: 6 });
