@@ -11,7 +11,8 @@ export const PRIMITIVES: Record<string, string> = {
   char: String.raw`[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})`,
   "nonblank-char": String.raw`[^"\\${BLANK_CLASS}] | "\\" ["\\/]`,
   string: String.raw`"\"" char* "\""`,
-  "int-part": `"0" | [1-9] [0-9]{0,${MAX_INTEGER_DIGITS - 1}}`,
+  // a 16-digit integer part begins with 1-8: at most UNBOUNDED_MAX, a safe integer (gbnf-integer-range.ts)
+  "int-part": `"0" | [1-9] [0-9]{0,${MAX_INTEGER_DIGITS - 2}} | [1-8] [0-9]{${MAX_INTEGER_DIGITS - 1}}`,
   number: `"-"? int-part ("." [0-9]{1,${MAX_FRACTION_DIGITS}})? ([eE] [-+]? [0-9]{1,2})?`,
   integer: `"-"? int-part`,
   boolean: `"true" | "false"`,

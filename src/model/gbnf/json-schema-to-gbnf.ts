@@ -146,7 +146,8 @@ class SchemaCompiler implements GbnfCompiler {
  * (exact; bounded numbers have no exponent), booleans, null, and `{}` / `true` (any JSON value).
  * Not enforced (the grammar then accepts more than the schema): other `pattern`s and `format`s, `multipleOf`,
  * `uniqueItems`, `minProperties` / `maxProperties`, `not`, conditionals. Unbounded numbers are capped at
- * `MAX_INTEGER_DIGITS` (gbnf-integer-range.ts) integer digits, 16 decimals and a 2-digit exponent so a runaway model cannot spin.
+ * 8999999999999999 in their integer part (a safe integer; `UNBOUNDED_MAX` in gbnf-integer-range.ts), 16 decimals
+ * and a 2-digit exponent so a runaway model cannot spin.
  *
  * Throws {@link JsonSchemaGrammarError} for a schema nothing can satisfy, an unknown `type`, or an unresolvable `$ref`.
  */
