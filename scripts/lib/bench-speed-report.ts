@@ -61,10 +61,17 @@ function actionsSection(speed: SpeedReport): string[] {
       brief(a.constrainedOverFreeOn),
       brief(a.constrainedOverFreeOff),
     ),
+    row(
+      "Generation time over the same batches replayed as free text, per round",
+      brief(a.constrainedOverReplayOn),
+      brief(a.constrainedOverReplayOff),
+    ),
     "",
     `Free text on the same prompts: ${brief(a.freeMsPerToken)} ms per token. Step wall time, on / off per round: ` +
       `**${brief(a.stepOnOverOff)}**; sampled tokens on / generated tokens off: **${brief(a.sampledOnOverGeneratedOff)}**. ` +
-      `The same action with ${lever} on and off: ${a.sameAction}.`,
+      `The same action with ${lever} on and off: ${a.sameAction}. The replay evaluates each reply's tokens again ` +
+      "in the batches the reply evaluated them in (jump-forward's forced tokens with the sampled one), with no " +
+      "grammar, no bias and llama.cpp's greedy sampler: the ratio is what sampling under the grammar costs.",
     ...(a.on.refusalExamples.length + a.off.refusalExamples.length > 0
       ? [
           "",

@@ -46,6 +46,8 @@ interface ActionSample {
   generationMs: number;
   /** Samplings that passed over the whole vocabulary (candidate sampling's fallback); undefined without it. */
   fullPasses: number | undefined;
+  /** The reply's batches evaluated again with no grammar, no bias and llama.cpp's greedy sampler, ms (see replay). */
+  replayMs: number;
 }
 
 /** One side (jump-forward on or off) of the action figures, summed over the questions per round. */
@@ -88,11 +90,47 @@ export interface ActionFigures {
   /** Per round: constrained ms per sampled token (jump-forward on / off) over free ms per token. */
   constrainedOverFreeOn?: Spread;
   constrainedOverFreeOff?: Spread;
+  /**
+   * Per round: the replies' generation time over the same tokens in the same batches evaluated as free text (see
+   * replay): what the grammar and its sampling cost, whatever jump-forward put in a batch.
+   */
+  constrainedOverReplayOn?: Spread;
+  constrainedOverReplayOff?: Spread;
   /** Actions identical with the lever on and off (greedy), of all compared. */
   sameAction: string;
 }
 
-function sampleOf(handle: LlamaModelHandle, on: boolean, candidates: boolean, wallMs: number): ActionSample {
+/**
+ * The last reply's batches (see TokenRun.batches) evaluated again on a sequence that holds the prompt up to them,
+ * with no grammar, no bias and llama.cpp's greedy sampler (an argmax over the vocabulary, as free text samples): the
+ * same tokens in the same batch shapes, so that what the constrained reply took beyond this is its sampling's cost.
+ * Returns the replay's ms (0 when the reply evaluated nothing).
+ */
+async function replay(handle: LlamaModelHandle): Promise<number> {
+  const { promptTokens, batches, samples } = benchAccess(handle).lastReply;
+  const { sequence } = benchAccess(handle).llamaObjects;
+  if (batches.length === 0) return 0;
+  // the first batch is the prompt's tail and the forced opening (the tokens before the first sampled one)
+  const tail = batches[0].length - (samples[0]?.[0] ?? 0);
+  await sequence.clearHistory();
+  await sequence.evaluateWithoutGeneratingNewTokens(promptTokens.slice(0, promptTokens.length - tail));
+  const started = performance.now();
+  const iterator = sequence.evaluate(batches[0], { temperature: 0, yieldEogToken: true });
+  try {
+    await iterator.next();
+    for (const batch of batches.slice(1)) await iterator.next(batch);
+  } finally {
+    await iterator.return();
+  }
+  return performance.now() - started;
+}
+
+function sampleOf(
+  handle: LlamaModelHandle,
+  on: boolean,
+  candidates: boolean,
+  wallMs: number,
+): Omit<ActionSample, "replayMs"> {
   const stats = handle.stats;
   return {
     on,
@@ -149,7 +187,8 @@ export async function actionFigures(
     const started = performance.now();
     const reply = await agent.step(states[k]);
     const candidates = options.lever === "jump-forward" || on;
-    return { sample: sampleOf(handle, on, candidates, performance.now() - started), reply };
+    const sample = sampleOf(handle, on, candidates, performance.now() - started);
+    return { sample: { ...sample, replayMs: await replay(handle) }, reply };
   };
   const rounds: { on: ActionSample[]; off: ActionSample[]; free: number[] }[] = [];
   const refusals = {
@@ -194,6 +233,11 @@ export async function actionFigures(
   const msPerSampled = (side: "on" | "off") =>
     rounds.map((x) => sum(x[side], "generationMs") / sum(x[side], "sampled"));
   const freeMs = rounds.map((x) => x.free.reduce((a, b) => a + b, 0) / x.free.length);
+  const overReplay = (side: "on" | "off") =>
+    ratios(
+      rounds.map((x) => sum(x[side], "generationMs")),
+      rounds.map((x) => sum(x[side], "replayMs")),
+    );
   const side = (name: "on" | "off"): ActionSide => {
     const all = rounds.flatMap((x) => x[name]);
     const counted = all[0]?.fullPasses !== undefined;
@@ -233,6 +277,8 @@ export async function actionFigures(
     freeMsPerToken: spread(freeMs, 2),
     constrainedOverFreeOn: spread(ratios(msPerSampled("on"), freeMs)),
     constrainedOverFreeOff: spread(ratios(msPerSampled("off"), freeMs)),
+    constrainedOverReplayOn: spread(overReplay("on")),
+    constrainedOverReplayOff: spread(overReplay("off")),
     sameAction: `${same}/${ACTION_QUESTIONS.length}`,
   };
 }

@@ -12,6 +12,8 @@ export interface LastReply {
   samples: [position: number, token: Token][];
   /** Samplings that ran llama.cpp's grammar over the whole vocabulary because no candidate was allowed. */
   fullPasses: number;
+  /** The batches the model evaluated for the reply, in order (see TokenRun.batches). */
+  batches: Token[][];
 }
 
 /** The node-llama-cpp objects under a handle (`sequence`: its first). */

@@ -36,7 +36,7 @@ import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
 import { samplingBiases, type SamplingBiases } from "./sampling-biases.js";
 import { SequencePool, SequenceSlot } from "./sequence-slot.js";
 import type { TokenClasses } from "./token-classes.js";
-import { TokenRun } from "./token-run.js";
+import { steeringWhile, TokenRun } from "./token-run.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {
@@ -140,7 +140,7 @@ export class LlamaModelHandle implements ModelHandle {
   readonly #tokenTexts: TokenTexts;
   /** Whether this node-llama-cpp can rebuild a grammar state by hand (checked on the first grammar). */
   #stateCheck: boolean | undefined;
-  #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [], fullPasses: 0 };
+  #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [], fullPasses: 0, batches: [] };
   #stats: GenerationStats = emptyStats();
   readonly #inFlight = new Set<Promise<unknown>>();
   #disposed = false;
@@ -296,6 +296,7 @@ export class LlamaModelHandle implements ModelHandle {
           tokens: [...run.generated],
           samples: run.samples,
           fullPasses: run.fullPasses,
+          batches: run.batches,
         };
       }
       if (run.aborted) throw abortError(options.signal?.reason);
@@ -463,11 +464,14 @@ export class LlamaModelHandle implements ModelHandle {
     });
     try {
       let replacement: Token[] | undefined;
+      let last: Token | undefined;
       for (;;) {
         // the state before the next token is sampled (and taken into it), for a forced run that re-tokenizes it
         const before = jump?.active ? state.clone() : undefined;
-        const next = await iterator.next(replacement);
+        run.batches.push(last === undefined ? input : (replacement ?? [last]));
+        const next = await steeringWhile(run, iterator.next(replacement));
         if (next.done) return;
+        last = next.value;
         if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         if (run.take(next.value)) return;
         replacement = undefined;
@@ -519,12 +523,11 @@ export class LlamaModelHandle implements ModelHandle {
     try {
       for (;;) {
         // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
-        let next: IteratorResult<CandidateStep, void>;
-        if (iterator) next = await iterator.next(feed);
-        else {
-          iterator = this.#candidateIterator(slot.sequence, feed, call, run);
-          next = await iterator.next();
-        }
+        let step: Promise<IteratorResult<CandidateStep, void>>;
+        run.batches.push(feed);
+        if (iterator) step = iterator.next(feed);
+        else step = (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
+        const next = await steeringWhile(run, step);
         if (next.done) return;
         if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         let token = pickCandidate(next.value.probabilities ?? [], allows, sampling);
@@ -546,6 +549,7 @@ export class LlamaModelHandle implements ModelHandle {
           // Nothing may follow but the end. llama.cpp's grammar sampler evaluates this token and samples the end; do
           // the same, so that the sequence holds what it would hold (a token the next prompt evaluates in another
           // batch shifts later near-ties: a third of Gemma's BFCL answers read differently without this).
+          run.batches.push(feed);
           if (iterator) await iterator.next(feed);
           else await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
           return;
