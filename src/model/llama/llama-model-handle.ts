@@ -36,7 +36,7 @@ import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
 import { samplingBiases, type SamplingBiases } from "./sampling-biases.js";
 import { SequencePool, SequenceSlot } from "./sequence-slot.js";
 import type { TokenClasses } from "./token-classes.js";
-import { steeringWhile, TokenRun } from "./token-run.js";
+import { TokenRun } from "./token-run.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {
@@ -469,7 +469,7 @@ export class LlamaModelHandle implements ModelHandle {
         // the state before the next token is sampled (and taken into it), for a forced run that re-tokenizes it
         const before = jump?.active ? state.clone() : undefined;
         run.batches.push(last === undefined ? input : (replacement ?? [last]));
-        const next = await steeringWhile(run, iterator.next(replacement));
+        const next = await iterator.next(replacement);
         if (next.done) return;
         last = next.value;
         if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
@@ -523,11 +523,10 @@ export class LlamaModelHandle implements ModelHandle {
     try {
       for (;;) {
         // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
-        let step: Promise<IteratorResult<CandidateStep, void>>;
+        let next: IteratorResult<CandidateStep, void>;
         run.batches.push(feed);
-        if (iterator) step = iterator.next(feed);
-        else step = (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
-        const next = await steeringWhile(run, step);
+        if (iterator) next = await iterator.next(feed);
+        else next = await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
         if (next.done) return;
         if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         let token = pickCandidate(next.value.probabilities ?? [], allows, sampling);

@@ -1,5 +1,5 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import type { GroundingSteer, Steering } from "./grounding-steer.js";
+import type { GroundingSteer } from "./grounding-steer.js";
 import { JsonStringState } from "./json-string-state.js";
 import type { SamplingBiases } from "./sampling-biases.js";
 import { inLoop } from "./loop-guard.js";
@@ -47,7 +47,8 @@ export class TokenRun {
   readonly batches: Token[][] = [];
   /** Each sampling: where in `generated` its token went, and the token the model sampled there. */
   readonly samples: [position: number, token: Token][] = [];
-  #bias: TokenBias;
+  /** The bias for the next token. */
+  bias: TokenBias;
   /** Set when the signal aborted between two tokens. */
   aborted = false;
   readonly #setup: TokenRunSetup;
@@ -62,42 +63,12 @@ export class TokenRun {
   #wrappingUp = false;
   /** The tokens the grounding bias changed for the last sampling (set back to 0 before the next). */
   #steered: Token[] = [];
-  /** The reply's texts the grounding steer has not read yet, oldest first (see prepare). */
-  #unsteered: string[] = [];
 
   constructor(setup: TokenRunSetup) {
     this.#setup = setup;
-    this.#bias = setup.biases.base;
+    this.bias = setup.biases.base;
     this.#streamText = setup.onToken !== undefined || setup.stopText !== undefined || setup.grounding !== undefined;
     this.#assembler = new TextAssembler(setup.model, setup.stopText);
-  }
-
-  /** The bias for the next token (grounding's computed now if prepare has not run since the reply grew). */
-  get bias(): TokenBias {
-    this.prepare();
-    return this.#bias;
-  }
-
-  /** Whether the grounding steer has text to read before the next sampling (see prepare). */
-  get steerPending(): boolean {
-    return this.#unsteered.length > 0;
-  }
-
-  /**
-   * Let the grounding steer read what the reply gained since it last read it, and set the bias for the next token.
-   * The sampling loop calls it while the model evaluates the token before, so that this JavaScript work overlaps the
-   * decode instead of sitting between two decodes; `bias` calls it too, so the bias is never stale. The steer reads
-   * every text the reply went through, in order, as it would if each were read at once: only the last one's bias is
-   * built.
-   */
-  prepare(): void {
-    if (!this.steerPending) return;
-    const texts = this.#unsteered;
-    this.#unsteered = [];
-    const grounding = this.#setup.grounding!;
-    let steering: Steering | undefined;
-    for (const text of texts) steering = grounding.steer.next(text);
-    this.#steer(grounding.bias, steering!);
   }
 
   /** Take one sampled token; returns true when generation stops here (a stop, the limit, an abort). */
@@ -141,21 +112,20 @@ export class TokenRun {
     if (this.generated.length >= hardLimit) return true;
     if (this.generated.length >= budget && !this.#setup.constrained) return true;
     if (this.#setup.constrained && (this.#wrappingUp || this.generated.length >= budget || inLoop(this.generated))) {
-      // the steer is never read again once the reply wraps up: what it has not read yet is dropped with it
-      this.#unsteered = [];
       this.#wrappingUp = true;
       this.#wrapUp();
-    } else if (this.#setup.grounding) this.#unsteered.push(this.#assembler.text);
+    } else if (this.#setup.grounding) this.#ground(this.#setup.grounding);
     return false;
   }
 
-  /** Grounding: the bias for the next token from the steering (copy bonus, closing a runaway value, none). */
-  #steer(bias: TokenBias, steering: Steering): void {
+  /** Grounding: the bias for the next token from the steer (copy bonus, closing a runaway value, none). */
+  #ground(grounding: { steer: GroundingSteer; bias: TokenBias }): void {
+    const steering = grounding.steer.next(this.#assembler.text);
     const { base, endString, endNumber } = this.#setup.biases;
-    if (steering.type === "close-string") this.#bias = endString;
-    else if (steering.type === "close-value") this.#bias = endNumber;
+    if (steering.type === "close-string") this.bias = endString;
+    else if (steering.type === "close-value") this.bias = endNumber;
     if (steering.type !== "bias") {
-      if (steering.type === "none") this.#bias = base;
+      if (steering.type === "none") this.bias = base;
       return;
     }
     const byLogit = new Map<number, Token[]>([[0, this.#steered.filter((token) => !steering.logits.has(token))]]);
@@ -164,9 +134,9 @@ export class TokenRun {
       if (group) group.push(token);
       else byLogit.set(logit, [token]);
     }
-    for (const [logit, tokens] of byLogit) bias.set(tokens, { logit });
+    for (const [logit, tokens] of byLogit) grounding.bias.set(tokens, { logit });
     this.#steered = [...steering.logits.keys()];
-    this.#bias = bias;
+    this.bias = grounding.bias;
   }
 
   /**
@@ -176,7 +146,7 @@ export class TokenRun {
   #wrapUp(): void {
     const text = this.#streamText ? this.#assembler.text : this.#setup.model.detokenize(this.generated, false);
     const { wrapUpInString, wrapUpBetweenValues } = this.#setup.biases;
-    this.#bias = this.#jsonState.update(text) ? wrapUpInString : wrapUpBetweenValues;
+    this.bias = this.#jsonState.update(text) ? wrapUpInString : wrapUpBetweenValues;
   }
 
   /** End of generation: flush a trailing partial character. */
@@ -193,18 +163,4 @@ export class TokenRun {
     }
     return this.#assembler.text;
   }
-}
-
-/**
- * Await `evaluation` (the model evaluating a token natively), steering `run`'s next bias meanwhile (see
- * TokenRun.prepare). node-llama-cpp dispatches a decode on the event loop's next turn (setImmediate): after two turns
- * it runs on its own thread, and the steer's work overlaps it. Without pending work no turn is spent.
- */
-export async function steeringWhile<T>(run: TokenRun, evaluation: Promise<T>): Promise<T> {
-  if (!run.steerPending) return evaluation;
-  // a failure while this waits is the caller's, from the await below: not an unhandled rejection meanwhile
-  evaluation.catch(() => undefined);
-  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-  run.prepare();
-  return evaluation;
 }
