@@ -604,6 +604,44 @@ describe("GroundingSteer (soft)", () => {
     expect(at('{"skill_name": "f", "arguments": {"area": {"n": 5')).toMatchObject({ ",": 6, "}": 6 });
   });
 
+  it("once every required argument is written and no optional one is asked for, a value's end closes the arguments", () => {
+    const argumentKeys = new Map([["f", ["x", "y", "z", "unit"]]]);
+    const optionalKeys = new Map([["f", ["z", "unit"]]]);
+    const at = (source: string, text: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [source], argumentKeys, optionalKeys }, vocab),
+        vocab,
+        text,
+      ) as Record<string, number>;
+    const question = "The hypotenuse of a right triangle with sides 4 and 5";
+    // `y` is the last required key: after its value, `}` gets the bonus and going on (to `z`, `unit`) none
+    const last = at(question, '{"skill_name": "f", "arguments": {"x": 4, "y": 5');
+    expect(last["}"]).toBe(6);
+    expect(last[","]).toBeUndefined();
+    // a string closed by its quote alone: the bare `}` and `,` likewise
+    const steer = new GroundingSteer({ mode: "soft", source: [question], argumentKeys, optionalKeys }, vocab);
+    const quoted = '{"skill_name": "f", "arguments": {"x": 4, "y": "5"';
+    steer.next(quoted.slice(0, -1));
+    expect(steerAfter(steer, vocab, quoted)).toEqual({ "}": 6 });
+    // a numeral of the question that no argument holds yet may be an optional argument's: closing as before
+    expect(at(`${question}, drawn in 2020`, '{"skill_name": "f", "arguments": {"x": 4, "y": 5')).toMatchObject({
+      ",": 6,
+      "}": 6,
+    });
+    // a required key still to come: closing is left as it was (the grammar holds the arguments open anyway)
+    expect(at(question, '{"skill_name": "f", "arguments": {"x": 4')).toMatchObject({ ",": 6, "}": 6 });
+    // an optional key the question names is asked for: going on, as before
+    expect(at(`${question}, unit cm`, '{"skill_name": "f", "arguments": {"x": 4, "y": 5')).toMatchObject({
+      ",": 6,
+      "}": -4,
+    });
+    // every key written: nothing may follow but the close, no steering of it
+    expect(at(question, '{"skill_name": "f", "arguments": {"unit": "cm", "z": 3, "x": 4, "y": 5')).toMatchObject({
+      ",": 6,
+      "}": 6,
+    });
+  });
+
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
     const steer = soft();
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';

@@ -303,11 +303,17 @@ export class GroundingSteer {
     }
     // a list's bare `]` (after a number item its value is still the current one, after a string item the last one)
     const closed = value.items ? text.endsWith("]") : justClosed;
-    if (value.nested || !closed || !this.#askedStillToCome(value)) return NONE;
+    if (value.nested || !closed) return NONE;
     const logits = new Map<Token, number>();
-    this.#textTokens([",", ', "', ',"'], GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, []);
-    this.#textTokens(["}", "}}", "}}}", "},", "}, "], GROUNDING_AVOID_LOGIT, logits, []);
-    return { type: "bias", logits };
+    // a list's `]`: the list is whole, its arguments' end as after any value
+    this.#goOnForAsked(
+      { ...value, items: undefined },
+      logits,
+      [",", ', "', ',"'],
+      ["}", "}}", "}}}", "},", "}, "],
+      GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
+    );
+    return logits.size ? { type: "bias", logits } : NONE;
   }
 
   /** The value written so far is done: an argument's is remembered (see #written). */
@@ -816,8 +822,7 @@ export class GroundingSteer {
     const skill = this.#currentSkill();
     const optional = skill === undefined ? undefined : this.#optionalKeys.get(skill);
     if (!optional?.length) return false;
-    const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
-    const written = new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+    const written = this.#writtenKeys();
     // named, or given a value by the question (a place key's "in Rome, Italy")
     return optional.some((key) => !written.has(key) && (this.#named(key) || this.#anchors(key).starts.length > 0));
   }
@@ -878,9 +883,41 @@ export class GroundingSteer {
    * `standardize`). A value is not closed sooner for it.
    */
   #goOnForAsked(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
-    if (state.items || !this.#askedStillToCome(state)) return;
-    this.#textTokens(goOn, logit, logits, close);
-    this.#textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
+    if (state.items || state.nested || this.#mode === "strict") return;
+    if (this.#optionalAsked()) {
+      this.#textTokens(goOn, logit, logits, close);
+      this.#textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
+    } else if (this.#onlyUnaskedToCome()) {
+      // every required argument is written and no optional one is asked for: closing the arguments gets the bonus,
+      // going on loses it (Gemma went on with `"z":2` for a hypotenuse of 4 and 5, `"permeability":12.57`); no malus
+      // on going on, which kept SmolLM2 in its string no less ("psychology related to behaviour")
+      this.#textTokens(close, logit, logits, goOn);
+    }
+  }
+
+  /**
+   * Whether what the called skill may still take is optional arguments the question does not ask for (see
+   * #optionalAsked): its required keys are all in the arguments so far, and an optional one is not.
+   */
+  #onlyUnaskedToCome(): boolean {
+    const skill = this.#currentSkill();
+    const all = skill === undefined ? undefined : this.#argumentKeys.get(skill);
+    if (!all) return false;
+    const optional = new Set(this.#optionalKeys.get(skill!) ?? []);
+    const written = this.#writtenKeys();
+    if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
+      return false;
+    // a numeral of the question no argument holds yet is one an optional argument may take (Gemma's `"year":2020`
+    // for "crimes in 2020")
+    const args = numeralsOf(this.#text.slice(this.#text.lastIndexOf('"arguments"'))).map(Number);
+    const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
+    return numeralsOf(this.#source.text.slice(0, this.#questionChars)).every((numeral) => held(Number(numeral)));
+  }
+
+  /** The keys the arguments so far name (of the reply's last `arguments`). */
+  #writtenKeys(): Set<string> {
+    const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
+    return new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
   }
 
   /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
