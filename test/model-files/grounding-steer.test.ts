@@ -257,9 +257,9 @@ describe("GroundingSteer (soft)", () => {
       string,
       number
     >;
-    expect(afterNew[" York"]).toBeGreaterThan(0);
-    // "New" ends a word: closing is as good as copying on, no better
-    expect(afterNew['"']).toBe(afterNew[" York"]);
+    // "New" ends a word inside the name "New York": going on gets more than the copy bonus, closing none
+    expect(afterNew[" York"]).toBe(6);
+    expect(afterNew['"']).toBeUndefined();
     const afterYork = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"team": "New York') as Record<
       string,
       number
@@ -517,6 +517,27 @@ describe("GroundingSteer (soft)", () => {
     const mid = after("Yellow", ["Forest in Yellowstone Park"]);
     expect(mid.stone).toBeGreaterThan(8);
     expect(mid.ak).toBeUndefined();
+  });
+
+  it("a name the question writes goes on to its last word, and no value begins inside it", () => {
+    const words = vocabulary(['"', '"}', ",", "}", "<pad>", "Yellowstone", " National", " Park", "Magnus", "Carlsen"]);
+    const at = (source: string, value: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [source] }, words),
+        words,
+        `{"skill_name": "f", "arguments": {"location": "${value}`,
+      ) as Record<string, number>;
+    const park = "Predict the growth of forest in Yellowstone National Park for the next 5 years.";
+    expect(at(park, "Yellowstone")).toEqual({ " National": 6 });
+    expect(at(park, "Yellowstone National")).toEqual({ " Park": 6 });
+    expect(at(park, "Yellowstone National Park")['"']).toBeGreaterThan(0);
+    // a word that stands alone closes as before: "Yellowstone" before a lower-case word
+    expect(at("Forest in Yellowstone for 5 years", "Yellowstone")['"']).toBeGreaterThan(0);
+    // "Carlsen" of "Magnus Carlsen" begins no value; "Magnus" does, and so does a name that begins a sentence
+    const start = at("What is the chess rating of Magnus Carlsen?", "");
+    expect(start.Magnus).toBeGreaterThan(0);
+    expect(start.Carlsen).toBeUndefined();
+    expect(at("Carlsen plays. Magnus Carlsen wins.", "").Carlsen).toBeGreaterThan(0);
   });
 
   it("a value that is a joining word alone (`in`, `a`, `the`) is not closed", () => {

@@ -128,6 +128,8 @@ const LIST_ITEM_END = /['",\])\n]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
 const TEXT_JOINT = String.fromCharCode(0);
 const LEADING_NUMERAL = /^-?\d+(?:\.\d+)?/;
 const WORD_AT = /[\p{L}\p{N}_]/u;
+/** A capitalized word that ends the text ("… Yellowstone"), as a name's word before another. */
+const CAPITALIZED_WORD_BEFORE = /(?:^|[^\p{L}\p{N}_])\p{Lu}[\p{L}\p{N}_.'+-]*$/u;
 
 /** Whether `item` stands at `p` of `text` (lower case) as a whole: no word character runs on before or after it. */
 function itemAt(text: string, p: number, item: string): boolean {
@@ -392,7 +394,8 @@ export class GroundingSteer {
   #sourceStarts(): Map<Token, number> {
     if (!this.#startTokens) {
       this.#startTokens = new Map();
-      this.#continuations(this.#source, this.#source.starts, 1, this.#startTokens, Infinity);
+      const starts = this.#source.starts.filter((p) => !this.#insideName(p));
+      this.#continuations(this.#source, starts, 1, this.#startTokens, Infinity);
     }
     return this.#startTokens;
   }
@@ -476,6 +479,34 @@ export class GroundingSteer {
     if (inWord.length > 0) this.#continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
     if (region.length > 0)
       this.#continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+    // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), ahead of closing
+    const name = state.positions.filter((p) => this.#nameGoesOn(p));
+    if (name.length > 0) this.#continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+  }
+
+  /**
+   * Whether a span ending at `p` stops inside a name: its last word is capitalized and the source goes on with a
+   * space and another capitalized word ("Yellowstone| National Park", "Apple| Inc."). Gemma closed "Yellowstone".
+   */
+  #nameGoesOn(p: number): boolean {
+    const text = this.#source.text;
+    return /^ \p{Lu}/u.test(text.slice(p, p + 2)) && CAPITALIZED_WORD_BEFORE.test(text.slice(Math.max(0, p - 40), p));
+  }
+
+  /**
+   * Whether `p` begins a word inside a name: a capitalized word right after another one that does not begin its
+   * sentence ("Carlsen" of "Magnus Carlsen", "Park" of "Yellowstone National Park"). A value does not begin there
+   * (Gemma wrote `"player_name":"Carlsen"`).
+   */
+  #insideName(p: number): boolean {
+    const text = this.#source.text;
+    if (!/\p{Lu}/u.test(text[p] ?? "") || text[p - 1] !== " ") return false;
+    const before = /(?:^|[^\p{L}\p{N}_])(\p{Lu}[\p{L}\p{N}_.'+-]*) $/u.exec(text.slice(Math.max(0, p - 40), p));
+    if (!before) return false;
+    const at = p - before[1].length - 1;
+    // the word before begins a text or a sentence: a capitalized sentence start is no part of a name ("Find Magnus")
+    const lead = text.slice(Math.max(0, at - 3), at);
+    return !(at === 0 || lead.endsWith(TEXT_JOINT) || /(?:[.!?:]\s+|\n\s*)$/.test(lead));
   }
 
   /** Whether `key` takes a place (its head word is one of PLACE_WORDS). */
@@ -508,6 +539,8 @@ export class GroundingSteer {
    */
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
+    // inside a name the question writes whole: no bonus for closing before its last word
+    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p))) return undefined;
     if (this.#isPlaceKey(state.key) && state.positions.some((p) => this.#regionAfter(p))) return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
       return GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
