@@ -308,7 +308,7 @@ export class GroundingSteer {
     if (value.nested || !closed) return NONE;
     const logits = new Map<Token, number>();
     // a list's `]`: the list is whole, its arguments' end as after any value
-    this.#goOnForAsked(
+    this.#argumentsEnd(
       { ...value, items: undefined },
       logits,
       [",", ', "', ',"'],
@@ -459,7 +459,7 @@ export class GroundingSteer {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
-      this.#goOnForAsked(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
+      this.#argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -913,9 +913,11 @@ export class GroundingSteer {
    * the question asks for is still to come (see #optionalAsked), the bonus of closing the value (`logit`) goes to the
    * tokens that go on (`goOn`, with `,`), and those that close the arguments (`close`, with `}`) get the malus (the
    * bonus alone did not keep Gemma from `"}` after "Purchase_Amount" when "Also apply standardization" asked for
-   * `standardize`). A value is not closed sooner for it.
+   * `standardize`). Where instead only optional arguments the question does not ask for may still come (see
+   * #onlyUnaskedToCome), that bonus goes to the tokens that close the arguments, and going on loses it. A value is not
+   * closed sooner for either.
    */
-  #goOnForAsked(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
+  #argumentsEnd(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
     if (state.items || state.nested || this.#mode === "strict") return;
     if (this.#optionalAsked()) {
       this.#textTokens(goOn, logit, logits, close);
@@ -1054,7 +1056,7 @@ export class GroundingSteer {
       for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
     }
     if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
-    if (whole) this.#goOnForAsked(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
+    if (whole) this.#argumentsEnd(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 }
