@@ -99,6 +99,21 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
     expect(query).toContain(location);
   }, 180_000);
 
+  it("a name the question writes goes on to its last word and begins at its first (BFCL simple_python_68, _332)", async () => {
+    // before (871331b): location "Yellowstone" for "in Yellowstone National Park", player_name "Carlsen"
+    const park = await firstCall(model, "simple_python_68", "soft");
+    expect(park.args).toMatchObject({ location: "Yellowstone National Park" });
+    const chess = await firstCall(model, "simple_python_332", "soft");
+    expect(chess.args).toMatchObject({ player_name: "Magnus Carlsen" });
+  }, 180_000);
+
+  it("once the required arguments are written, an optional one the question does not ask for is left out (BFCL simple_python_40)", async () => {
+    // before (ba3338b): "permeability":12.57 after current 5 and radius 4; BFCL accepts it left out
+    const { args } = await firstCall(model, "simple_python_40", "soft");
+    expect(args).toMatchObject({ current: 5, radius: 4 });
+    expect(args).not.toHaveProperty("permeability");
+  }, 180_000);
+
   it("a rate the question writes as a percentage is written as its fraction (BFCL simple_python_152)", async () => {
     // before (d46d8ca): annual_yield 5 for "a 5% annual yield"; the description does not ask for a percentage
     const { query, args } = await firstCall(model, "simple_python_152", "soft");
