@@ -161,16 +161,18 @@ export function groundingFor(
     throw new TypeError(`generate: grounding.mode must be "off", "soft" or "strict" (got ${String(grounding.mode)})`);
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
+  const skills = [...skillArgumentKeys(schema)];
+  const byKind = (kind: keyof SkillArgumentKeys) => new Map(skills.map(([name, keys]) => [name, keys[kind]]));
   const steer = new GroundingSteer(
     {
       mode: grounding.mode,
       source,
       avoid,
       schemaValues: schemaValues(schema),
-      optionalKeys: optionalArgumentKeys(schema),
-      argumentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.all])),
-      integerKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.integer])),
-      percentKeys: new Map([...skillArgumentKeys(schema)].map(([name, keys]) => [name, keys.percent])),
+      optionalKeys: byKind("optional"),
+      argumentKeys: byKind("all"),
+      integerKeys: byKind("integer"),
+      percentKeys: byKind("percent"),
     },
     vocabulary,
   );

@@ -944,15 +944,19 @@ export class GroundingSteer {
       return false;
     // a numeral of the question no argument holds yet is one an optional argument may take (Gemma's `"year":2020`
     // for "crimes in 2020")
-    const args = numeralsOf(this.#text.slice(this.#text.lastIndexOf('"arguments"'))).map(Number);
+    const args = numeralsOf(this.#argumentsText()).map(Number);
     const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
     return numeralsOf(this.#source.text.slice(0, this.#questionChars)).every((numeral) => held(Number(numeral)));
   }
 
   /** The keys the arguments so far name (of the reply's last `arguments`). */
   #writtenKeys(): Set<string> {
-    const args = this.#text.slice(this.#text.lastIndexOf('"arguments"'));
-    return new Set([...args.matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+    return new Set([...this.#argumentsText().matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+  }
+
+  /** The reply from its last `"arguments"` on: the arguments written so far. */
+  #argumentsText(): string {
+    return this.#text.slice(this.#text.lastIndexOf('"arguments"'));
   }
 
   /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
