@@ -108,5 +108,6 @@ export function stepGrounding(
     mode,
     source: capped(source),
     avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state)],
+    question: state.query,
   };
 }

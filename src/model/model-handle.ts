@@ -32,6 +32,11 @@ export interface GroundingOptions {
    * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.
    */
   avoid?: readonly string[];
+  /**
+   * The user's question, where `source` holds it among tool results: an answer's numerals that only echo it (a
+   * result's `"value":150` for "150 pounds") are not favoured over those the results bring. Default: none.
+   */
+  question?: string;
 }
 
 /** Options for one {@link ModelHandle.generate} call. */

@@ -2,8 +2,19 @@ import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
 import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
-import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/llama/grounding-steer.js";
-import { optionalArgumentKeys, schemaValues, skillArgumentKeys } from "../../src/model/llama/grounding-setup.js";
+import {
+  conversionSide,
+  conversionUnits,
+  GroundingSteer,
+  type GroundingVocabulary,
+  type Steering,
+} from "../../src/model/llama/grounding-steer.js";
+import {
+  askingValues,
+  optionalArgumentKeys,
+  schemaValues,
+  skillArgumentKeys,
+} from "../../src/model/llama/grounding-setup.js";
 import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
 import { valueEndKind } from "../../src/model/llama/token-classes.js";
 
@@ -99,6 +110,9 @@ const TEXTS = [
   "20",
   "200",
   "00",
+  "Cel",
+  "pounds",
+  "kil",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -358,7 +372,7 @@ describe("GroundingSteer (soft)", () => {
     // 6 is whole and the list goes on: the separator, not the array's end
     const six = at(`${args}3, 4, 5, 6`) as Record<string, number>;
     expect(six[","]).toBe(6);
-    expect(six["]"]).toBeUndefined();
+    expect(six["]"]).toBe(-4); // closing where the list goes on gets the malus (Gemma's "open hole" alone)
     // the last 4 ends the list: the array's end, not another item
     const last = at(`${args}3, 4, 5, 6, 4`) as Record<string, number>;
     expect(last["]"]).toBe(6);
@@ -376,7 +390,8 @@ describe("GroundingSteer (soft)", () => {
       return steerAfter(steer, vocab, text);
     };
     expect(closed(`${chords}"C", "F", "G"`)).toMatchObject({ "]": 6, ",": -8 });
-    expect(closed(`${chords}"C", "F"`)).toMatchObject({ ",": 6 });
+    expect(closed(`${chords}"C", "F"`)).toMatchObject({ ",": 6, "]": -4 });
+    expect(at(`${chords}"C", "F`)).toMatchObject({ '",': 6, '"]': -4 });
     // the item after "and" is the list's last, whatever follows ("... and 'Education' and a target ..."); an article
     // after a separator is not part of the item ("Rome and the Oslo")
     const joined = (text: string) =>
@@ -391,6 +406,52 @@ describe("GroundingSteer (soft)", () => {
     expect(joined(`${chords}"Rome", "Oslo"`)).toMatchObject({ "]": 6, ",": -8 });
     // items that follow no list of the question: no list steering, the numerals' usual bonus
     expect(at(`${args}9, `)).toMatchObject({ 3: 4, 4: 4 });
+  });
+
+  it("a conversion's units: the quantity's own for the `from` side, the one wanted for the `to` side", () => {
+    for (const [key, side] of [
+      ["from", "from"],
+      ["from_unit", "from"],
+      ["base_currency", "from"],
+      ["sourceCurrency", "from"],
+      ["to", "to"],
+      ["to_unit", "to"],
+      ["target_currency", "to"],
+    ] as const)
+      expect(conversionSide(key), key).toBe(side);
+    for (const key of ["from_date", "source", "target", "total", "to_date", "base"])
+      expect(conversionSide(key), key).toBe(undefined);
+    const units = (text: string, side: "from" | "to") =>
+      conversionUnits(text, side).map((at) => text.slice(at).split(/[ ?.,]/)[0]);
+    // the four wordings of basic.json's and BFCL's conversions
+    expect(units("How many kilograms is 150 pounds?", "from")).toEqual(["pounds"]);
+    expect(units("How many kilograms is 150 pounds?", "to")).toEqual(["kilograms"]);
+    expect(units("What is 98.6 °F in Celsius?", "from")).toEqual(["°F"]);
+    expect(units("What is 98.6 °F in Celsius?", "to")).toEqual(["Celsius"]);
+    expect(units("How many teaspoons are in 2 tablespoons for my recipe?", "to")).toEqual(["teaspoons"]);
+    expect(units("Convert 10 km to miles, then convert that to feet.", "to")).toEqual(["miles", "feet"]);
+    // "from X to Y" names the source, whatever numeral follows ("the fee 0.02 included")
+    expect(units("The rate from British pounds to Japanese yen with the fee 0.02 included.", "from")).toEqual([
+      "British",
+    ]);
+    expect(units("The rate from British pounds to Japanese yen with the fee 0.02 included.", "to")).toEqual([
+      "Japanese",
+    ]);
+    // what follows a numeral and is no unit, and a target with no source before it
+    expect(units("Between 4 and 5 in Paris", "from")).toEqual([]);
+    expect(units("Send it to John", "to")).toEqual([]);
+    // in the steer: each side's unit is anchored to it and left alone by the other
+    const argumentKeys = new Map([["f", ["value", "from", "to"]]]);
+    const at = (key: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: ["How many kilograms is 150 pounds?"], argumentKeys }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"value": 150, "${key}": "`,
+      ) as Record<string, number>;
+    expect(at("from")).toMatchObject({ pounds: 6 });
+    expect(at("from").kil).toBeUndefined();
+    expect(at("to")).toMatchObject({ kil: 6 });
+    expect(at("to").pounds).toBeUndefined();
   });
 
   it("a value the question puts beside the key's word is favoured over its other spans", () => {
@@ -656,6 +717,32 @@ describe("GroundingSteer (soft)", () => {
       ",": 6,
       "}": -4,
     });
+    // an optional key asked for by one of its values ("in Celsius" for `unit`): going on, and the value is anchored
+    const askedBy = new Map([["f", { z: [], unit: ["Celsius", "Kelvin"] }]]);
+    const celsius = (text: string) =>
+      steerAfter(
+        new GroundingSteer(
+          { mode: "soft", source: [`${question}, in Celsius`], argumentKeys, optionalKeys, askedBy },
+          vocab,
+        ),
+        vocab,
+        text,
+      ) as Record<string, number>;
+    expect(celsius('{"skill_name": "f", "arguments": {"x": 4, "y": 5')).toMatchObject({ ",": 6, "}": -4 });
+    expect(celsius('{"skill_name": "f", "arguments": {"x": 4, "y": 5, "unit": "')).toMatchObject({ Cel: 6 });
+    // a number key, and a numeral the question writes in digits that no argument holds: going on ("within 10 miles")
+    const numericKeys = new Map([["f", ["x", "y", "z"]]]);
+    const digits = (source: string, y = 5) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [source], argumentKeys, optionalKeys, numericKeys }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"x": 4, "y": ${y}`,
+      ) as Record<string, number>;
+    expect(digits(`${question}, drawn in 2020`)).toMatchObject({ ",": 6, "}": -4 });
+    // a numeral written in words is no value of a number key ("two sets"), even where its digit is part of another
+    // numeral (12): closing as before
+    expect(digits(`${question}, two of them`)).toMatchObject({ "}": 6 });
+    expect(digits("Two sides of 4 and 12", 12)).toMatchObject({ "}": 6 });
     // every key written: nothing may follow but the close, no steering of it
     expect(at(question, '{"skill_name": "f", "arguments": {"unit": "cm", "z": 3, "x": 4, "y": 5')).toMatchObject({
       ",": 6,
@@ -726,6 +813,22 @@ describe("GroundingSteer (soft)", () => {
     expect(afterThe["42"]).toBeGreaterThan(0); // re-anchored after a space
   });
 
+  it("an answer: the result's own numeral over the question's echoed in the result", () => {
+    const source = ['{"value":20,"from":"lb","to":"kg","result":42}', "How many kilograms is 20 pounds?"];
+    const at = (question?: string) =>
+      steerAfter(new GroundingSteer({ mode: "soft", source, question }, vocab), vocab, '{"final_answer": "') as Record<
+        string,
+        number
+      >;
+    // told the question: 42 gets the numeral bonus, 20 (the question's, echoed as `"value":20`) only a span's
+    expect(at(source[1])).toMatchObject({ 4: 6, 20: 2 });
+    // not told: both alike, as before
+    expect(at()).toMatchObject({ 4: 6, 20: 6 });
+    // where the results bring no numeral of their own, the question's keep the bonus
+    const echo = new GroundingSteer({ mode: "soft", source: ['{"value":20}', source[1]], question: source[1] }, vocab);
+    expect(steerAfter(echo, vocab, '{"final_answer": "')).toMatchObject({ 20: 6 });
+  });
+
   it("an answer that runs away with a number is closed", () => {
     const steer = new GroundingSteer({ mode: "soft", source: ['{"value":150,"result":68.0388555]'] }, vocab);
     expect(steer.next('{"final_answer": "68.0388555').type).not.toBe("close-string");
@@ -774,10 +877,17 @@ describe("GroundingSteer (strict)", () => {
       optional: ["season", "detailed"],
       integer: [],
       percent: [],
+      numeric: [],
+      askedBy: { season: [], detailed: [] },
     });
-    const typed = branch("count", ["n", "x"], ["n"]);
-    typed.properties.arguments.properties = { n: { type: "integer" }, x: { type: ["number", "integer"] } };
+    const typed = branch("count", ["n", "x", "s"], ["n"]);
+    typed.properties.arguments.properties = {
+      n: { type: "integer" },
+      x: { type: ["number", "integer"] },
+      s: { type: "string" },
+    };
     expect(skillArgumentKeys(typed).get("count")?.integer).toEqual(["n"]);
+    expect(skillArgumentKeys(typed).get("count")?.numeric).toEqual(["n", "x"]);
     const rates = branch("grow", ["r", "p", "d"], ["r"]);
     rates.properties.arguments.properties = {
       r: { type: "number", description: "The interest rate for a year as a percentage." },
@@ -785,6 +895,42 @@ describe("GroundingSteer (strict)", () => {
       d: { type: "number", description: "The annual rate of return." },
     };
     expect(skillArgumentKeys(rates).get("grow")?.percent).toEqual(["r"]);
+  });
+
+  it("the values that ask for an optional key: its enum, quoted literals and examples, less its default", () => {
+    // BFCL's wording of simple_python_78, _80, _90 and _176
+    expect(
+      askingValues({
+        type: "string",
+        description: "The temperature unit ('Celsius' or 'Fahrenheit'). Default is 'Fahrenheit'.",
+      }),
+    ).toEqual(["Celsius"]);
+    expect(
+      askingValues({
+        type: "array",
+        items: { type: "string" },
+        description: "Special dietary requirements, e.g. vegan, gluten-free. Default is empty list.",
+      }),
+    ).toEqual(["vegan", "gluten-free"]);
+    expect(
+      askingValues({
+        type: "array",
+        items: { type: "string", enum: ["Personal Info", "Job History", "Payroll"] },
+        description: "Fields of data to be fetched. Default is ['Personal Info']",
+      }),
+    ).toEqual(["Job History", "Payroll"]);
+    expect(
+      askingValues({
+        type: "string",
+        description: "Type of the lawsuit, e.g., 'IPR', 'Patent', 'Commercial', etc. Default is 'all'.",
+      }),
+    ).toEqual(["IPR", "Patent", "Commercial"]);
+    expect(askingValues({ type: "string", enum: ["importance", "chronological"], default: "chronological" })).toEqual([
+      "importance",
+    ]);
+    // nothing to go by
+    expect(askingValues({ type: "string", description: "The unit of measurement, default is 'km'." })).toEqual([]);
+    expect(askingValues({ type: "integer", enum: [1, 2] })).toEqual([]);
   });
 
   it("collects enum and default values, not the skill names", () => {

@@ -74,6 +74,51 @@ export interface SkillArgumentKeys {
   integer: string[];
   /** Those whose description asks for a percentage as such ("as a percentage"; not "in decimal form"): `5%` is 5. */
   percent: string[];
+  /** Those typed `number` or `integer`. */
+  numeric: string[];
+  /**
+   * The values that ask for each optional key when the question writes them (see askingValues): `temp_unit` and
+   * "Celsius", `amenities` and "tennis court".
+   */
+  askedBy: Record<string, string[]>;
+}
+
+/** The clause of a description that gives its default ("Default is 'Fahrenheit'.", "default: ['Personal Info']"). */
+const DEFAULT_CLAUSE = /\bdefaults?\b[^.;]*(?:\.(?!\s|$)[^.;]*)*/gi;
+/** Any quoted text, a list's item too ("Default is ['Personal Info']"). */
+const ANY_QUOTED = /'([^'\n]{1,40})'|"([^"\n]{1,40})"/g;
+/** An unquoted example list of a description: "e.g. vegan, gluten-free", "such as rock or jazz". */
+const EXAMPLE_WORDS = /^[\s,:]*([^'"]*)$/;
+/** The shortest value that asks for a key by itself (not "a", "5"). */
+const MIN_ASKING_CHARS = 3;
+
+/**
+ * The values that ask for an optional key where the question writes them: its `enum` items (its items' too), the
+ * literals its description quotes and the words it gives as examples, less its default (the schema's `default` and
+ * those the description's default clause names). A small model closes the arguments after the required ones: "the
+ * next 3 days in Celsius" left `temp_unit` out, "a park with a tennis court" `amenities`.
+ */
+export function askingValues(schema: unknown): string[] {
+  if (!schema || typeof schema !== "object") return [];
+  const node = schema as { enum?: unknown; items?: unknown; description?: unknown; default?: unknown };
+  const values = new Set<string>();
+  const add = (value: unknown) => typeof value === "string" && values.add(value.trim());
+  for (const level of [node, node.items as typeof node | undefined])
+    if (level && Array.isArray(level.enum)) level.enum.forEach(add);
+  const defaults = new Set<string>();
+  for (const value of [node.default].flat()) if (typeof value === "string") defaults.add(value.toLowerCase());
+  if (typeof node.description === "string") {
+    const description = node.description;
+    for (const clause of description.match(DEFAULT_CLAUSE) ?? [])
+      for (const match of clause.matchAll(ANY_QUOTED)) defaults.add((match[1] ?? match[2]).toLowerCase());
+    const rest = description.replace(DEFAULT_CLAUSE, "");
+    for (const match of rest.matchAll(QUOTED_LITERAL)) add(match[1] ?? match[2]);
+    for (const match of rest.matchAll(EXAMPLES)) {
+      const words = EXAMPLE_WORDS.exec(match.groups?.examples ?? "")?.[1];
+      for (const word of words?.split(/,|\bor\b|\band\b|\betc\b/) ?? []) add(word);
+    }
+  }
+  return [...values].filter((value) => value.length >= MIN_ASKING_CHARS && !defaults.has(value.toLowerCase()));
 }
 
 const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
@@ -105,7 +150,13 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
         const description = (args.properties![key] as { description?: unknown } | undefined)?.description;
         return typeof description === "string" && /percent/i.test(description) && !/decimal/i.test(description);
       });
-      keys.set(name, { all, optional: all.filter((key) => !required.has(key)), integer, percent });
+      const numeric = all.filter((key) => {
+        const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
+        return [type].flat().some((t) => t === "integer" || t === "number");
+      });
+      const optional = all.filter((key) => !required.has(key));
+      const askedBy = Object.fromEntries(optional.map((key) => [key, askingValues(args.properties![key])]));
+      keys.set(name, { all, optional, integer, percent, numeric, askedBy });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -162,17 +213,21 @@ export function groundingFor(
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
   const skills = [...skillArgumentKeys(schema)];
-  const byKind = (kind: keyof SkillArgumentKeys) => new Map(skills.map(([name, keys]) => [name, keys[kind]]));
+  const byKind = <K extends keyof SkillArgumentKeys>(kind: K) =>
+    new Map(skills.map(([name, keys]) => [name, keys[kind]]));
   const steer = new GroundingSteer(
     {
       mode: grounding.mode,
       source,
       avoid,
+      question: typeof grounding.question === "string" ? grounding.question : undefined,
       schemaValues: schemaValues(schema),
       optionalKeys: byKind("optional"),
       argumentKeys: byKind("all"),
       integerKeys: byKind("integer"),
       percentKeys: byKind("percent"),
+      numericKeys: byKind("numeric"),
+      askedBy: byKind("askedBy"),
     },
     vocabulary,
   );

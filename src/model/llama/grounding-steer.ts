@@ -60,6 +60,12 @@ export interface SteerSource {
   integerKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's keys whose description asks for a percentage as such, by skill name: `5%` stays 5 for them. */
   percentKeys?: ReadonlyMap<string, readonly string[]>;
+  /** The user's question, where `source` holds tool results too (see GroundingOptions.question). */
+  question?: string;
+  /** Each skill's keys typed `number` or `integer`, by skill name. */
+  numericKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's optional keys and the values that ask for them (see askingValues), by skill name. */
+  askedBy?: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
 }
 
 /**
@@ -197,6 +203,73 @@ function keyWords(key: string): string[] {
     .map((word) => word.toLowerCase())
     .filter((word) => word.length >= 3 && /^[a-z]+$/.test(word));
 }
+/** The words that name a conversion key's side, alone (`from`, `to`) or with a conversion word (`base_currency`). */
+const CONVERSION_SIDES = {
+  from: new Set(["from", "source", "base", "original"]),
+  to: new Set(["to", "target", "into"]),
+} as const;
+/** The words a conversion key may carry beside its side (`from_unit`, `target_currency`). */
+const CONVERSION_WORDS = new Set(["unit", "units", "currency", "scale", "measure"]);
+/** A quantity's numeral and the space before its unit ("150 pounds", "98.6 °F", "2 tablespoons"). */
+const QUANTITY = /(?<![\p{L}\p{N}.])\d[\d,]*(?:\.\d+)?\s*(?=[°\p{L}])/gu;
+/** What follows a numeral and is not its unit ("10 to 20", "4 and 5", "5 times"). */
+const NOT_A_UNIT =
+  /^(?:to|and|or|of|in|into|times|by|at|per|from|is|are|an?|the|with|my|your|our|this|that|each|included)(?![\p{L}\p{N}])/iu;
+/** Where a conversion names its source unit as such ("from British pounds to Japanese yen"). */
+const SOURCE_BEFORE = /(?<![\p{L}\p{N}])from\s+(?=[°\p{L}])/giu;
+/** Where a conversion's target unit follows ("How many kilograms", "to miles", "in Celsius", "into cups"). */
+const TARGET_BEFORE = /(?<![\p{L}\p{N}])(?:how many|to|into|in)\s+(?=[°\p{L}])/giu;
+
+/**
+ * Which side of a conversion a key takes: `from`, `from_unit`, `base_currency`, `source_currency` the quantity's own
+ * unit; `to`, `to_unit`, `target_currency` the unit wanted. Undefined for any other key (`from_date`, `source`).
+ */
+export function conversionSide(key: string): "from" | "to" | undefined {
+  const words = key
+    .split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/)
+    .map((word) => word.toLowerCase())
+    .filter(Boolean);
+  for (const side of ["from", "to"] as const) {
+    const named = words.filter((word) => CONVERSION_SIDES[side].has(word));
+    const rest = words.filter((word) => !CONVERSION_SIDES[side].has(word));
+    if (named.length !== 1) continue;
+    if (rest.length === 0 ? named[0] === side : rest.every((word) => CONVERSION_WORDS.has(word))) return side;
+  }
+  return undefined;
+}
+
+/**
+ * Where the question writes a conversion's units: a quantity's own unit ("How many kilograms is 150 pounds?":
+ * "pounds") for the `from` side, and the unit wanted ("kilograms"; "to miles" and "in Celsius" after the quantity)
+ * for the `to` side.
+ */
+export function conversionUnits(text: string, side: "from" | "to"): number[] {
+  const after = (pattern: RegExp) =>
+    [...text.matchAll(pattern)]
+      .map((match) => match.index + match[0].length)
+      .filter((at) => !NOT_A_UNIT.test(text.slice(at)));
+  // "from British pounds" names it; else the unit of a quantity ("200 US dollars")
+  const named = after(SOURCE_BEFORE);
+  const sources = named.length > 0 ? named : after(QUANTITY);
+  if (side === "from" || sources.length === 0) return sources;
+  return [...text.matchAll(TARGET_BEFORE)]
+    .filter((match) => /^how/i.test(match[0]) || match.index > sources[0])
+    .map((match) => match.index + match[0].length)
+    .filter((at) => !NOT_A_UNIT.test(text.slice(at)));
+}
+
+/**
+ * The numerals of `numerals` (the source's) that `question` writes too, where some numeral of the source is not the
+ * question's (a result's own): an answer's echo of the question. Empty without a question, or when every numeral is
+ * the question's.
+ */
+function echoedNumerals(numerals: readonly string[], question: string | undefined): Set<string> {
+  if (question === undefined) return new Set();
+  const asked = new Set(numeralsOf(question));
+  const echoed = new Set(numerals.filter((numeral) => asked.has(numeral)));
+  return echoed.size < new Set(numerals).size ? echoed : new Set();
+}
+
 /** A result's JSON syntax (`}`, `",`): not what an answer copies from it. */
 const JSON_PUNCTUATION = /^[\s{}[\]":,]+$/;
 /** Characters a copied token may not carry: JSON would write them escaped (another token). */
@@ -240,6 +313,10 @@ export class GroundingSteer {
   readonly #optionalKeys: ReadonlyMap<string, readonly string[]>;
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
+  readonly #numericKeys: ReadonlyMap<string, readonly string[]>;
+  /** The source's numerals that only echo the question, where the results bring numerals of their own. */
+  readonly #echoed: ReadonlySet<string>;
+  readonly #askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   readonly #percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see #fits). */
   readonly #percentOnly: ReadonlySet<string>;
@@ -261,6 +338,9 @@ export class GroundingSteer {
     this.#optionalKeys = source.optionalKeys ?? new Map();
     this.#argumentKeys = source.argumentKeys ?? new Map();
     this.#integerKeys = source.integerKeys ?? new Map();
+    this.#numericKeys = source.numericKeys ?? new Map();
+    this.#echoed = echoedNumerals(this.#source.numerals, source.question);
+    this.#askedBy = source.askedBy ?? new Map();
     this.#percentKeys = source.percentKeys ?? new Map();
     this.#percentOnly = percentOnlyNumerals(source.source[0] ?? "");
     const avoid = source.avoid ?? [];
@@ -604,10 +684,15 @@ export class GroundingSteer {
         undefined,
         JSON_PUNCTUATION,
       );
-    // at a word's start, a numeral of the results or the question not written yet: what an answer most often must carry
+    // at a word's start, a numeral of the results or the question not written yet: what an answer most often must
+    // carry; not one that only echoes the question where the results bring their own (Gemma answered "98.6" for
+    // "98.6 °F in Celsius?" from `{"value":98.6,...,"result":37}`)
     if (state.value === "" || /[\s(]$/.test(state.value))
-      this.#numeralContinuations("", GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits, (numeral) =>
-        state.value.includes(numeral),
+      this.#numeralContinuations(
+        "",
+        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
+        logits,
+        (numeral) => state.value.includes(numeral) || this.#echoed.has(numeral),
       );
     return logits.size ? { type: "bias", logits } : NONE;
   }
@@ -729,6 +814,13 @@ export class GroundingSteer {
       const numeral = [...new Set(numeralsOf(text))][Number(ordinal[2]) - 1];
       if (numeral !== undefined && this.#source.numerals.includes(numeral)) found.numerals.push(numeral);
     }
+    // an optional key's value the question writes ("in Celsius" for `temp_unit`; see askingValues)
+    for (const value of (skill !== undefined && this.#askedBy.get(skill)?.[key]) || [])
+      for (const at of this.#questionWrites(value)) found.starts.push(at);
+    // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
+    const side = conversionSide(key);
+    if (side && !keys.some((other) => other !== key && conversionSide(other) === side))
+      found.starts.push(...conversionUnits(text, side));
     const head = keyWords(key).at(-1);
     if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
     // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
@@ -830,8 +922,12 @@ export class GroundingSteer {
     const list = this.#listAfter([...state.items, state.value]);
     if (!list) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
-    if (!list.end) this.#textTokens(separators, logit, logits, closers);
-    else if (!this.#askedStillToCome(state)) {
+    if (!list.end) {
+      this.#textTokens(separators, logit, logits, []);
+      // the question's list goes on: closing the array gets the malus (Gemma closed "open hole, C foot, and silver
+      // headjoint" after its first item)
+      this.#textTokens(closers, GROUNDING_AVOID_LOGIT, logits, []);
+    } else if (!this.#askedStillToCome(state)) {
       this.#textTokens(closers, logit, logits, []);
       // past the list's end: another item gets the malus (SmolLM2 went on with "Purchase_Amount", "regression", ...)
       this.#textTokens(separators, GROUNDING_LIST_END_LOGIT, logits, []);
@@ -856,8 +952,44 @@ export class GroundingSteer {
     const optional = skill === undefined ? undefined : this.#optionalKeys.get(skill);
     if (!optional?.length) return false;
     const written = this.#writtenKeys();
-    // named, or given a value by the question (a place key's "in Rome, Italy")
-    return optional.some((key) => !written.has(key) && (this.#named(key) || this.#anchors(key).starts.length > 0));
+    const numeric = this.#numericKeys.get(skill!);
+    // named, given a value by the question (a place key's "in Rome, Italy"), asked for by one of its values ("in
+    // Celsius" for `temp_unit`), or a number key where a numeral of the question is still unheld ("within 10 miles")
+    return optional.some(
+      (key) =>
+        !written.has(key) &&
+        (this.#named(key) ||
+          this.#anchors(key).starts.length > 0 ||
+          (!!numeric?.includes(key) && !this.#numeralsHeld(true))),
+    );
+  }
+
+  /**
+   * Where the question writes `value` as words of its own (letter case aside; a plural too: "ratings", "Wars"): the
+   * offsets it begins at.
+   */
+  #questionWrites(value: string): number[] {
+    const question = this.#source.text.slice(0, this.#questionChars).toLowerCase();
+    const wanted = value.toLowerCase();
+    const found: number[] = [];
+    for (let at = question.indexOf(wanted); at !== -1; at = question.indexOf(wanted, at + 1)) {
+      const before = question[at - 1];
+      const after = question.slice(at + wanted.length);
+      if ((before === undefined || !WORD_AT.test(before)) && /^(?:s|es)?(?![\p{L}\p{N}])/u.test(after)) found.push(at);
+    }
+    return found;
+  }
+
+  /**
+   * Whether every numeral of the question is held by an argument written so far (as itself, a fraction of it or a
+   * hundred times it: "8%" as 0.08); with `digits`, only those it writes in digits ("two sets" is no value).
+   */
+  #numeralsHeld(digits = false): boolean {
+    const args = numeralsOf(this.#argumentsText()).map(Number);
+    const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
+    const question = this.#source.text.slice(0, this.#questionChars);
+    const inDigits = digits ? new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g)) : undefined;
+    return numeralsOf(question).every((numeral) => held(Number(numeral)) || (inDigits && !inDigits.has(numeral)));
   }
 
   /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
@@ -944,9 +1076,7 @@ export class GroundingSteer {
       return false;
     // a numeral of the question no argument holds yet is one an optional argument may take (Gemma's `"year":2020`
     // for "crimes in 2020")
-    const args = numeralsOf(this.#argumentsText()).map(Number);
-    const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
-    return numeralsOf(this.#source.text.slice(0, this.#questionChars)).every((numeral) => held(Number(numeral)));
+    return this.#numeralsHeld();
   }
 
   /** The keys the arguments so far name (of the reply's last `arguments`). */
