@@ -113,6 +113,10 @@ const TEXTS = [
   "Cel",
   "pounds",
   "kil",
+  "Hil",
+  "Chi",
+  "Hotel",
+  "+",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -452,6 +456,48 @@ describe("GroundingSteer (soft)", () => {
     expect(at("from").kil).toBeUndefined();
     expect(at("to")).toMatchObject({ kil: 6 });
     expect(at("to").pounds).toBeUndefined();
+  });
+
+  it("a text the question quotes goes on to its closing quote", () => {
+    const at = (question: string, value: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question] }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"item": "${value}`,
+      ) as Record<string, number>;
+    // BFCL simple_python_344: Gemma closed "Guardian Sword" before the quote's "+"
+    const sword = at("The power of the Weapon 'Guardian Sword+' in the game 'Zelda'", "Guardian Sword");
+    expect(sword["+"]).toBe(6);
+    expect(sword['"']).toBeUndefined();
+    // at the closing quote: closing gets the bonus
+    expect(at("The power of the Weapon 'Guardian Sword+' in the game 'Zelda'", "Guardian Sword+")).toMatchObject({
+      '"': 6,
+    });
+    // unquoted, the word's end may close as before; an apostrophe is no quote ("It's fresh")
+    expect(at("The power of the Guardian Sword+ in the game", "Guardian Sword")['"']).toBe(6);
+    expect(at("Review: It's fresh and delicious, the food", "fresh")['"']).toBe(6);
+  });
+
+  it("a name of the question that holds a word of the key is that key's value", () => {
+    const at = (question: string, key: string, keys: string[]) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question], argumentKeys: new Map([["f", keys]]) }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"${key}": "`,
+      ) as Record<string, number>;
+    // BFCL simple_python_382 and _386: Gemma wrote the city as the hotel's name
+    const hilton = at("Book a room at the Hilton Hotel in Chicago, from 10th December", "hotel_name", [
+      "hotel_name",
+      "location",
+    ]);
+    expect(hilton).toMatchObject({ Hil: 6 });
+    expect(hilton.Chi).toBeUndefined(); // the place after "in" is `location`'s
+    // a name that begins with the key's word: the word keeps its start (no key-name malus)
+    expect(at("Book a luxury room in Hotel Paradise, Las Vegas", "hotel_name", ["hotel_name"])).toMatchObject({
+      Hotel: 6,
+    });
+    // the word alone, beginning a sentence, is no name: the key-name malus as before
+    expect(at("Hotel rooms in Chicago", "hotel_name", ["hotel_name"])).toMatchObject({ Hotel: -4, Chi: 4 });
   });
 
   it("a value the question puts beside the key's word is favoured over its other spans", () => {

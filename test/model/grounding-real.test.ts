@@ -11,7 +11,7 @@ import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../../src/eval/bfcl/bfcl-fil
 import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import type { GroundingMode, ModelHandle } from "../../src/model/model-handle.js";
-import { calculatorSkill } from "../../src/skills/builtin/index.js";
+import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { callReply } from "../../src/testing/index.js";
 import { loadTestModel, testModelPath } from "../helpers/test-models.js";
@@ -114,6 +114,30 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
     expect(args).not.toHaveProperty("permeability");
   }, 180_000);
 
+  it("an optional argument the question asks for by one of its values, or by a numeral no argument holds, is written (BFCL simple_python_80, _176, _204)", async () => {
+    // before (c8f673e): each call closed after the required arguments, leaving out what "a vegan menu", "patent
+    // lawsuits" and "within 10 miles" ask for
+    const vegan = await firstCall(model, "simple_python_80", "soft");
+    expect(vegan.args).toMatchObject({ dietary_requirements: ["vegan"] });
+    const patent = await firstCall(model, "simple_python_176", "soft");
+    expect((patent.args as { case_type?: string } | undefined)?.case_type).toMatch(/^patent$/i);
+    const near = await firstCall(model, "simple_python_204", "soft");
+    expect(near.args).toMatchObject({ max_distance: 10 });
+  }, 240_000);
+
+  it("a conversion's units: the quantity's own unit is `from`, the one asked for is `to`", async () => {
+    // before (c8f673e): "from":"kilograms","to":"pounds" for "How many kilograms is 150 pounds?"
+    const registry = new Registry([convertUnitsSkill]);
+    const state = await new Agent({ model, registry, grounding: "soft" }).run("How many kilograms is 150 pounds?", {
+      maxIterations: 1,
+    });
+    expect(state.stream.ofType("call-skill")[0]?.arguments).toMatchObject({
+      value: 150,
+      from: "pounds",
+      to: "kilograms",
+    });
+  }, 120_000);
+
   it("a rate the question writes as a percentage is written as its fraction (BFCL simple_python_152)", async () => {
     // before (d46d8ca): annual_yield 5 for "a 5% annual yield"; the description does not ask for a percentage
     const { query, args } = await firstCall(model, "simple_python_152", "soft");
@@ -128,26 +152,31 @@ describe.skipIf(!gemmaPath)("grounded argument values (Gemma 3 270M, real weight
  * real model's. Without grounding SmolLM2 answered with the note ("You already made this call, …") and Gemma 3 270M
  * with the city ("Lyon"): neither carried the result's 17.
  */
-async function answerAfterRepeat(model: LlamaModelHandle, grounding: GroundingMode): Promise<string | undefined> {
-  const registry = new Registry([
-    defineSkill({
-      name: "get_weather",
-      description: "Current weather of a city.",
-      parameters: z.object({ city: z.string() }),
-      run: ({ city }) => ({ city, celsius: 17, sky: "light rain" }),
-    }),
-  ]);
+async function answerAfterRepeat(
+  model: LlamaModelHandle,
+  grounding: GroundingMode,
+  task = {
+    registry: new Registry([
+      defineSkill({
+        name: "get_weather",
+        description: "Current weather of a city.",
+        parameters: z.object({ city: z.string() }),
+        run: ({ city }) => ({ city, celsius: 17, sky: "light rain" }),
+      }),
+    ]),
+    call: callReply("get_weather", { city: "Lyon" }),
+    query: "What is the temperature in Lyon right now?",
+  },
+): Promise<string | undefined> {
   let calls = 0;
   const scriptedCalls: ModelHandle = {
     chatFormat: model.chatFormat,
     info: model.info,
-    generate: (prompt, options) =>
-      calls++ < 2 ? Promise.resolve(callReply("get_weather", { city: "Lyon" })) : model.generate(prompt, options),
+    generate: (prompt, options) => (calls++ < 2 ? Promise.resolve(task.call) : model.generate(prompt, options)),
   };
-  const state = await new Agent({ model: scriptedCalls, registry, grounding }).run(
-    "What is the temperature in Lyon right now?",
-    { maxIterations: 8 },
-  );
+  const state = await new Agent({ model: scriptedCalls, registry: task.registry, grounding }).run(task.query, {
+    maxIterations: 8,
+  });
   expect(state.stream.ofType("final-round")).toHaveLength(1);
   return state.answer;
 }
@@ -167,6 +196,16 @@ for (const [name, variable] of [
       const answer = await answerAfterRepeat(model, "soft");
       expect(answer).toMatch(/\b17\b/);
       expect(answer).not.toMatch(/already made/i);
+    }, 120_000);
+
+    it("the answer carries the result's own number, not the question's that the result echoes", async () => {
+      // before (984f2dd's parent): Gemma 3 270M answered "98.6" from {"value":98.6,"from":"°F","to":"°C","result":37}
+      const answer = await answerAfterRepeat(model, "soft", {
+        registry: new Registry([convertUnitsSkill]),
+        call: callReply("convert_units", { value: 98.6, from: "F", to: "C" }),
+        query: "What is 98.6 °F in Celsius?",
+      });
+      expect(answer).toMatch(/\b37\b/);
     }, 120_000);
   });
 }

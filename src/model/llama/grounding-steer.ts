@@ -203,6 +203,10 @@ function keyWords(key: string): string[] {
     .map((word) => word.toLowerCase())
     .filter((word) => word.length >= 3 && /^[a-z]+$/.test(word));
 }
+/**
+ * A text the question quotes: 'Ticket to Ride', "Catan"; an apostrophe inside ("It's") neither opens nor closes one.
+ */
+const QUOTED_TEXT = /(?<![\p{L}\p{N}])'[^'\n]+?'(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])"[^"\n]+?"(?![\p{L}\p{N}])/gu;
 /** The words that name a conversion key's side, alone (`from`, `to`) or with a conversion word (`base_currency`). */
 const CONVERSION_SIDES = {
   from: new Set(["from", "source", "base", "original"]),
@@ -314,6 +318,8 @@ export class GroundingSteer {
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
   readonly #numericKeys: ReadonlyMap<string, readonly string[]>;
+  /** The question's quoted texts, each as [after its opening quote, at its closing quote] (see #insideQuote). */
+  #quotes?: [number, number][];
   /** The source's numerals that only echo the question, where the results bring numerals of their own. */
   readonly #echoed: ReadonlySet<string>;
   readonly #askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
@@ -519,13 +525,16 @@ export class GroundingSteer {
       const others = new Map<Token, number>();
       this.#continuations(this.#source, [...this.#othersAnchors(state.key).starts], 0, others);
       for (const token of others.keys()) logits.delete(token);
+      const anchored = new Map<Token, number>();
       this.#continuations(
         this.#source,
         this.#anchors(state.key).starts,
         GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
-        logits,
+        anchored,
       );
+      // the key's own words get the malus, unless an anchored value begins with them ("Hotel Paradise", `hotel_name`)
       for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
+      for (const [token, logit] of anchored) logits.set(token, logit);
     } else this.#copyOn(state, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
@@ -559,8 +568,9 @@ export class GroundingSteer {
     if (inWord.length > 0) this.#continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
     if (region.length > 0)
       this.#continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
-    // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), ahead of closing
-    const name = state.positions.filter((p) => this.#nameGoesOn(p));
+    // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), and a quoted text to its
+    // closing quote ('Guardian Sword+'), ahead of closing
+    const name = state.positions.filter((p) => this.#nameGoesOn(p) || this.#insideQuote(p));
     if (name.length > 0) this.#continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
   }
 
@@ -587,6 +597,40 @@ export class GroundingSteer {
     // the word before begins a text or a sentence: a capitalized sentence start is no part of a name ("Find Magnus")
     const lead = text.slice(Math.max(0, at - 3), at);
     return !(at === 0 || lead.endsWith(TEXT_JOINT) || /(?:[.!?:]\s+|\n\s*)$/.test(lead));
+  }
+
+  /**
+   * Where the names of the question begin that hold a word of `key` (4 letters or more; not `name` or a generic one)
+   * capitalized as one of their words: "Hilton Hotel" and "Hotel Paradise" for `hotel_name`, "English Premier League"
+   * for `league`. Gemma wrote the city ("Chicago", "Las Vegas") as the hotel's name.
+   */
+  #namesHolding(key: string): number[] {
+    const text = this.#source.text.slice(0, this.#questionChars);
+    const starts = new Set<number>();
+    for (const word of keyWords(key)) {
+      if (word.length < 4 || word === "name" || GENERIC_FLAG_WORDS.has(word)) continue;
+      const capitalized = word[0].toUpperCase() + word.slice(1);
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${capitalized}(?![\\p{L}\\p{N}])`, "gu");
+      for (const match of text.matchAll(pattern)) {
+        let start = match.index;
+        while (this.#insideName(start)) start = text.lastIndexOf(" ", start - 2) + 1;
+        // one word alone is no name ("Hotel" that begins a sentence)
+        if (start < match.index || this.#nameGoesOn(match.index + word.length)) starts.add(start);
+      }
+    }
+    return [...starts];
+  }
+
+  /**
+   * Whether `p` is inside a text the question quotes, before its closing quote ("'Guardian Sword|+'", "'Ticket| to
+   * Ride'"): Gemma closed `"Guardian Sword"` at the word's end.
+   */
+  #insideQuote(p: number): boolean {
+    this.#quotes ??= [...this.#source.text.slice(0, this.#questionChars).matchAll(QUOTED_TEXT)].map((match) => [
+      match.index + 1,
+      match.index + match[0].length - 1,
+    ]);
+    return this.#quotes.some(([start, end]) => p > start && p < end);
   }
 
   /** Whether `key` takes a place (its head word is one of PLACE_WORDS). */
@@ -619,8 +663,9 @@ export class GroundingSteer {
    */
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
-    // inside a name the question writes whole: no bonus for closing before its last word
-    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p))) return undefined;
+    // inside a name or a quoted text the question writes whole: no bonus for closing before its end
+    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p) || this.#insideQuote(p)))
+      return undefined;
     if (this.#isPlaceKey(state.key) && state.positions.some((p) => this.#regionAfter(p))) return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
       return GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
@@ -821,6 +866,9 @@ export class GroundingSteer {
     const side = conversionSide(key);
     if (side && !keys.some((other) => other !== key && conversionSide(other) === side))
       found.starts.push(...conversionUnits(text, side));
+    // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
+    // League" for `league`
+    found.starts.push(...this.#namesHolding(key));
     const head = keyWords(key).at(-1);
     if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
     // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
