@@ -458,6 +458,33 @@ describe("GroundingSteer (soft)", () => {
     expect(at("to").pounds).toBeUndefined();
   });
 
+  it("a string does not begin with a numeral a number key of the skill is still to take", () => {
+    const argumentKeys = new Map([["f", ["topic", "quantity"]]]);
+    const numericKeys = new Map([["f", ["quantity"]]]);
+    const at = (question: string, text: string, numeric = numericKeys) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question], argumentKeys, numericKeys: numeric }, vocab),
+        vocab,
+        text,
+      ) as Record<string, number>;
+    // BFCL simple_python_210: Gemma wrote "topic":"5" for "Get 5 latest news on Bitcoin"
+    const topic = at("Get 20 latest news on Bitcoin", '{"skill_name": "f", "arguments": {"topic": "');
+    expect(topic).toMatchObject({ 2: -4, 20: -4 });
+    // once `quantity` is written, or where the skill has no number key: the numeral's copy bonus as before
+    expect(
+      at("Get 20 latest news on Bitcoin", '{"skill_name": "f", "arguments": {"quantity": 20, "topic": "'),
+    ).toMatchObject({
+      20: 4,
+    });
+    expect(
+      at("Get 20 latest news on Bitcoin", '{"skill_name": "f", "arguments": {"topic": "', new Map()),
+    ).toMatchObject({
+      20: 4,
+    });
+    // a numeral the question writes joined to a word ("20th", "3x^2") is no number key's
+    expect(at("News of the 20th century", '{"skill_name": "f", "arguments": {"topic": "')[20]).toBe(4);
+  });
+
   it("a text the question quotes goes on to its closing quote", () => {
     const at = (question: string, value: string) =>
       steerAfter(

@@ -535,6 +535,9 @@ export class GroundingSteer {
       // the key's own words get the malus, unless an anchored value begins with them ("Hotel Paradise", `hotel_name`)
       for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
       for (const [token, logit] of anchored) logits.set(token, logit);
+      if (!state.items)
+        for (const numeral of this.#numeralsForNumberKeys(state.key))
+          this.#prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
     } else this.#copyOn(state, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
@@ -597,6 +600,27 @@ export class GroundingSteer {
     // the word before begins a text or a sentence: a capitalized sentence start is no part of a name ("Find Magnus")
     const lead = text.slice(Math.max(0, at - 3), at);
     return !(at === 0 || lead.endsWith(TEXT_JOINT) || /(?:[.!?:]\s+|\n\s*)$/.test(lead));
+  }
+
+  /**
+   * The numerals of the question that a number key of the called skill, not written yet, may still take, where `key`
+   * is not one: a string that begins with one of them is no value ("location":"1800" before "year":1800 for "king of
+   * England in 1800", "topic":"5" for "5 latest news on Bitcoin"). Only a numeral the question writes bare (a space
+   * or punctuation after it: not "3x^2", "10th").
+   */
+  #numeralsForNumberKeys(key: string): string[] {
+    const skill = this.#currentSkill();
+    const numeric = skill === undefined ? undefined : this.#numericKeys.get(skill);
+    if (!numeric?.length || numeric.includes(key)) return [];
+    const written = this.#writtenKeys();
+    const open = numeric.filter((other) => !written.has(other));
+    if (open.length === 0) return [];
+    const question = this.#source.text.slice(0, this.#questionChars);
+    return [...new Set(numeralsOf(question))].filter(
+      (numeral) =>
+        open.some((other) => this.#fits(other, numeral)) &&
+        new RegExp(`(?<![\\p{L}\\p{N}.,])${numeral.replaceAll(".", "\\.")}(?=[\\s?.!,;:)]|$)`, "u").test(question),
+    );
   }
 
   /**
@@ -767,6 +791,9 @@ export class GroundingSteer {
       for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
     if (!strict) this.#anchorBias(opener, key, logits);
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
+    if (!strict && !items)
+      for (const numeral of this.#numeralsForNumberKeys(key))
+        this.#prefixTokens(`${opener}"`, numeral, GROUNDING_AVOID_LOGIT, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#listAfter(items)?.next : undefined;
     if (next !== undefined) {
