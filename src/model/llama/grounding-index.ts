@@ -163,15 +163,18 @@ export class GroundingIndex {
     if (next === undefined || next === SEPARATOR || (!WORD_CHAR.test(next) && !/[ ]/.test(next))) return true;
     // before a joining word, outside quotes: "New York | to Los Angeles", "British Pounds | to Japanese Yen", "2x^2 |
     // at x = 1" ("of" joins names: "Law of Universal Gravitation"; a quoted title keeps its words: 'Ticket to Ride')
-    return next === " " && JOINING_WORD.test(this.text.slice(p, p + 12)) && !this.#quoted(p);
+    return next === " " && JOINING_WORD.test(this.text.slice(p, p + 12)) && !this.quoted(p);
   }
 
-  /** Whether `p` lies inside a quoted stretch of the text ('Ticket to Ride', "Purchase_Amount"). */
-  #quoted(p: number): boolean {
+  /**
+   * Whether a span ending at `p` lies inside a quoted stretch of the text ('Ticket to Ride', "Purchase_Amount"),
+   * after its opening quote and before its closing one: "'Guardian Sword|+'" is, "'Guardian Sword+|'" is not.
+   */
+  quoted(p: number): boolean {
     this.#quotedRanges ??= [...this.text.matchAll(QUOTED)]
       .filter((m) => !m[0].includes(SEPARATOR)) // no quote runs from one text into the next
       .map((m) => [m.index, m.index + m[0].length] as const);
-    return this.#quotedRanges.some(([from, to]) => p > from && p < to);
+    return this.#quotedRanges.some(([from, to]) => p > from + 1 && p < to - 1);
   }
 
   /** Whether a span ending at `p` ends a word: at the end of a text, or before a character that is not a letter or digit. */

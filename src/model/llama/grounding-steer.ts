@@ -203,10 +203,6 @@ function keyWords(key: string): string[] {
     .map((word) => word.toLowerCase())
     .filter((word) => word.length >= 3 && /^[a-z]+$/.test(word));
 }
-/**
- * A text the question quotes: 'Ticket to Ride', "Catan"; an apostrophe inside ("It's") neither opens nor closes one.
- */
-const QUOTED_TEXT = /(?<![\p{L}\p{N}])'[^'\n]+?'(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])"[^"\n]+?"(?![\p{L}\p{N}])/gu;
 /** The words that name a conversion key's side, alone (`from`, `to`) or with a conversion word (`base_currency`). */
 const CONVERSION_SIDES = {
   from: new Set(["from", "source", "base", "original"]),
@@ -318,8 +314,6 @@ export class GroundingSteer {
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
   readonly #numericKeys: ReadonlyMap<string, readonly string[]>;
-  /** The question's quoted texts, each as [after its opening quote, at its closing quote] (see #insideQuote). */
-  #quotes?: [number, number][];
   /** The source's numerals that only echo the question, where the results bring numerals of their own. */
   readonly #echoed: ReadonlySet<string>;
   readonly #askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
@@ -573,7 +567,7 @@ export class GroundingSteer {
       this.#continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), and a quoted text to its
     // closing quote ('Guardian Sword+'), ahead of closing
-    const name = state.positions.filter((p) => this.#nameGoesOn(p) || this.#insideQuote(p));
+    const name = state.positions.filter((p) => this.#nameGoesOn(p) || this.#source.quoted(p));
     if (name.length > 0) this.#continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
   }
 
@@ -645,18 +639,6 @@ export class GroundingSteer {
     return [...starts];
   }
 
-  /**
-   * Whether `p` is inside a text the question quotes, before its closing quote ("'Guardian Sword|+'", "'Ticket| to
-   * Ride'"): Gemma closed `"Guardian Sword"` at the word's end.
-   */
-  #insideQuote(p: number): boolean {
-    this.#quotes ??= [...this.#source.text.slice(0, this.#questionChars).matchAll(QUOTED_TEXT)].map((match) => [
-      match.index + 1,
-      match.index + match[0].length - 1,
-    ]);
-    return this.#quotes.some(([start, end]) => p > start && p < end);
-  }
-
   /** Whether `key` takes a place (its head word is one of PLACE_WORDS). */
   #isPlaceKey(key: string): boolean {
     return PLACE_WORDS.has(keyWords(key).at(-1) ?? "");
@@ -688,7 +670,7 @@ export class GroundingSteer {
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
     // inside a name or a quoted text the question writes whole: no bonus for closing before its end
-    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p) || this.#insideQuote(p)))
+    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p) || this.#source.quoted(p)))
       return undefined;
     if (this.#isPlaceKey(state.key) && state.positions.some((p) => this.#regionAfter(p))) return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
