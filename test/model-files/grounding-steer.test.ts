@@ -593,6 +593,17 @@ describe("GroundingSteer (soft)", () => {
     expect(at("species", ["species", "years"]).San).toBe(4);
     // two place keys (`city`, `country`): no telling whose
     expect(at("city", ["city", "country"]).San).toBe(4);
+    // no name after in/near/around/at: the name after "of" (BFCL simple_python_230, "the King of France")
+    const of = (question: string) =>
+      atValueStart(
+        { mode: "soft", source: [question], argumentKeys: new Map([["f", ["location", "year"]]]) },
+        vocab,
+        "location",
+        true,
+      );
+    expect(of("Who was the King of San Francisco then?").San).toBe(6);
+    // with one: "of" names no place ("the sculptures of Michelangelo in San Francisco")
+    expect(of("The sculptures of David in San Francisco")).toMatchObject({ San: 6, David: 4 });
   });
 
   it("a numeral the question writes only as a percentage is favoured as its fraction, unless the key asks for one", () => {

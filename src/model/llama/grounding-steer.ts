@@ -191,6 +191,8 @@ const FUNCTION_WORDS = new Set(
 );
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
+/** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */
+const PLACE_OF = /(?<![\p{L}\p{N}])of\s+(?:the\s+)?(?=\p{Lu})/gu;
 
 const NONE: Steering = { type: "none" };
 /** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
@@ -898,8 +900,12 @@ export class GroundingSteer {
       const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
       if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
     }
-    if (this.#isPlaceKey(key) && !keys.some((other) => other !== key && this.#isPlaceKey(other)))
-      for (const match of text.matchAll(PLACE_BEFORE)) found.starts.push(match.index + match[0].length);
+    if (this.#isPlaceKey(key) && !keys.some((other) => other !== key && this.#isPlaceKey(other))) {
+      const places = [...text.matchAll(PLACE_BEFORE)];
+      // none: the name after "of" ("the King of France", "within 50km of Denver, Colorado")
+      for (const match of places.length > 0 ? places : text.matchAll(PLACE_OF))
+        found.starts.push(match.index + match[0].length);
+    }
     found.numerals = found.numerals.filter((numeral) => this.#source.numerals.includes(numeral));
     return found;
   }
