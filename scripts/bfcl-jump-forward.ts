@@ -6,7 +6,9 @@
  * 100 schemas and a closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated,
  * full passes over the vocabulary with candidate sampling, wall time).
  *
- *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--lever candidates] [--threads 1] [--limit N] [--stride K]
+ *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--lever candidates] [--threads 1] [--limit N] [--stride K [--offset O]]
+ *
+ * A full walk in pieces: `--stride 3 --offset 0`, `1` and `2` together cover every schema once.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     threads: { type: "string" },
     limit: { type: "string" },
     stride: { type: "string", default: "1" },
+    offset: { type: "string", default: "0" },
     bfcl: { type: "string", default: join(import.meta.dirname, "../evals/bfcl") },
     "max-tokens": { type: "string", default: "96" },
     lever: { type: "string", default: "jump-forward" },
@@ -46,10 +49,16 @@ for (const category of CATEGORIES) {
       functions.set(`${fn.name} ${JSON.stringify(fn.parameters)}`, fn);
   }
 }
-// --stride K: every K-th schema (a fixed sample spread over the five categories), then --limit N: the first N of those
+// --stride K: every K-th schema (a fixed sample spread over the five categories), beginning at --offset O (< K),
+// then --limit N: the first N of those
 const stride = Math.max(1, Number(values.stride));
+const offset = Number(values.offset);
+if (!Number.isInteger(offset) || offset < 0 || offset >= stride) {
+  process.stderr.write(`--offset must be a whole number below --stride (got ${values.offset})\n`);
+  process.exit(2);
+}
 const all = [...functions.values()]
-  .filter((_, i) => i % stride === 0)
+  .filter((_, i) => i % stride === offset)
   .slice(0, values.limit ? Number(values.limit) : undefined);
 const model = await loadModel({
   model: values.model,
@@ -105,5 +114,5 @@ for (const [i, fn] of all.entries()) {
     );
 }
 await model.dispose();
-console.log(JSON.stringify({ model: values.model, lever, maxTokens, threads: model.threads, ...totals }, null, 2));
+console.log(JSON.stringify({ model: values.model, lever, stride, offset, maxTokens, threads: model.threads, ...totals }, null, 2));
 process.exit(totals.invalid.length === 0 ? 0 : 1);
