@@ -483,6 +483,8 @@ describe("GroundingSteer (soft)", () => {
     });
     // a numeral the question writes joined to a word ("20th", "3x^2") is no number key's
     expect(at("News of the 20th century", '{"skill_name": "f", "arguments": {"topic": "')[20]).toBe(4);
+    // nor one after another sign ("3x^20 at x = 1": BFCL simple_python_16's function kept its 2)
+    expect(at("The derivative of 3x^20 at x = 1", '{"skill_name": "f", "arguments": {"topic": "')[20]).toBe(4);
   });
 
   it("a text the question quotes goes on to its closing quote", () => {

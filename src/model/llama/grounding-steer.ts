@@ -601,8 +601,8 @@ export class GroundingSteer {
   /**
    * The numerals of the question that a number key of the called skill, not written yet, may still take, where `key`
    * is not one: a string that begins with one of them is no value ("location":"1800" before "year":1800 for "king of
-   * England in 1800", "topic":"5" for "5 latest news on Bitcoin"). Only a numeral the question writes bare (a space
-   * or punctuation after it: not "3x^2", "10th").
+   * England in 1800", "topic":"5" for "5 latest news on Bitcoin"). Only a numeral the question writes bare (a space,
+   * `(` or `$` before it, a space or punctuation after it: not "3x^2", "x^2 at", "10th").
    */
   #numeralsForNumberKeys(key: string): string[] {
     const skill = this.#currentSkill();
@@ -615,7 +615,7 @@ export class GroundingSteer {
     return [...new Set(numeralsOf(question))].filter(
       (numeral) =>
         open.some((other) => this.#fits(other, numeral)) &&
-        new RegExp(`(?<![\\p{L}\\p{N}.,])${numeral.replaceAll(".", "\\.")}(?=[\\s?.!,;:)]|$)`, "u").test(question),
+        new RegExp(`(?<=^|[\\s($])${numeral.replaceAll(".", "\\.")}(?=[\\s?.!,;:)]|$)`, "u").test(question),
     );
   }
 
