@@ -796,6 +796,8 @@ describe("GroundingSteer (soft)", () => {
       ",": 6,
       "}": 6,
     });
+    // a numeral the question writes in words is none ("the other two sides"): closing
+    expect(at(`${question}, the other two sides`, '{"skill_name": "f", "arguments": {"x": 4, "y": 5')["}"]).toBe(6);
     // a required key still to come: closing is left as it was (the grammar holds the arguments open anyway)
     expect(at(question, '{"skill_name": "f", "arguments": {"x": 4')).toMatchObject({ ",": 6, "}": 6 });
     // an optional key the question names is asked for: going on, as before

@@ -1137,9 +1137,9 @@ export class GroundingSteer {
     const written = this.#writtenKeys();
     if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
       return false;
-    // a numeral of the question no argument holds yet is one an optional argument may take (Gemma's `"year":2020`
-    // for "crimes in 2020")
-    return this.#numeralsHeld();
+    // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
+    // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
+    return this.#numeralsHeld(true);
   }
 
   /** The keys the arguments so far name (of the reply's last `arguments`). */
