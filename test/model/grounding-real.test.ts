@@ -199,7 +199,8 @@ for (const [name, variable] of [
     }, 120_000);
 
     it("the answer carries the result's own number, not the question's that the result echoes", async () => {
-      // before (984f2dd's parent): Gemma 3 270M answered "98.6" from {"value":98.6,"from":"°F","to":"°C","result":37}
+      // without GroundingOptions.question (lever 27) Gemma 3 270M answers "98.6" from {"value":98.6,"from":"°F",
+      // "to":"°C","result":37}; SmolLM2 answers 37 either way
       const answer = await answerAfterRepeat(model, "soft", {
         registry: new Registry([convertUnitsSkill]),
         call: callReply("convert_units", { value: 98.6, from: "F", to: "C" }),
