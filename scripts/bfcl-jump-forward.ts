@@ -114,5 +114,7 @@ for (const [i, fn] of all.entries()) {
     );
 }
 await model.dispose();
-console.log(JSON.stringify({ model: values.model, lever, stride, offset, maxTokens, threads: model.threads, ...totals }, null, 2));
+console.log(
+  JSON.stringify({ model: values.model, lever, stride, offset, maxTokens, threads: model.threads, ...totals }, null, 2),
+);
 process.exit(totals.invalid.length === 0 ? 0 : 1);
