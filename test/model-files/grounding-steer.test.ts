@@ -130,16 +130,32 @@ function steerAfter(
   return Object.fromEntries([...steering.logits].map(([token, logit]) => [vocab.text(token), logit]));
 }
 
-/** The steer's bias where `key`'s value begins (after `"key": `, or inside its opened string), as texts to logits. */
-function atValueStart(
+/** The steer's bias after `"key": ` and `rest` (the value written so far, its quote included), as texts to logits. */
+function afterKey(
   source: ConstructorParameters<typeof GroundingSteer>[0],
   vocab: ReturnType<typeof vocabulary>,
   key: string,
-  opened: boolean,
+  rest: string,
 ): Record<string, number> {
-  const text = `{"skill_name": "f", "arguments": {"${key}": ${opened ? '"' : ""}`;
+  const text = `{"skill_name": "f", "arguments": {"${key}": ${rest}`;
   return steerAfter(new GroundingSteer(source, vocab), vocab, text) as Record<string, number>;
 }
+
+/** The steer's bias inside `key`'s string value after `value`. */
+const inStringValue = (
+  source: Parameters<typeof afterKey>[0],
+  vocab: Parameters<typeof afterKey>[1],
+  key: string,
+  value: string,
+) => afterKey(source, vocab, key, `"${value}`);
+
+/** The steer's bias where `key`'s value begins (after `"key": `, or inside its opened string). */
+const atValueStart = (
+  source: Parameters<typeof afterKey>[0],
+  vocab: Parameters<typeof afterKey>[1],
+  key: string,
+  opened: boolean,
+) => afterKey(source, vocab, key, opened ? '"' : "");
 
 describe("JsonValueTracker", () => {
   it("tells string and number values under their keys, and where a value is about to begin", () => {
@@ -489,11 +505,7 @@ describe("GroundingSteer (soft)", () => {
 
   it("a text the question quotes goes on to its closing quote", () => {
     const at = (question: string, value: string) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source: [question] }, vocab),
-        vocab,
-        `{"skill_name": "f", "arguments": {"item": "${value}`,
-      ) as Record<string, number>;
+      inStringValue({ mode: "soft", source: [question] }, vocab, "item", value);
     // BFCL simple_python_344: Gemma closed "Guardian Sword" before the quote's "+"
     const sword = at("The power of the Weapon 'Guardian Sword+' in the game 'Zelda'", "Guardian Sword");
     expect(sword["+"]).toBe(6);
@@ -653,11 +665,7 @@ describe("GroundingSteer (soft)", () => {
     const words = vocabulary(['"', '"}', ",", "}", "<pad>", "Yellow", "stone", "ak", " Park", "Yellowstone"]);
     const source = ["Forest in Yellowstone Park, and a Yellow one"];
     const after = (value: string, text = source) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source: text }, words),
-        words,
-        `{"skill_name": "f", "arguments": {"species": "${value}`,
-      ) as Record<string, number>;
+      inStringValue({ mode: "soft", source: text }, words, "species", value);
     // "Yellow" is also a whole word of the question: no more than the copy bonus
     expect(after("Yellow").stone).toBe(4);
     // in "Yellowstone" only: the value is mid-word, and going on with the word outweighs a small model's own word
@@ -669,11 +677,7 @@ describe("GroundingSteer (soft)", () => {
   it("a name the question writes goes on to its last word, and no value begins inside it", () => {
     const words = vocabulary(['"', '"}', ",", "}", "<pad>", "Yellowstone", " National", " Park", "Magnus", "Carlsen"]);
     const at = (source: string, value: string) =>
-      steerAfter(
-        new GroundingSteer({ mode: "soft", source: [source] }, words),
-        words,
-        `{"skill_name": "f", "arguments": {"location": "${value}`,
-      ) as Record<string, number>;
+      inStringValue({ mode: "soft", source: [source] }, words, "location", value);
     const park = "Predict the growth of forest in Yellowstone National Park for the next 5 years.";
     expect(at(park, "Yellowstone")).toEqual({ " National": 6 });
     expect(at(park, "Yellowstone National")).toEqual({ " Park": 6 });

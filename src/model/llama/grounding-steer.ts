@@ -318,6 +318,8 @@ export class GroundingSteer {
   readonly #numericKeys: ReadonlyMap<string, readonly string[]>;
   /** The source's numerals that only echo the question, where the results bring numerals of their own. */
   readonly #echoed: ReadonlySet<string>;
+  /** The question's numerals that it writes in digits (see #numeralsHeld), read once. */
+  #digitNumerals?: string[];
   readonly #askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   readonly #percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see #fits). */
@@ -1023,7 +1025,7 @@ export class GroundingSteer {
         !written.has(key) &&
         (this.#named(key) ||
           this.#anchors(key).starts.length > 0 ||
-          (!!numeric?.includes(key) && !this.#numeralsHeld(true))),
+          (!!numeric?.includes(key) && !this.#numeralsHeld())),
     );
   }
 
@@ -1044,15 +1046,18 @@ export class GroundingSteer {
   }
 
   /**
-   * Whether every numeral of the question is held by an argument written so far (as itself, a fraction of it or a
-   * hundred times it: "8%" as 0.08); with `digits`, only those it writes in digits ("two sets" is no value).
+   * Whether every numeral the question writes in digits is held by an argument written so far (as itself, a fraction
+   * of it or a hundred times it: "8%" as 0.08); one in words is none ("two sets").
    */
-  #numeralsHeld(digits = false): boolean {
+  #numeralsHeld(): boolean {
+    if (!this.#digitNumerals) {
+      const question = this.#source.text.slice(0, this.#questionChars);
+      const inDigits = new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g));
+      this.#digitNumerals = numeralsOf(question).filter((numeral) => inDigits.has(numeral));
+    }
     const args = numeralsOf(this.#argumentsText()).map(Number);
     const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
-    const question = this.#source.text.slice(0, this.#questionChars);
-    const inDigits = digits ? new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g)) : undefined;
-    return numeralsOf(question).every((numeral) => held(Number(numeral)) || (inDigits && !inDigits.has(numeral)));
+    return this.#digitNumerals.every((numeral) => held(Number(numeral)));
   }
 
   /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
@@ -1139,7 +1144,7 @@ export class GroundingSteer {
       return false;
     // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
     // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
-    return this.#numeralsHeld(true);
+    return this.#numeralsHeld();
   }
 
   /** The keys the arguments so far name (of the reply's last `arguments`). */
