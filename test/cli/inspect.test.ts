@@ -45,7 +45,7 @@ describe("inspect without a model file", () => {
     ]);
     expect(compact.code, compact.stderr).toBe(0);
     const [a, b] = [JSON.parse(full.stdout), JSON.parse(compact.stdout)];
-    expect(b.systemPrompt).toContain("- calculator(expression: string): Evaluate an arithmetic expression");
+    expect(b.systemPrompt).toContain("- calculator(expression: string): Evaluate arithmetic: + - * / % ^");
     expect(b.systemPrompt).not.toContain('"thought"');
     expect(a.systemPrompt).toContain('"thought":"why this skill"}');
     expect(b.systemPrompt.length).toBeLessThan(a.systemPrompt.length * 0.7);

@@ -11,8 +11,8 @@ import { tidyNumber } from "./tidy-number.js";
 export const calculatorSkill = defineSkill({
   name: "calculator",
   description:
-    "Evaluate an arithmetic expression and return the number. Supports + - * / % ^ ( ), " +
-    "sqrt abs round floor ceil min max log ln exp sin cos tan (radians), pi, e. " +
+    "Evaluate arithmetic: + - * / % ^ ( ), sqrt abs round floor ceil min max mean sum log ln " +
+    "exp sin cos tan, pi, e; or words (times, plus, percent of, square root of). " +
     'Example: {"expression":"(3+4)*2^3/sqrt(16)"}',
   parameters: z.object({
     expression: z

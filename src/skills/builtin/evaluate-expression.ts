@@ -1,5 +1,6 @@
 import { CALCULATOR_MAX_DEPTH, CALCULATOR_MAX_EXPRESSION_LENGTH } from "./defaults.js";
 import { ExpressionError, ExpressionLexer, type ExpressionToken } from "./expression-lexer.js";
+import { readWordsAt } from "./expression-words.js";
 
 export { ExpressionError } from "./expression-lexer.js";
 
@@ -51,11 +52,14 @@ const FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map([
       return Math.sqrt(x);
     }),
   ],
+  ["cbrt", unary(Math.cbrt)],
   ["abs", unary(Math.abs)],
   ["round", { minArgs: 1, maxArgs: 2, apply: ([x, digits = 0]) => roundHalfAway(x, digits) }],
   ["floor", unary(Math.floor)],
   ["ceil", unary(Math.ceil)],
   ["min", variadic(Math.min)],
+  ["mean", variadic((...xs) => xs.reduce((sum, x) => sum + x, 0) / xs.length)],
+  ["sum", variadic((...xs) => xs.reduce((sum, x) => sum + x, 0))],
   ["max", variadic(Math.max)],
   [
     "log",
@@ -95,7 +99,8 @@ const INFIX: ReadonlyMap<string, readonly [number, number]> = new Map([
 /** Unary signs bind tighter than * but looser than ^, so -2^2 = -(2^2) = -4 as in written mathematics. */
 const PREFIX_POWER = 25;
 
-const describe = (token: ExpressionToken) => (token.kind === "end" ? "the end" : JSON.stringify(token.text));
+const describe = (token: ExpressionToken) =>
+  token.kind === "end" ? "the end" : JSON.stringify(("word" in token && token.word) || token.text);
 
 function checkResult(value: number, what: string): number {
   if (Number.isNaN(value)) throw new ExpressionError("math", `${what} has no real result`);
@@ -152,6 +157,13 @@ class ExpressionParser {
         token.at,
       );
     }
+    if (token.text === "," && token.kind === "op" && token.word) {
+      throw new ExpressionError(
+        "syntax",
+        `Unexpected ${describe(token)} at position ${token.at + 1}: "and" only joins a list, as in "average of 2, 4 and 6"`,
+        token.at,
+      );
+    }
     if (token.text === ",") {
       throw new ExpressionError(
         "syntax",
@@ -190,7 +202,7 @@ class ExpressionParser {
   #prefix(): number {
     const token = this.#lexer.next();
     if (token.kind === "number") return token.value;
-    if (token.kind === "name") return this.#name(token);
+    if (token.kind === "name") return token.bare ? this.#bareFunction(token) : this.#name(token);
     if (token.text === "-") return -this.#expression(PREFIX_POWER);
     if (token.text === "+") return this.#expression(PREFIX_POWER);
     if (token.text === "(") {
@@ -253,6 +265,21 @@ class ExpressionParser {
     return checkResult(fn.apply(args), `${key}(${args.join(", ")})`);
   }
 
+  /**
+   * A function written as words, its argument without parentheses: "square root of 1764" (what follows up to the
+   * next + - * /: "square root of 16 plus 9" is 13), "average of 12, 18, 27 and 43" (a list).
+   */
+  #bareFunction(token: ExpressionToken & { kind: "name" }): number {
+    const fn = FUNCTIONS.get(token.text)!;
+    const args = [this.#expression(PREFIX_POWER)];
+    if (fn.maxArgs > 1)
+      while (this.#lexer.peek().text === "," && args.length < fn.maxArgs) {
+        this.#lexer.next();
+        args.push(this.#expression(PREFIX_POWER));
+      }
+    return checkResult(fn.apply(args), `${token.text}(${args.join(", ")})`);
+  }
+
   #expect(text: ")", opener: ExpressionToken): void {
     const token = this.#lexer.next();
     if (token.text === text) return;
@@ -270,7 +297,8 @@ class ExpressionParser {
 /**
  * Evaluates an arithmetic expression with a hand-written Pratt parser: numbers (decimals, `1e-3`), `+ - * / % ^`
  * (also `**`, `×`, `÷`), parentheses, unary signs, the functions in `EXPRESSION_FUNCTIONS` and the constants `pi`,
- * `e`. Nothing is ever handed to `eval` or `Function`; names are looked up in closed maps, so `constructor`,
+ * `e`, and the arithmetic words of expression-words.ts ("17 times 23 plus 4", "15% of 80", "square root of 1764"). A
+ * `%` is a percentage before "of" or where no operand follows ("80*15%"), the remainder elsewhere ("7 % 3"). Nothing is ever handed to `eval` or `Function`; names are looked up in closed maps, so `constructor`,
  * `__proto__` or `process` are unknown names. Returns the raw double (see `tidyNumber` for display).
  * Throws `ExpressionError` with a message meant for the model: a syntax error with its position, an unknown name,
  * division by zero, a result that is not a real number or that overflows.
@@ -288,14 +316,50 @@ export function evaluateExpression(source: string, options: EvaluateExpressionOp
   try {
     return new ExpressionParser(source, options.maxDepth ?? CALCULATOR_MAX_DEPTH).parseAll();
   } catch (error) {
-    // Small models write "15% of 80" or "80*15%": say what % means here, once, after the parse error.
+    // a % that failed to parse: say what % means here, once, after the parse error
     if (error instanceof ExpressionError && source.includes("%") && !error.message.startsWith("Modulo")) {
       throw new ExpressionError(
         error.code,
-        `${error.message}. Note: % is the remainder operator (7 % 3 = 1); for a percentage write 15/100*80`,
+        `${error.message}. Note: % between two numbers is the remainder (7 % 3 = 1); for a percentage write 15% of 80`,
         error.at,
       );
     }
     throw error;
   }
+}
+
+/** Where an arithmetic stretch may begin: a numeral, "(", or a function's words ("square root of"). */
+const STRETCH_START = /[\d(]/;
+/** A date ("2025-01-01") reads as a subtraction: no stretch holds one. */
+const DATE = /\d{4}-\d{1,2}-\d{1,2}/;
+/** Longest stretch looked for, in characters. */
+const MAX_STRETCH_CHARS = 160;
+
+/**
+ * The stretches of `text` the calculator evaluates that are more than a numeral, longest from each start and none
+ * inside another, as [start, end) offsets: "17 times 23 plus 4" of "What is 17 times 23 plus 4?", "square root of
+ * 1764", "(12.5 + 7.5) * 3" of "Compute (12.5 + 7.5) * 3, then divide the result by 4". What an expression argument
+ * copied from the question should hold whole (issue 26's grounding).
+ */
+export function arithmeticStretches(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  const wordAt = (i: number) => i > 0 && /[\p{L}\p{N}_.]/u.test(text[i - 1]);
+  for (let start = 0; start < text.length; start++) {
+    if (found.length > 0 && start < found.at(-1)![1]) continue;
+    const opens = STRETCH_START.test(text[start]) || readWordsAt(text, start)?.reading.kind === "function";
+    if (!opens || wordAt(start)) continue;
+    for (let end = Math.min(text.length, start + MAX_STRETCH_CHARS); end > start; end--) {
+      if (!/[\p{L}\p{N}_)%]/u.test(text[end - 1]) || (end < text.length && /[\p{L}\p{N}_]/u.test(text[end]))) continue;
+      const stretch = text.slice(start, end);
+      if (/^\d[\d.]*$/.test(stretch) || DATE.test(text.slice(Math.max(0, start - 5), end + 3))) continue;
+      try {
+        evaluateExpression(stretch);
+      } catch {
+        continue;
+      }
+      found.push([start, end]);
+      break;
+    }
+  }
+  return found;
 }

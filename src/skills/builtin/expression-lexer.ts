@@ -1,10 +1,15 @@
 import { CodedError } from "../../coded-error.js";
+import { readWordsAt } from "./expression-words.js";
 
-/** One token of an arithmetic expression; `at` is its 0-based position in the source, for error messages. */
+/**
+ * One token of an arithmetic expression; `at` is its 0-based position in the source, for error messages. `word`: the
+ * words it was read from ("times" for `*`, see expression-words.ts). A `bare` name is a function written as words
+ * ("square root of"): its argument follows without parentheses.
+ */
 export type ExpressionToken =
   | { kind: "number"; value: number; text: string; at: number }
-  | { kind: "name"; text: string; at: number }
-  | { kind: "op"; text: "+" | "-" | "*" | "/" | "%" | "^" | "(" | ")" | ","; at: number }
+  | { kind: "name"; text: string; at: number; word?: string; bare?: true }
+  | { kind: "op"; text: "+" | "-" | "*" | "/" | "%" | "^" | "(" | ")" | ","; at: number; word?: string }
   | { kind: "end"; text: ""; at: number };
 
 /**
@@ -43,6 +48,12 @@ const OPERATOR_ALIASES: ReadonlyMap<string, "*" | "/" | "-" | "^"> = new Map([
   ["−", "-"],
 ]);
 const OPERATORS = new Set(["+", "-", "*", "/", "%", "^", "(", ")", ","]);
+/** What may follow a `%` that means percent ("80*15%", "15%)"), not the remainder of what follows. */
+const PERCENT_BEFORE = /\s*(?:$|[)+*/^,])/y;
+/** "of" after `%`: "15% of 80" is 15/100*80. */
+const OF = /\s*of(?![A-Za-z0-9_])/iy;
+/** Trailing text an expression copied from a question may end with ("17 times 23 plus 4?", "2+2 ="). */
+const TRAILING = /[\s?!=]*$/y;
 
 /**
  * Reads tokens one at a time, on demand, so the first problem in reading order is the one reported
@@ -52,6 +63,8 @@ export class ExpressionLexer {
   readonly #source: string;
   #pos = 0;
   #peeked: ExpressionToken | undefined;
+  /** Tokens read from one piece of text that stands for several ("squared" is `^` and `2`). */
+  readonly #queued: ExpressionToken[] = [];
 
   constructor(source: string) {
     this.#source = source;
@@ -70,11 +83,14 @@ export class ExpressionLexer {
   }
 
   #read(): ExpressionToken {
+    const queued = this.#queued.shift();
+    if (queued) return queued;
     const source = this.#source;
     SPACE.lastIndex = this.#pos;
     if (SPACE.test(source)) this.#pos = SPACE.lastIndex;
     const at = this.#pos;
-    if (at >= source.length) return { kind: "end", text: "", at };
+    TRAILING.lastIndex = at;
+    if (at >= source.length || TRAILING.test(source)) return { kind: "end", text: "", at };
 
     NUMBER.lastIndex = at;
     const number = NUMBER.exec(source);
@@ -84,6 +100,9 @@ export class ExpressionLexer {
       if (!Number.isFinite(value)) throw new ExpressionError("math", `The number ${number[0]} is too large`, at);
       return { kind: "number", value, text: number[0], at };
     }
+
+    const words = readWordsAt(source, at);
+    if (words) return this.#words(words.reading, at, source.slice(at, at + words.length));
 
     NAME.lastIndex = at;
     const name = NAME.exec(source);
@@ -99,6 +118,12 @@ export class ExpressionLexer {
       }
     }
     const char = source[at];
+    if (char === "%") return this.#percentSign(at);
+    if (char === "," && this.#operatorWordAfter(at + 1)) {
+      // "2 to the power of 10, minus 24": a pause before an operator word, not a list
+      this.#pos = at + 1;
+      return this.#read();
+    }
     if (OPERATORS.has(char)) {
       this.#pos = at + 1;
       return { kind: "op", text: char as "+", at };
@@ -109,5 +134,53 @@ export class ExpressionLexer {
       `Unexpected character ${JSON.stringify(shown)} at position ${at + 1}; only numbers, + - * / % ^ ( ) , and the listed functions are allowed`,
       at,
     );
+  }
+
+  /** The tokens of arithmetic words read at `at` (`word`, their text), the first one returned, the others queued. */
+  #words(reading: NonNullable<ReturnType<typeof readWordsAt>>["reading"], at: number, word: string): ExpressionToken {
+    this.#pos = at + word.length;
+    switch (reading.kind) {
+      case "op":
+        return { kind: "op", text: reading.op, at, word };
+      case "power":
+        this.#queued.push({ kind: "number", value: reading.exponent, text: String(reading.exponent), at });
+        return { kind: "op", text: "^", at, word };
+      case "percent":
+        return this.#percent(at, word, reading.of);
+      case "function":
+        return { kind: "name", text: reading.name, at, word, bare: true };
+      case "and":
+        return { kind: "op", text: ",", at, word };
+      case "filler":
+        return this.#read();
+    }
+  }
+
+  /** `/100` for a percentage, `/100*` for one "of" something; `word`: what it was read from. */
+  #percent(at: number, word: string, of: boolean): ExpressionToken {
+    this.#queued.push({ kind: "number", value: 100, text: "100", at });
+    if (of) this.#queued.push({ kind: "op", text: "*", at, word });
+    return { kind: "op", text: "/", at, word };
+  }
+
+  /** `%`: a percentage before "of" or where no operand follows ("15% of 80", "80*15%"), else the remainder. */
+  #percentSign(at: number): ExpressionToken {
+    const source = this.#source;
+    OF.lastIndex = at + 1;
+    if (OF.test(source)) {
+      this.#pos = OF.lastIndex;
+      return this.#percent(at, source.slice(at, OF.lastIndex), true);
+    }
+    PERCENT_BEFORE.lastIndex = at + 1;
+    this.#pos = at + 1;
+    return PERCENT_BEFORE.test(source) ? this.#percent(at, "%", false) : { kind: "op", text: "%", at };
+  }
+
+  /** Whether an operator word ("minus", "times", "squared") follows `from`, past spaces. */
+  #operatorWordAfter(from: number): boolean {
+    SPACE.lastIndex = from;
+    const at = SPACE.test(this.#source) ? SPACE.lastIndex : from;
+    const kind = readWordsAt(this.#source, at)?.reading.kind;
+    return kind === "op" || kind === "power" || kind === "percent";
   }
 }

@@ -1,9 +1,77 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { calculatorSkill, evaluateExpression, ExpressionError } from "../../../src/skills/builtin/index.js";
+import { arithmeticStretches } from "../../../src/skills/builtin/evaluate-expression.js";
 
 const ctx = { signal: new AbortController().signal, state: { query: "q", iterations: 0 } };
 const calc = (expression: string) => calculatorSkill.run({ expression }, ctx);
+
+describe("evaluateExpression: arithmetic words (what small models copy from the question)", () => {
+  it.each([
+    ["17 times 23 plus 4", 395],
+    ["17 TIMES 23 Plus 4", 395],
+    ["2 plus 3 times 4", 14], // the written precedence, not left to right
+    ["100 minus 10 divided by 2", 95],
+    ["9 over 3", 3],
+    ["6 multiplied by 7", 42],
+    ["2 to the power of 10, minus 24", 1000], // the comma is a pause before an operator word
+    ["2 raised to the power of 3 squared", 512], // ^ stays right-associative: 2^(3^2)
+    ["5 squared plus 1", 26],
+    ["3 cubed", 27],
+    ["15% of 80", 12],
+    ["15 percent of 80", 12],
+    ["200 plus 15% of 80", 212],
+    ["80*15%", 12],
+    ["(50 + 50)%", 1],
+    ["17 % 5 * 2", 4], // between two numbers, % stays the remainder
+    ["7 mod 3", 1],
+    ["the square root of 1764", 42],
+    ["square root of 16 plus 9", 13], // the argument runs to the next + - * /
+    ["square root of (16 plus 9)", 5],
+    ["cube root of 27", 3],
+    ["absolute value of -4", 4],
+    ["average of 12, 18, 27 and 43", 25],
+    ["the sum of 1, 2 and 3", 6],
+    ["mean(2, 4)", 3],
+    ["sum(1, 2, 3)", 6],
+    ["What is 17 times 23 plus 4?".slice(8), 395], // a copied question's trailing "?"
+    ["2 + 2 =", 4],
+  ])("%s = %d", (expression, expected) => {
+    expect(evaluateExpression(expression)).toBe(expected);
+  });
+
+  it.each([
+    ["17 and 4", /Unexpected "and" at position 4: "and" only joins a list/],
+    ["12, 18, 27", /Unexpected "," at position 3: commas only separate function arguments/],
+    ["2 times", /ends too early/],
+    ["square root of", /ends too early/],
+    ["square root of -4", /sqrt of a negative number/],
+    ["average of 1 times", /ends too early/],
+    ["17 plus times 4", /Expected a number, a function or "\(" at position 9, found "times"/],
+    ["theta", /Unknown name "theta"/], // a word that only begins with "the"
+    ["overflow", /Unknown name "overflow"/],
+  ])("%j fails: %s", (expression, message) => {
+    expect(() => evaluateExpression(expression)).toThrow(message);
+  });
+});
+
+describe("arithmeticStretches: the question's arithmetic an expression copies whole", () => {
+  const stretches = (text: string) => arithmeticStretches(text).map(([start, end]) => text.slice(start, end));
+  it.each([
+    ["What is 17 times 23 plus 4?", ["17 times 23 plus 4"]],
+    ["What is the square root of 1764?", ["square root of 1764"]],
+    ["What is 2 to the power of 10, minus 24?", ["2 to the power of 10, minus 24"]],
+    ["What is the average of 12, 18, 27 and 43?", ["average of 12, 18, 27 and 43"]],
+    ["Compute (12.5 + 7.5) * 3, then divide the result by 4.", ["(12.5 + 7.5) * 3"]],
+    ["What is 15% of 80? And 3 squared?", ["15% of 80", "3 squared"]],
+    // a lone numeral, a date and words the calculator does not read are none
+    ["How many seconds are in 3.5 hours?", []],
+    ["How many days are there from 2025-01-01 to 2025-12-25?", []],
+    ["Find the 2nd item of 5 lists", []],
+  ])("%j", (text, expected) => {
+    expect(stretches(text)).toEqual(expected);
+  });
+});
 
 describe("evaluateExpression: precedence and associativity", () => {
   it.each([
@@ -99,6 +167,7 @@ describe("evaluateExpression: errors", () => {
     ["1,000", /commas only separate function arguments.*write 1000/],
     ["1 $ 2", /Unexpected character "\$" at position 3/],
     ["1 = 1", /Unexpected character "="/],
+    ["1 = 2 ?", /Unexpected character "="/],
     ["x + 1", /Unknown name "x" at position 1; known functions: sqrt/],
     ["sqrt", /sqrt is a function: write sqrt\(x\)/],
     ["sqrt(1, 2)", /sqrt takes 1 argument, got 2/],
@@ -122,8 +191,9 @@ describe("evaluateExpression: errors", () => {
   });
 
   it("explains % when a percentage was meant", () => {
-    expect(() => evaluateExpression("80 * 15%")).toThrow(/ends too early.*% is the remainder operator.*15\/100\*80/);
-    expect(() => evaluateExpression("15% of 80")).toThrow(/Unknown name "of".*% is the remainder operator/);
+    expect(() => evaluateExpression("15 % + ")).toThrow(
+      /ends too early.*% between two numbers is the remainder.*15% of 80/,
+    );
     expect(() => evaluateExpression("1 +")).not.toThrow(/remainder/);
   });
 
