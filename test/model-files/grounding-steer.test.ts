@@ -11,6 +11,7 @@ import {
 } from "../../src/model/llama/grounding-steer.js";
 import {
   askingValues,
+  formulaKey,
   optionalArgumentKeys,
   schemaValues,
   skillArgumentKeys,
@@ -117,6 +118,24 @@ const TEXTS = [
   "Chi",
   "Hotel",
   "+",
+  "17",
+  " times",
+  " 23",
+  " plus",
+  "square",
+  " root",
+  " 1764",
+  "1764",
+  "3.5",
+  " hours",
+  "*",
+  "US",
+  " gallons",
+  "many",
+  "ounces",
+  "m",
+  "any",
+  "illiliters",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -472,6 +491,45 @@ describe("GroundingSteer (soft)", () => {
     expect(at("from").kil).toBeUndefined();
     expect(at("to")).toMatchObject({ kil: 6 });
     expect(at("to").pounds).toBeUndefined();
+    // a unit begins with no numeral, the quantity's own included once written (SmolLM2's `"from":"150"`), where the
+    // skill has a number key; a skill's `from` date beside no number key keeps the numeral's bonus
+    const numericKeys = new Map([["f", ["value"]]]);
+    const unit = (question: string, numeric?: Map<string, string[]>) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question], argumentKeys, numericKeys: numeric }, vocab),
+        vocab,
+        `{"skill_name": "f", "arguments": {"value": 20, "from": "`,
+      ) as Record<string, number>;
+    expect(unit("How many kilograms is 20 pounds?", numericKeys)).toMatchObject({ 20: -4, 2: -4 });
+    expect(unit("Days from 20 May to 24 May", new Map())[20]).toBeGreaterThan(0);
+  });
+
+  it("a conversion's unit: only the question's units begin it, it goes on as that unit, and closes at its last word", () => {
+    const argumentKeys = new Map([["f", ["value", "from", "to"]]]);
+    const steer = (question: string, text: string, numeric = true) =>
+      steerAfter(
+        new GroundingSteer(
+          { mode: "soft", source: [question], argumentKeys, numericKeys: new Map(numeric ? [["f", ["value"]]] : []) },
+          vocab,
+        ),
+        vocab,
+        `{"skill_name": "f", "arguments": {"value": 2, ${text}`,
+      ) as Record<string, number>;
+    // SmolLM2 and Gemma wrote "from":"many" for "How many grams is 12 ounces?"
+    const start = steer("How many grams is 12 ounces?", '"from": "');
+    expect(start.ounces).toBe(6);
+    expect(start.many).toBeUndefined();
+    // a `from` beside no number key is no unit: the question's words keep their copy bonus
+    expect(steer("How many grams is 12 ounces?", '"from": "', false).many).toBe(4);
+    // "m" goes on as "milliliters", the unit asked for, not as "many"
+    const m = steer("How many milliliters are in 2 cups?", '"to": "m');
+    expect(m.illiliters).toBeGreaterThan(0);
+    expect(m.any).toBeUndefined();
+    // SmolLM2's "from":"US" for "5 US gallons": no closing before the unit's last word
+    const us = steer("Convert 5 US gallons to liters.", '"from": "US');
+    expect(us['"']).toBe(-4);
+    expect(us[" gallons"]).toBe(4);
+    expect(steer("Convert 5 US gallons to liters.", '"from": "US', false)['"']).not.toBe(-4);
   });
 
   it("a string does not begin with a numeral a number key of the skill is still to take", () => {
@@ -501,6 +559,45 @@ describe("GroundingSteer (soft)", () => {
     expect(at("News of the 20th century", '{"skill_name": "f", "arguments": {"topic": "')[20]).toBe(4);
     // nor one after another sign ("3x^20 at x = 1": BFCL simple_python_16's function kept its 2)
     expect(at("The derivative of 3x^20 at x = 1", '{"skill_name": "f", "arguments": {"topic": "')[20]).toBe(4);
+  });
+
+  it("an expression key copies the question's arithmetic whole, from its start, and closes at its end", () => {
+    const formulaKeys = new Map([["f", ["expression"]]]);
+    const source = (question: string, formula = true) => ({
+      mode: "soft" as const,
+      source: [question],
+      argumentKeys: new Map([["f", ["expression"]]]),
+      ...(formula ? { formulaKeys } : {}),
+    });
+    // basic.json's arith-mul-add: SmolLM2 closed "17*23" where "23" ends a word of the question
+    const mulAdd = "What is 17 times 23 plus 4?";
+    const inside = inStringValue(source(mulAdd), vocab, "expression", "17 times 23");
+    expect(inside[" plus"]).toBe(6);
+    expect(inside['"']).toBeUndefined();
+    const plain = inStringValue(source(mulAdd, false), vocab, "expression", "17 times 23");
+    expect(plain['"']).toBeGreaterThan(0);
+    expect(inStringValue(source(mulAdd), vocab, "expression", "17 times 23 plus 4")).toMatchObject({ '"': 6 });
+    // arith-sqrt: both models wrote "1764"; the stretch begins at "square", and no value begins inside it
+    const sqrt = atValueStart(source("What is the square root of 1764?"), vocab, "expression", true);
+    expect(sqrt.square).toBe(6);
+    expect(sqrt["1764"]).toBeUndefined();
+    expect(atValueStart(source("What is the square root of 1764?", false), vocab, "expression", true)["1764"]).toBe(4);
+    // off the question's arithmetic, words do not copy on into an expression ("3.5 hours" is an error), digits do
+    const seconds = "How many seconds are in 3.5 hours?";
+    expect(inStringValue(source(seconds), vocab, "expression", "3.5")[" hours"]).toBeUndefined();
+    expect(inStringValue(source(seconds, false), vocab, "expression", "3.5")[" hours"]).toBe(4);
+  });
+
+  it("formulaKey: a string named expression/formula, or described as arithmetic; not BFCL's function or equation", () => {
+    expect(formulaKey("expression", { type: "string" })).toBe(true);
+    expect(formulaKey("math_expression", { type: "string" })).toBe(true);
+    expect(formulaKey("input", { type: "string", description: "An arithmetic expression, e.g. 2+2" })).toBe(true);
+    expect(formulaKey("expression", { type: "number" })).toBe(false);
+    expect(formulaKey("function", { type: "string", description: "The function to differentiate, e.g. 3x^2" })).toBe(
+      false,
+    );
+    expect(formulaKey("equation", { type: "string", description: "The linear equation to solve." })).toBe(false);
+    expect(formulaKey("expressionism", { type: "string" })).toBe(false);
   });
 
   it("a text the question quotes goes on to its closing quote", () => {
@@ -970,6 +1067,7 @@ describe("GroundingSteer (strict)", () => {
       integer: [],
       percent: [],
       numeric: [],
+      formula: [],
       askedBy: { season: [], detailed: [] },
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);

@@ -11,7 +11,8 @@ import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../../src/eval/bfcl/bfcl-fil
 import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import type { GroundingMode, ModelHandle } from "../../src/model/model-handle.js";
-import { calculatorSkill, convertUnitsSkill } from "../../src/skills/builtin/index.js";
+import { calculatorSkill, convertUnitsSkill, evaluateExpression } from "../../src/skills/builtin/index.js";
+import { findUnit } from "../../src/skills/builtin/unit-table.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { callReply } from "../../src/testing/index.js";
 import { loadTestModel, testModelPath } from "../helpers/test-models.js";
@@ -197,6 +198,32 @@ for (const [name, variable] of [
       expect(answer).toMatch(/\b17\b/);
       expect(answer).not.toMatch(/already made/i);
     }, 120_000);
+
+    it("the calculator's expression holds the question's arithmetic whole (evals/basic.json arith-sqrt, arith-mul-add)", async () => {
+      // before (60da36c): both models wrote "1764" for "the square root of 1764" (no value began at "square"), and
+      // SmolLM2 closed "17*23" for "17 times 23 plus 4", where "23" ends a word of the question
+      const registry = new Registry([calculatorSkill]);
+      for (const [query, result] of [
+        ["What is the square root of 1764?", 42],
+        ["What is 17 times 23 plus 4?", 395],
+      ] as const) {
+        const state = await new Agent({ model, registry, grounding: "soft" }).run(query, { maxIterations: 1 });
+        const expression = String(state.stream.ofType("call-skill")[0]?.arguments.expression ?? "");
+        expect(evaluateExpression(expression), `${query} → ${expression}`).toBe(result);
+      }
+    }, 180_000);
+
+    it("a conversion's unit is one the question writes, not another of its words (evals/basic.json conv-oz-g)", async () => {
+      // before (60da36c): SmolLM2 wrote "from":"12" (the quantity), and once numerals were refused, both models
+      // "from":"many" of "How many grams"
+      const registry = new Registry([convertUnitsSkill]);
+      const state = await new Agent({ model, registry, grounding: "soft" }).run("How many grams is 12 ounces?", {
+        maxIterations: 1,
+      });
+      const args = state.stream.ofType("call-skill")[0]?.arguments as { from?: string; to?: string } | undefined;
+      expect(findUnit(args?.from ?? "")?.symbol, JSON.stringify(args)).toBe("oz");
+      expect(findUnit(args?.to ?? "")?.symbol, JSON.stringify(args)).toBe("g");
+    }, 180_000);
 
     it("the answer carries the result's own number, not the question's that the result echoes", async () => {
       // without GroundingOptions.question (lever 27) Gemma 3 270M answers "98.6" from {"value":98.6,"from":"°F",

@@ -76,6 +76,8 @@ export interface SkillArgumentKeys {
   percent: string[];
   /** Those typed `number` or `integer`. */
   numeric: string[];
+  /** Those that take an arithmetic expression (see formulaKey). */
+  formula: string[];
   /**
    * The values that ask for each optional key when the question writes them (see askingValues): `temp_unit` and
    * "Celsius", `amenities` and "tennis court".
@@ -121,6 +123,20 @@ export function askingValues(schema: unknown): string[] {
   return [...values].filter((value) => value.length >= MIN_ASKING_CHARS && !defaults.has(value.toLowerCase()));
 }
 
+/** A key's name that says it takes an arithmetic expression (`expression`, `math_expression`, `formula`). */
+const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
+
+/**
+ * Whether `key` takes an arithmetic expression: a string named so (FORMULA_KEY), or one whose description says
+ * "arithmetic". BFCL's keys named `function` or `equation` (a derivative's "3x^2 + 2x - 1") are not: the calculator's
+ * words are no reading of theirs.
+ */
+export function formulaKey(key: string, schema: unknown): boolean {
+  const node = (schema ?? {}) as { type?: unknown; description?: unknown };
+  if (node.type !== "string") return false;
+  return FORMULA_KEY.test(key) || (typeof node.description === "string" && /\barithmetic\b/i.test(node.description));
+}
+
 const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
 
 /**
@@ -154,9 +170,10 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
         const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
         return [type].flat().some((t) => t === "integer" || t === "number");
       });
+      const formula = all.filter((key) => formulaKey(key, args.properties![key]));
       const optional = all.filter((key) => !required.has(key));
       const askedBy = Object.fromEntries(optional.map((key) => [key, askingValues(args.properties![key])]));
-      keys.set(name, { all, optional, integer, percent, numeric, askedBy });
+      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -227,6 +244,7 @@ export function groundingFor(
       integerKeys: byKind("integer"),
       percentKeys: byKind("percent"),
       numericKeys: byKind("numeric"),
+      formulaKeys: byKind("formula"),
       askedBy: byKind("askedBy"),
     },
     vocabulary,

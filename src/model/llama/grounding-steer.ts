@@ -15,6 +15,7 @@ import {
 } from "./defaults.js";
 import { digitCount, GroundingIndex, longestDigitRun, numeralsOf } from "./grounding-index.js";
 import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.js";
+import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
 /** What the steer needs of a model's vocabulary (token-classes.ts builds it once per model). */
 export interface GroundingVocabulary {
@@ -64,6 +65,8 @@ export interface SteerSource {
   question?: string;
   /** Each skill's keys typed `number` or `integer`, by skill name. */
   numericKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's keys that take an arithmetic expression (see formulaKey), by skill name. */
+  formulaKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's optional keys and the values that ask for them (see askingValues), by skill name. */
   askedBy?: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
 }
@@ -316,6 +319,9 @@ export class GroundingSteer {
   readonly #argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly #integerKeys: ReadonlyMap<string, readonly string[]>;
   readonly #numericKeys: ReadonlyMap<string, readonly string[]>;
+  readonly #formulaKeys: ReadonlyMap<string, readonly string[]>;
+  /** The question's arithmetic stretches (see arithmeticStretches), found once. */
+  #stretches?: [number, number][];
   /** The source's numerals that only echo the question, where the results bring numerals of their own. */
   readonly #echoed: ReadonlySet<string>;
   /** The question's numerals that it writes in digits (see #numeralsHeld), read once. */
@@ -343,6 +349,7 @@ export class GroundingSteer {
     this.#argumentKeys = source.argumentKeys ?? new Map();
     this.#integerKeys = source.integerKeys ?? new Map();
     this.#numericKeys = source.numericKeys ?? new Map();
+    this.#formulaKeys = source.formulaKeys ?? new Map();
     this.#echoed = echoedNumerals(this.#source.numerals, source.question);
     this.#askedBy = source.askedBy ?? new Map();
     this.#percentKeys = source.percentKeys ?? new Map();
@@ -517,11 +524,20 @@ export class GroundingSteer {
     this.#avoidMalus(state, logits);
     const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
     if (copy) {
+      // a conversion's unit: only where the question writes one (SmolLM2's "from":"many" for "How many grams is 12
+      // ounces?")
+      const only = this.#unitSpans(state.key).length > 0;
       const written = this.#writtenStarts("");
       const named = this.#keyWordTokens("", state.key);
-      for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+      if (!only)
+        for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
       const others = new Map<Token, number>();
-      this.#continuations(this.#source, [...this.#othersAnchors(state.key).starts], 0, others);
+      this.#continuations(
+        this.#source,
+        [...this.#othersAnchors(state.key).starts, ...this.#innerStarts(state.key)],
+        0,
+        others,
+      );
       for (const token of others.keys()) logits.delete(token);
       const anchored = new Map<Token, number>();
       this.#continuations(
@@ -550,6 +566,11 @@ export class GroundingSteer {
     if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
       this.#argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
+    // a unit of several words closes at its last one (SmolLM2's "from":"US" for "5 US gallons")
+    const units = this.#unitSpans(state.key);
+    const inUnit = state.positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
+    if (inUnit.length > 0 && inUnit.every((p) => units.some(([, end]) => p < end) && this.#source.text[p] === " "))
+      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -557,7 +578,12 @@ export class GroundingSteer {
    * The copy bonus on from the spans the value follows; more where the value is in the middle of a word of the source
    * and no whole word of it (see GROUNDING_MID_WORD_LOGIT).
    */
-  #copyOn(state: ValueState, logits: Map<Token, number>): void {
+  #copyOn(whole: ValueState, logits: Map<Token, number>): void {
+    if (this.#isFormula(whole.key)) return this.#formulaOn(whole, logits);
+    // a unit the value copies goes on as that unit, not as another word it begins ("m" of "milliliters", not "many")
+    const units = this.#unitSpans(whole.key);
+    const inUnit = whole.positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
+    const state = inUnit.length > 0 ? { ...whole, positions: inUnit } : whole;
     // only where the value is no whole word of the source yet: "C" of "C major" may close ("Compose" holds it too)
     const midWord = WORD_AT.test(state.value.at(-1) ?? "") && !state.positions.some((p) => this.#source.endsWord(p));
     const inWord = midWord ? state.positions : [];
@@ -573,6 +599,63 @@ export class GroundingSteer {
     // closing quote ('Guardian Sword+'), ahead of closing
     const name = state.positions.filter((p) => this.#nameGoesOn(p) || this.#source.quoted(p));
     if (name.length > 0) this.#continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+  }
+
+  /**
+   * An expression's copy bonus (`expression` of the calculator): inside one of the question's arithmetic stretches,
+   * on to its end ("17 times 23 plus 4", not "17*23" closed where "23" ends a word); elsewhere only digits and
+   * symbols copy on ("3.5", not "3.5 hours": the words would be an error).
+   */
+  #formulaOn(state: ValueState, logits: Map<Token, number>): void {
+    const inside = state.positions.filter((p) => this.#insideStretch(p));
+    this.#continuations(this.#source, inside, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+    const rest = state.positions.filter((p) => !this.#insideStretch(p));
+    this.#continuations(this.#source, rest, GROUNDING_COPY_LOGIT, logits, undefined, /\p{L}|\s$/u);
+  }
+
+  /**
+   * For an expression key, where the question's words begin inside one of its arithmetic stretches: no value begins
+   * there with a bonus (both test models wrote "1764" for "the square root of 1764", and "12, 18, 27 and 43" for "the
+   * average of ...").
+   */
+  #innerStarts(key: string): number[] {
+    if (!this.#isFormula(key)) return [];
+    return this.#source.starts.filter((p) => this.#insideStretch(p));
+  }
+
+  /**
+   * For a conversion's unit key (see conversionSide) of a skill that takes the quantity in a number key: the units the
+   * question writes for its side (see conversionUnits), each as [start, end) offsets to its last word ("US gallons"
+   * up to "to liters", "kilograms" up to "is"). Gemma closed "US" and "mil"; empty for any other key.
+   */
+  #unitSpans(key: string): [number, number][] {
+    const skill = this.#currentSkill();
+    const numeric = skill === undefined ? undefined : this.#numericKeys.get(skill);
+    if (!conversionSide(key) || !numeric?.length || numeric.includes(key)) return [];
+    const text = this.#source.text;
+    return this.#anchors(key).starts.map((start) => {
+      const first = /^(?:°\s?)?\p{L}+/u.exec(text.slice(start, start + 40));
+      let end = start + (first?.[0].length ?? 0);
+      for (let next; (next = /^[ -](\p{L}+)/u.exec(text.slice(end, end + 40))) && !NOT_A_UNIT.test(next[1]);)
+        end += next[0].length;
+      return [start, end];
+    });
+  }
+
+  /** Whether `key` of the called skill takes an arithmetic expression (see formulaKey). */
+  #isFormula(key: string): boolean {
+    const skill = this.#currentSkill();
+    return skill !== undefined && (this.#formulaKeys.get(skill)?.includes(key) ?? false);
+  }
+
+  /** The question's arithmetic stretches (see arithmeticStretches), as [start, end) offsets of the source's text. */
+  #arithmetic(): [number, number][] {
+    return (this.#stretches ??= arithmeticStretches(this.#source.text.slice(0, this.#questionChars)));
+  }
+
+  /** Whether `p` lies inside an arithmetic stretch of the question, past its start and before its end. */
+  #insideStretch(p: number): boolean {
+    return this.#arithmetic().some(([start, end]) => p > start && p < end);
   }
 
   /**
@@ -604,16 +687,20 @@ export class GroundingSteer {
    * The numerals of the question that a number key of the called skill, not written yet, may still take, where `key`
    * is not one: a string that begins with one of them is no value ("location":"1800" before "year":1800 for "king of
    * England in 1800", "topic":"5" for "5 latest news on Bitcoin"). Only a numeral the question writes bare (a space,
-   * `(` or `$` before it, a space or punctuation after it: not "3x^2", "x^2 at", "10th").
+   * `(` or `$` before it, a space or punctuation after it: not "3x^2", "x^2 at", "10th"). Where `key` is a
+   * conversion's unit (see conversionSide) beside a number key: every numeral of the question.
    */
   #numeralsForNumberKeys(key: string): string[] {
     const skill = this.#currentSkill();
     const numeric = skill === undefined ? undefined : this.#numericKeys.get(skill);
     if (!numeric?.length || numeric.includes(key)) return [];
+    const question = this.#source.text.slice(0, this.#questionChars);
+    // a conversion's unit begins with no numeral, the quantity's own written or not (SmolLM2's `"from":"150"` after
+    // `"value":150` for "How many kilograms is 150 pounds?")
+    if (conversionSide(key)) return [...new Set(numeralsOf(question))];
     const written = this.#writtenKeys();
     const open = numeric.filter((other) => !written.has(other));
     if (open.length === 0) return [];
-    const question = this.#source.text.slice(0, this.#questionChars);
     return [...new Set(numeralsOf(question))].filter(
       (numeral) =>
         open.some((other) => this.#fits(other, numeral)) &&
@@ -673,8 +760,19 @@ export class GroundingSteer {
    */
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
-    // inside a name or a quoted text the question writes whole: no bonus for closing before its end
-    if (state.positions.length > 0 && state.positions.every((p) => this.#nameGoesOn(p) || this.#source.quoted(p)))
+    // an expression closes where an arithmetic stretch of the question ends, nowhere else with a bonus
+    if (this.#isFormula(state.key))
+      return state.positions.some((p) => this.#arithmetic().some(([, end]) => p === end))
+        ? GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT
+        : undefined;
+    // inside a name, a quoted text or a unit the question writes whole: no bonus for closing before its end
+    const units = this.#unitSpans(state.key);
+    if (
+      state.positions.length > 0 &&
+      state.positions.every(
+        (p) => this.#nameGoesOn(p) || this.#source.quoted(p) || units.some(([start, end]) => p > start && p < end),
+      )
+    )
       return undefined;
     if (this.#isPlaceKey(state.key) && state.positions.some((p) => this.#regionAfter(p))) return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
@@ -764,8 +862,9 @@ export class GroundingSteer {
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
     const written = strict ? new Set<Token>() : this.#writtenStarts(`${opener}"`);
     const named = strict ? new Set<Token>() : this.#keyWordTokens(`${opener}"`, key);
-    for (const token of this.#quotedStarts(opener))
-      if (!written.has(token) && !named.has(token)) logits.set(token, logit);
+    if (strict || this.#unitSpans(key).length === 0)
+      for (const token of this.#quotedStarts(opener))
+        if (!written.has(token) && !named.has(token)) logits.set(token, logit);
     if (!strict && this.#named(key)) this.#prefixTokens(opener, "true", logit, logits);
     if (strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
@@ -798,7 +897,7 @@ export class GroundingSteer {
     // the values the question puts beside another key's word are that key's: no copy bonus here
     const others = this.#othersAnchors(key);
     const theirs = new Map<Token, number>();
-    for (const p of others.starts)
+    for (const p of [...others.starts, ...this.#innerStarts(key)])
       this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
     // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
     const free = new Set<string>();
@@ -875,6 +974,8 @@ export class GroundingSteer {
     // an optional key's value the question writes ("in Celsius" for `temp_unit`; see askingValues)
     for (const value of (skill !== undefined && this.#askedBy.get(skill)?.[key]) || [])
       for (const at of this.#questionWrites(value)) found.starts.push(at);
+    // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
+    if (this.#isFormula(key)) found.starts.push(...this.#arithmetic().map(([start]) => start));
     // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
     const side = conversionSide(key);
     if (side && !keys.some((other) => other !== key && conversionSide(other) === side))
