@@ -52,6 +52,8 @@ const OPERATORS = new Set(["+", "-", "*", "/", "%", "^", "(", ")", ","]);
 const PERCENT_BEFORE = /\s*(?:$|[)+*/^,])/y;
 /** "of" after `%`: "15% of 80" is 15/100*80. */
 const OF = /\s*of(?![A-Za-z0-9_])/iy;
+/** A numeral with thousands separators: 1 to 3 digits, then groups of a comma and 3 digits, and no digit after. */
+const GROUPED = /\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]\d)/y;
 /** Trailing text an expression copied from a question may end with ("17 times 23 plus 4?", "2+2 ="). */
 const TRAILING = /[\s?!=]*$/y;
 
@@ -65,6 +67,10 @@ export class ExpressionLexer {
   #peeked: ExpressionToken | undefined;
   /** Tokens read from one piece of text that stands for several ("squared" is `^` and `2`). */
   readonly #queued: ExpressionToken[] = [];
+  /** For each open "(", whether it opens a function's arguments (`max(`) rather than a group. */
+  readonly #calls: boolean[] = [];
+  /** The last token read. */
+  #last: ExpressionToken | undefined;
 
   constructor(source: string) {
     this.#source = source;
@@ -72,13 +78,21 @@ export class ExpressionLexer {
 
   /** The next token, without consuming it. */
   peek(): ExpressionToken {
-    return (this.#peeked ??= this.#read());
+    return (this.#peeked ??= this.#seen(this.#read()));
   }
 
   /** The next token, consumed. */
   next(): ExpressionToken {
     const token = this.peek();
     this.#peeked = undefined;
+    return token;
+  }
+
+  /** Keeps track of the parentheses `token` opens or closes (see #calls), and returns it. */
+  #seen(token: ExpressionToken): ExpressionToken {
+    if (token.text === "(") this.#calls.push(this.#last?.kind === "name" && !this.#last.bare);
+    else if (token.text === ")") this.#calls.pop();
+    this.#last = token;
     return token;
   }
 
@@ -95,10 +109,14 @@ export class ExpressionLexer {
     NUMBER.lastIndex = at;
     const number = NUMBER.exec(source);
     if (number) {
-      this.#pos = NUMBER.lastIndex;
-      const value = Number(number[0]);
-      if (!Number.isFinite(value)) throw new ExpressionError("math", `The number ${number[0]} is too large`, at);
-      return { kind: "number", value, text: number[0], at };
+      // thousands separators ("2,340", "1,000,000"), where a comma separates no function's arguments
+      GROUPED.lastIndex = at;
+      const grouped = this.#calls.at(-1) ? null : GROUPED.exec(source);
+      const text = grouped ? grouped[0] : number[0];
+      this.#pos = grouped ? GROUPED.lastIndex : NUMBER.lastIndex;
+      const value = Number(text.replaceAll(",", ""));
+      if (!Number.isFinite(value)) throw new ExpressionError("math", `The number ${text} is too large`, at);
+      return { kind: "number", value, text, at };
     }
 
     const words = readWordsAt(source, at);

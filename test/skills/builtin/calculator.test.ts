@@ -36,6 +36,11 @@ describe("evaluateExpression: arithmetic words (what small models copy from the 
     ["sum(1, 2, 3)", 6],
     ["What is 17 times 23 plus 4?".slice(8), 395], // a copied question's trailing "?"
     ["2 + 2 =", 4],
+    ["17% of 2,340", 397.8], // thousands separators, as a question writes them
+    ["1,000,000 / 2,000.5", 1000000 / 2000.5],
+    ["max(1,000)", 1], // in a function's arguments a comma separates them
+    ["max((1,000))", 1000], // a group inside them is no argument list
+    ["(1,000) + 1", 1001],
   ])("%s = %d", (expression, expected) => {
     expect(evaluateExpression(expression)).toBe(expected);
   });
@@ -68,6 +73,9 @@ describe("arithmeticStretches: the question's arithmetic an expression copies wh
     ["How many seconds are in 3.5 hours?", []],
     ["How many days are there from 2025-01-01 to 2025-12-25?", []],
     ["Find the 2nd item of 5 lists", []],
+    // no stretch ends inside a numeral ("17% of 2" of "2,340", "3 times 2" of "2.5")
+    ["What is 17% of 2,340?", ["17% of 2,340"]],
+    ["What is 3 times 2.5?", ["3 times 2.5"]],
   ])("%j", (text, expected) => {
     expect(stretches(text)).toEqual(expected);
   });
@@ -164,7 +172,8 @@ describe("evaluateExpression: errors", () => {
     ["2pi", /Missing operator before "pi" at position 2/],
     ["2(3)", /Missing operator before "\(" at position 2/],
     ["1 2", /Missing operator/],
-    ["1,000", /commas only separate function arguments.*write 1000/],
+    ["1,00", /commas only separate function arguments.*write 1000/],
+    ["1,000,00", /commas only separate function arguments/],
     ["1 $ 2", /Unexpected character "\$" at position 3/],
     ["1 = 1", /Unexpected character "="/],
     ["1 = 2 ?", /Unexpected character "="/],
