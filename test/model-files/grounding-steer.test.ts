@@ -136,6 +136,8 @@ const TEXTS = [
   "m",
   "any",
   "illiliters",
+  "Japanese",
+  " Yen",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -530,6 +532,9 @@ describe("GroundingSteer (soft)", () => {
     expect(us['"']).toBe(-4);
     expect(us[" gallons"]).toBe(4);
     expect(steer("Convert 5 US gallons to liters.", '"from": "US', false)['"']).not.toBe(-4);
+    // the unit ends before a verb ("Japanese Yen | be in"): SmolLM2 went on with "Japanese Yen 20000" (BFCL 393)
+    expect(steer("How much will 20 Japanese Yen be in dollars?", '"from": "Japanese Yen')['"']).not.toBe(-4);
+    expect(steer("How much will 20 Japanese Yen be in dollars?", '"from": "Japanese')['"']).toBe(-4);
   });
 
   it("a string does not begin with a numeral a number key of the skill is still to take", () => {

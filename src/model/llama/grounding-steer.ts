@@ -219,7 +219,7 @@ const CONVERSION_WORDS = new Set(["unit", "units", "currency", "scale", "measure
 const QUANTITY = /(?<![\p{L}\p{N}.])\d[\d,]*(?:\.\d+)?\s*(?=[°\p{L}])/gu;
 /** What follows a numeral and is not its unit ("10 to 20", "4 and 5", "5 times"). */
 const NOT_A_UNIT =
-  /^(?:to|and|or|of|in|into|times|by|at|per|from|is|are|an?|the|with|my|your|our|this|that|each|included)(?![\p{L}\p{N}])/iu;
+  /^(?:to|and|or|of|in|into|times|by|at|per|from|is|are|was|were|be|will|would|can|could|do|does|an?|the|with|for|my|your|our|this|that|each|included|worth|equal|equals|make|makes|get|cost|costs)(?![\p{L}\p{N}])/iu;
 /** Where a conversion names its source unit as such ("from British pounds to Japanese yen"). */
 const SOURCE_BEFORE = /(?<![\p{L}\p{N}])from\s+(?=[°\p{L}])/giu;
 /** Where a conversion's target unit follows ("How many kilograms", "to miles", "in Celsius", "into cups"). */
