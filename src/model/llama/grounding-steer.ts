@@ -338,6 +338,8 @@ export class GroundingSteer {
   #sourceWords: Set<string> | undefined;
   /** How many characters of the source's text are the question's (the schema's values follow them). */
   readonly #questionChars: number;
+  /** Each unit key's units (see #unitSpans), computed once per skill and key. */
+  readonly #units = new Map<string, [number, number][]>();
   /** Each key's anchored values (see #anchors), computed once per key. */
   readonly #anchored = new Map<string, { starts: number[]; numerals: string[] }>();
 
@@ -630,16 +632,23 @@ export class GroundingSteer {
    */
   #unitSpans(key: string): [number, number][] {
     const skill = this.#currentSkill();
+    const memo = `${skill ?? ""}\u0000${key}`;
+    let spans = this.#units.get(memo);
+    if (spans) return spans;
     const numeric = skill === undefined ? undefined : this.#numericKeys.get(skill);
-    if (!conversionSide(key) || !numeric?.length || numeric.includes(key)) return [];
     const text = this.#source.text;
-    return this.#anchors(key).starts.map((start) => {
-      const first = /^(?:°\s?)?\p{L}+/u.exec(text.slice(start, start + 40));
-      let end = start + (first?.[0].length ?? 0);
-      for (let next; (next = /^[ -](\p{L}+)/u.exec(text.slice(end, end + 40))) && !NOT_A_UNIT.test(next[1]);)
-        end += next[0].length;
-      return [start, end];
-    });
+    spans =
+      !conversionSide(key) || !numeric?.length || numeric.includes(key)
+        ? []
+        : this.#anchors(key).starts.map((start): [number, number] => {
+            const first = /^(?:°\s?)?\p{L}+/u.exec(text.slice(start, start + 40));
+            let end = start + (first?.[0].length ?? 0);
+            for (let next; (next = /^[ -](\p{L}+)/u.exec(text.slice(end, end + 40))) && !NOT_A_UNIT.test(next[1]);)
+              end += next[0].length;
+            return [start, end];
+          });
+    this.#units.set(memo, spans);
+    return spans;
   }
 
   /** Whether `key` of the called skill takes an arithmetic expression (see formulaKey). */
