@@ -299,8 +299,8 @@ class ExpressionParser {
  * (also `**`, `×`, `÷`), parentheses, unary signs, the functions in `EXPRESSION_FUNCTIONS` and the constants `pi`,
  * `e`, and the arithmetic words of expression-words.ts ("17 times 23 plus 4", "15% of 80", "square root of 1764"). A
  * `%` is a percentage before "of" or where no operand follows ("80*15%"), the remainder elsewhere ("7 % 3"). Outside a
- * function's arguments a numeral may group its thousands ("2,340"). Nothing is ever handed to `eval` or `Function`; names are looked up in closed maps, so `constructor`,
- * `__proto__` or `process` are unknown names. Returns the raw double (see `tidyNumber` for display).
+ * function's arguments a numeral may group its thousands ("2,340"). Nothing is ever handed to `eval` or `Function`;
+ * names are looked up in closed maps, so `constructor`, `__proto__` or `process` are unknown names. Returns the raw double (see `tidyNumber` for display).
  * Throws `ExpressionError` with a message meant for the model: a syntax error with its position, an unknown name,
  * division by zero, a result that is not a real number or that overflows.
  */
@@ -354,7 +354,7 @@ export function arithmeticStretches(text: string): [number, number][] {
       if (!/[\p{L}\p{N}_)%]/u.test(text[end - 1]) || /^(?:[\p{L}\p{N}_]|[.,]\d)/u.test(text.slice(end, end + 2)))
         continue;
       const stretch = text.slice(start, end);
-      if (/^\d[\d.]*$/.test(stretch) || DATE.test(text.slice(Math.max(0, start - 5), end + 3))) continue;
+      if (/^\d[\d.,]*$/.test(stretch) || DATE.test(text.slice(Math.max(0, start - 5), end + 3))) continue;
       try {
         evaluateExpression(stretch);
       } catch {

@@ -75,6 +75,7 @@ describe("arithmeticStretches: the question's arithmetic an expression copies wh
     ["Find the 2nd item of 5 lists", []],
     // no stretch ends inside a numeral ("17% of 2" of "2,340", "3 times 2" of "2.5")
     ["What is 17% of 2,340?", ["17% of 2,340"]],
+    ["A town of 2,340 people", []], // a lone numeral with its thousands grouped is none either
     ["What is 3 times 2.5?", ["3 times 2.5"]],
   ])("%j", (text, expected) => {
     expect(stretches(text)).toEqual(expected);
