@@ -570,8 +570,10 @@ export class GroundingSteer {
       this.#argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     // a unit of several words closes at its last one (SmolLM2's "from":"US" for "5 US gallons")
     const units = this.#unitSpans(state.key);
-    const inUnit = state.positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
-    if (inUnit.length > 0 && inUnit.every((p) => units.some(([, end]) => p < end) && this.#source.text[p] === " "))
+    const inUnit = this.#inUnits(units, state.positions);
+    const wordInside = (p: number) =>
+      units.some(([start, end]) => p > start && p < end) && this.#source.text[p] === " ";
+    if (inUnit.length > 0 && inUnit.every(wordInside))
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
   }
@@ -583,8 +585,7 @@ export class GroundingSteer {
   #copyOn(whole: ValueState, logits: Map<Token, number>): void {
     if (this.#isFormula(whole.key)) return this.#formulaOn(whole, logits);
     // a unit the value copies goes on as that unit, not as another word it begins ("m" of "milliliters", not "many")
-    const units = this.#unitSpans(whole.key);
-    const inUnit = whole.positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
+    const inUnit = this.#inUnits(this.#unitSpans(whole.key), whole.positions);
     const state = inUnit.length > 0 ? { ...whole, positions: inUnit } : whole;
     // only where the value is no whole word of the source yet: "C" of "C major" may close ("Compose" holds it too)
     const midWord = WORD_AT.test(state.value.at(-1) ?? "") && !state.positions.some((p) => this.#source.endsWord(p));
@@ -649,6 +650,11 @@ export class GroundingSteer {
           });
     this.#units.set(memo, spans);
     return spans;
+  }
+
+  /** The positions of `positions` inside one of `units` or at its end (past its start). */
+  #inUnits(units: readonly [number, number][], positions: readonly number[]): number[] {
+    return positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
   }
 
   /** Whether `key` of the called skill takes an arithmetic expression (see formulaKey). */
