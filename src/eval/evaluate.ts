@@ -17,6 +17,7 @@ import type { Suite } from "./suite/suite-schema.js";
 import { suiteTasks } from "./suite/suite-tasks.js";
 import { loadSuiteWorkflows } from "./suite/suite-workflows.js";
 import { withLoopBaselines } from "./runner/loop-baseline.js";
+import { traceWriter } from "./runner/trace-dir.js";
 import { withoutUndefined } from "../without-undefined.js";
 
 /** Options shared by suite and BFCL evals. */
@@ -52,6 +53,19 @@ export interface EvaluateOptions extends ProviderOptions {
    * (`workflowComparison`: success rate, steps, tokens and time). Default false.
    */
   compareLoop?: boolean;
+  /**
+   * Write each run's events to this folder, one JSON Lines file per run: `<model>/b<budget>-s<seed>/<task-id>.jsonl`
+   * (see trace-dir.ts). A folder of them replays with `replay:<folder>`.
+   */
+  traces?: string;
+}
+
+/** The `traces` folder must be a folder, or not exist yet (it is made); checked before any model loads. */
+function checkTraceDir(dir: string | undefined): void {
+  if (dir === undefined) return;
+  const found = statSync(dir, { throwIfNoEntry: false });
+  if (found && !found.isDirectory())
+    throw new EvalSetupError("unsupported", `--traces: ${dir} is not a folder: give a folder for the run traces`);
 }
 
 function checkBudgets(budgets: readonly number[]): number[] {
@@ -113,6 +127,7 @@ interface EvaluateRun {
 
 async function evaluate(run: EvaluateRun): Promise<EvalReport> {
   const { kind, title, source, tasks, options, budgets } = run;
+  checkTraceDir(options.traces);
   const chosen = chooseTasks(tasks, options.taskIds);
   const sample = sampleTasks(chosen, options.limit);
   const providers = providersFor(options, kind === "bfcl", sample.length);
@@ -135,6 +150,7 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
     loop,
     signal: options.signal,
     onProgress: options.onProgress,
+    ...(options.traces !== undefined && { onTrace: traceWriter(options.traces) }),
   });
   return buildReport({
     kind,

@@ -8,6 +8,7 @@ import { EvalSetupError } from "../../src/eval/errors.js";
 import { evaluateSuite } from "../../src/eval/evaluate.js";
 import { readTrace, recordedSteps, ReplayMismatchError, ReplayModel } from "../../src/eval/models/replay-model.js";
 import { parseSuite } from "../../src/eval/suite/load-suite.js";
+import { tracePath } from "../../src/eval/runner/trace-dir.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 
@@ -107,6 +108,57 @@ describe("ReplayModel", () => {
     expect(at(8, "missing").failures[0]).toMatch(/no trace .*missing\.jsonl/);
     // a budget smaller than the recording leaves recorded replies unplayed: reported, not silently accepted
     expect(at(1, "ok").failures).toContain("replay: the run ended with 2 recorded model call(s) not replayed");
+  });
+
+  it("eval --traces writes one file per run under <model>/b<budget>-s<seed>/, and a folder of them replays", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "traces-"));
+    const suite = parseSuite({
+      name: "traced",
+      skills: [
+        {
+          type: "lookup",
+          name: "capital",
+          description: "capital of a country",
+          parameter: "country",
+          table: { France: "Paris", Spain: "Madrid" },
+        },
+      ],
+      tasks: [
+        {
+          id: "fr",
+          query: "Capital of France?",
+          skills: ["capital"],
+          expected: { includes: "Paris" },
+          trajectory: [{ call: "capital", arguments: { country: "France" } }, { answer: "Paris." }],
+        },
+        {
+          id: "es",
+          query: "Capital of Spain?",
+          skills: ["capital"],
+          expected: { includes: "Madrid" },
+          trajectory: [{ call: "capital", arguments: { country: "Spain" } }, { answer: "Madrid." }],
+        },
+      ],
+    });
+    const traced = await evaluateSuite(suite, { models: ["oracle"], budgets: [1, 4], traces: dir });
+    for (const run of traced.runs) {
+      const path = tracePath(dir, run);
+      expect(path).toBe(join(dir, "oracle", `b${run.budget}-s1`, `${run.taskId}.jsonl`));
+      const events = readTrace(path);
+      // the file is this run's: as many replies as its iterations, and its answer when it had one
+      expect(recordedSteps(events)).toHaveLength(run.iterations);
+      const answer = events.findLast((e) => e.type === "final-answer");
+      expect(answer && "answer" in answer ? answer.answer : undefined).toBe(run.answer);
+    }
+    expect(traced.runs.find((r) => r.budget === 4 && r.taskId === "es")).toMatchObject({ success: true });
+    const replayed = await evaluateSuite(suite, { models: [`replay:${join(dir, "oracle", "b4-s1")}`], budgets: [4] });
+    const outcome = (r: (typeof replayed.runs)[number]) => [r.taskId, r.success, r.iterations, r.answer];
+    expect(replayed.runs.map(outcome)).toEqual(traced.runs.filter((r) => r.budget === 4).map(outcome));
+    // a file where the folder should be: a setup error before anything runs
+    writeFileSync(join(dir, "a-file"), "");
+    await expect(
+      evaluateSuite(suite, { models: ["oracle"], budgets: [1], traces: join(dir, "a-file") }),
+    ).rejects.toThrow(/--traces: .*a-file is not a folder/);
   });
 
   it("rejects unreadable traces as setup errors", () => {

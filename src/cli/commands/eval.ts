@@ -24,6 +24,8 @@ interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, Ev
   budgets?: number[];
   seeds?: number;
   out?: string;
+  /** `--traces DIR`: each run's events, one JSON Lines file per run. */
+  traces?: string;
   /** `--bfcl [dir]`: the folder, or `true` for the copy the package carries (`evals/bfcl/`). */
   bfcl?: string | true;
   category?: string;
@@ -81,6 +83,7 @@ async function runEvalCommand(io: CliIO, suite: string | undefined, options: Eva
       limit: options.limit,
       taskIds: options.task,
       compareLoop: options.compareLoop,
+      traces: options.traces,
       onProgress: bar && ((p: EvalProgress) => bar.update(p)),
     }),
   };
@@ -187,6 +190,10 @@ function runOptions(command: Command): Command {
   return inSection(command, SECTION.output, (c) =>
     c
       .option("--out <dir>", "write report.json, report.md and convergence.svg to this folder")
+      .option(
+        "--traces <dir>",
+        "write each run's events to DIR/<model>/b<budget>-s<seed>/<task-id>.jsonl (replay a folder with --model replay:<folder>)",
+      )
       .option("--json", "print report.json on stdout instead of the summary table")
       .option("--quiet", "no progress bar"),
   );

@@ -42,6 +42,11 @@ export interface RunEvalOptions {
    * the new ones. Matched by model, task, budget and seed.
    */
   done?: readonly RunRecord[];
+  /**
+   * Told each finished run's record with its events as JSON Lines (`eval --traces`); runs that were interrupted are
+   * not told. A run made again (see runBudgetPrefixes) is told again, and the later one is the one its record is.
+   */
+  onTrace?: (record: RunRecord, jsonl: string) => void;
 }
 
 /** The key a record is matched by when a sweep resumes: model, budget, seed and task. */
@@ -109,6 +114,8 @@ interface RunSetup {
   signal?: AbortSignal;
   /** Wraps the acquired model (recording, for budget-prefix runs). */
   wrap?: (model: ModelHandle) => ModelHandle;
+  /** Told the record and events of each run that ended (not interrupted). */
+  trace?: RunEvalOptions["onTrace"];
 }
 
 /** The task on a fresh Agent with `model`: the loop, or the task's workflow in its place. */
@@ -179,6 +186,8 @@ async function runTaskWithState(
     contextTrims: stats.contextTrims,
     wallMs,
   };
+  if (setup.trace && record.stopReason !== "aborted" && !setup.signal?.aborted)
+    setup.trace(record, state.stream.toJSONL());
   return { record, state, model };
 }
 
@@ -343,7 +352,13 @@ async function runAll(
             const key = recordKey({ model: provider.name, taskId: job.task.id, ...job });
             return found.get(key) ?? earlier.get(key) ?? [];
           }),
-        setup: (seed) => ({ provider, seed, grammar, signal, ...withoutUndefined({ loop: options.loop }) }),
+        setup: (seed) => ({
+          provider,
+          seed,
+          grammar,
+          signal,
+          ...withoutUndefined({ loop: options.loop, trace: options.onTrace }),
+        }),
         progress: (count) => options.onProgress?.({ done: (done += count), total, model: provider.name }),
       };
       const deterministic = provider.deterministic && options.budgets.length > 1;
