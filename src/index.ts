@@ -134,10 +134,12 @@ export type {
   GenerationStats,
   CallStats,
   GroundingMode,
+  GroundingLever,
   GroundingOptions,
   ModelInfo,
   JsonSchema,
 } from "./model/index.js";
+export { GROUNDING_LEVERS } from "./model/index.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./model/index.js";
 export {
   loadCatalog,

@@ -15,7 +15,14 @@ import {
   DEFAULT_THOUGHT_PLACEMENT,
   DEFAULT_USE_GRAMMAR,
 } from "../defaults.js";
-import type { GenerateOptions, GroundingMode, JsonSchema, ModelHandle } from "../model/model-handle.js";
+import {
+  GROUNDING_LEVERS,
+  type GenerateOptions,
+  type GroundingLever,
+  type GroundingMode,
+  type JsonSchema,
+  type ModelHandle,
+} from "../model/model-handle.js";
 import { gemma3ChatFormat, type ChatFormat } from "../prompt/chat-format.js";
 import { sharedOpeningLength } from "../prompt/shared-opening.js";
 import { buildSystemPrompt, type PromptStyle, type ThoughtPlacement } from "../prompt/system-prompt.js";
@@ -106,6 +113,11 @@ export interface AgentOptions extends DispatchOptions, AgentPolicies {
    * default values, its numerals). A model server or a scripted model ignores it. Default: DEFAULT_GROUNDING.
    */
   grounding?: GroundingMode;
+  /**
+   * Which parts of grounding act (`copy`, `numbers`, `strings`, `answers`; see GroundingLever): to measure each
+   * alone. Default: all of them.
+   */
+  groundingLevers?: readonly GroundingLever[];
 }
 
 /** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
@@ -120,6 +132,7 @@ export type LoopSettings = Pick<
   | "paramDetails"
   | "fitContext"
   | "grounding"
+  | "groundingLevers"
 >;
 
 /** Budgets and cancellation of one run. */
@@ -242,6 +255,11 @@ export class Agent {
       throw new TypeError(`Agent: thought must be "first", "last" or "none" (got ${String(thought)})`);
     if (options.grounding !== undefined && !["off", "soft", "strict"].includes(options.grounding))
       throw new TypeError(`Agent: grounding must be "off", "soft" or "strict" (got ${String(options.grounding)})`);
+    const levers = options.groundingLevers;
+    if (levers !== undefined && (!Array.isArray(levers) || levers.some((l) => !GROUNDING_LEVERS.includes(l))))
+      throw new TypeError(
+        `Agent: groundingLevers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
+      );
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
     if (style !== "full" && style !== "compact")
       throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
@@ -435,6 +453,7 @@ export class Agent {
     const grounding = stepGrounding(this.options.grounding ?? DEFAULT_GROUNDING, state, {
       finalRound: step.finalRound,
       systemPrompt,
+      levers: this.options.groundingLevers,
     });
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,

@@ -1,5 +1,5 @@
 import { GROUNDING_MAX_RESULTS, GROUNDING_MAX_SOURCE_CHARS } from "../defaults.js";
-import type { GroundingMode, GroundingOptions } from "../model/model-handle.js";
+import type { GroundingLever, GroundingMode, GroundingOptions } from "../model/model-handle.js";
 import { PROMPTS_DIR, promptText } from "../prompt-texts.js";
 import { readdirSync } from "node:fs";
 import { isOwnEvent, type AgentEvent } from "./events.js";
@@ -98,7 +98,7 @@ function capped(texts: string[]): string[] {
 export function stepGrounding(
   mode: GroundingMode,
   state: AgentState,
-  step: { finalRound: boolean; systemPrompt: string },
+  step: { finalRound: boolean; systemPrompt: string; levers?: readonly GroundingLever[] },
 ): GroundingOptions | undefined {
   if (mode === "off") return undefined;
   const events = state.stream.toArray();
@@ -106,6 +106,7 @@ export function stepGrounding(
   const source = step.finalRound ? [...results, state.query] : [state.query, ...userTurns(state), ...results];
   return {
     mode,
+    ...(step.levers && { levers: step.levers }),
     source: capped(source),
     avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state)],
     question: state.query,

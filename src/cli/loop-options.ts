@@ -3,7 +3,9 @@ import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
 import { DEFAULT_GROUNDING, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { inSection, SECTION } from "./help-sections.js";
-import { parseIntegerOption } from "./parse-options.js";
+import { parseIntegerOption, parseListOption } from "./parse-options.js";
+import { CliUsageError } from "./cli-io.js";
+import { GROUNDING_LEVERS, type GroundingLever } from "../model/model-handle.js";
 
 /** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
 export interface LoopCommandOptions {
@@ -18,6 +20,18 @@ export interface LoopCommandOptions {
   paramDetails?: boolean;
   fitContext?: boolean;
   grounding?: "off" | "soft" | "strict";
+  groundingLevers?: GroundingLever[];
+}
+
+/** `--grounding-levers copy,numbers`: some of GROUNDING_LEVERS, at least one. */
+function parseGroundingLevers(value: string): GroundingLever[] {
+  const items = parseListOption(value);
+  const unknown = items.filter((item) => !(GROUNDING_LEVERS as readonly string[]).includes(item));
+  if (items.length === 0 || unknown.length > 0)
+    throw new CliUsageError(
+      `--grounding-levers: give some of ${GROUNDING_LEVERS.join(", ")}, comma-separated${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`,
+    );
+  return [...new Set(items as GroundingLever[])];
 }
 
 /**
@@ -69,6 +83,11 @@ function loopLevers(command: Command): Command {
         "--grounding <mode>",
         `steer argument and answer values toward the question and the results: off, soft or strict (default: ${DEFAULT_GROUNDING}; a GGUF model only, a model server ignores it)`,
       ).choices(["off", "soft", "strict"]),
+    )
+    .option(
+      "--grounding-levers <list>",
+      `which parts of grounding act, to measure each alone: some of ${GROUNDING_LEVERS.join(", ")} (default: all)`,
+      parseGroundingLevers,
     );
 }
 
@@ -84,5 +103,6 @@ export function loopSettings(options: LoopCommandOptions): LoopSettings {
     paramDetails: options.paramDetails,
     fitContext: options.fitContext === false ? false : undefined,
     grounding: options.grounding,
+    groundingLevers: options.groundingLevers,
   });
 }

@@ -5,10 +5,12 @@ export type {
   GenerationStats,
   CallStats,
   GroundingMode,
+  GroundingLever,
   GroundingOptions,
   ModelInfo,
   JsonSchema,
 } from "./model-handle.js";
+export { GROUNDING_LEVERS } from "./model-handle.js";
 export { ModelLoadError, DownloadError, type ModelLoadErrorCode, type DownloadErrorCode } from "./errors.js";
 export {
   loadCatalog,

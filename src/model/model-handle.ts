@@ -14,6 +14,18 @@ export type { JsonSchema };
 export type GroundingMode = "off" | "soft" | "strict";
 
 /**
+ * The parts of grounding, each of which can be left out (to measure what each does; issue 26's table): `copy` (string
+ * values copy spans of the source, the instructions and the key's name get a malus, and the value's opening, its close
+ * and the arguments' end follow the question), `numbers` (number values favour the source's numerals, their digits
+ * are bounded), `strings` (a string value's length bound and its digit-run guard) and `answers` (a final answer's
+ * copy bonus toward the results and the malus). Default: all of them.
+ */
+export type GroundingLever = "copy" | "numbers" | "strings" | "answers";
+
+/** Every grounding lever, in the order the docs give them. */
+export const GROUNDING_LEVERS: readonly GroundingLever[] = ["copy", "numbers", "strings", "answers"];
+
+/**
  * What one generate call's values should be copied from, and what they should not. A loader that can bias tokens
  * (model/llama) steers the string and number values inside `arguments` and the `final_answer` string; a handle that
  * cannot (a model server, a scripted model) ignores it. The texts are plain (not chat markup); the loader indexes them
@@ -22,6 +34,8 @@ export type GroundingMode = "off" | "soft" | "strict";
 export interface GroundingOptions {
   /** How strongly to steer; `off` is the same as no grounding. */
   mode: GroundingMode;
+  /** Which parts of the steering act (see GroundingLever). Default: all of them. */
+  levers?: readonly GroundingLever[];
   /**
    * The texts values should come from, most important first: for a call, the user's question and the conversation's
    * user turns; for an answer, the run's latest tool results and the question.

@@ -36,4 +36,16 @@ describe("grounding source of each step (issue 26)", () => {
     expect(model.calls[0].options.grounding).toBeUndefined();
     expect(() => new Agent({ model, registry: mathRegistry(), grounding: "hard" as never })).toThrow(TypeError);
   });
+
+  it("groundingLevers travel with each step's grounding; an unknown lever is a caller bug", async () => {
+    const model = new ScriptedModel([answerReply("hi")]);
+    await new Agent({ model, registry: mathRegistry(), groundingLevers: ["numbers", "answers"] }).run("Say hi");
+    expect(model.calls[0].options.grounding).toMatchObject({ mode: "soft", levers: ["numbers", "answers"] });
+    const all = new ScriptedModel([answerReply("hi")]);
+    await new Agent({ model: all, registry: mathRegistry() }).run("Say hi");
+    expect(all.calls[0].options.grounding!.levers).toBeUndefined();
+    expect(() => new Agent({ model, registry: mathRegistry(), groundingLevers: ["copy", "magic" as never] })).toThrow(
+      /groundingLevers must be a list of copy, numbers, strings, answers/,
+    );
+  });
 });

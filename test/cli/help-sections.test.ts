@@ -56,6 +56,7 @@ describe("--help in sections", () => {
         "--no-final-round",
         "--thought",
         "--grounding",
+        "--grounding-levers",
       ]),
     );
   });

@@ -23,6 +23,11 @@ describe("CLI usage errors exit 2 with one clear line", () => {
     [["ask", "hi", "--max-retries", "1.5"], /expected a whole number/],
     [["ask", "hi", "--temperature", "hot"], /expected a number/],
     [["ask", "hi", "--gpu", "maybe"], /Allowed choices are auto, off/],
+    [
+      ["ask", "hi", "--grounding-levers", "copy,teleport"],
+      /--grounding-levers: give some of copy, numbers, strings, answers, comma-separated \(not teleport\)/,
+    ],
+    [["eval", "evals/basic.json", "--model", "oracle", "--grounding-levers", ","], /--grounding-levers: give some of/],
     [["ask"], /ask: no question on stdin \(it was empty\)/],
     [["frobnicate"], /unknown command 'frobnicate'/],
   ])("%j", async (args, message) => {

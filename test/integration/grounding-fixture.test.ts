@@ -72,4 +72,21 @@ describe("grounding on the fixture model (real llama.cpp)", () => {
       expect(days, text).toBe(3);
     }
   }, 120_000);
+
+  it("levers: strict with numbers and strings only still takes the question's numeral; a bad lever is refused", async () => {
+    const text = await handle.generate(prompt, {
+      jsonSchema: callSchema,
+      maxTokens: 64,
+      temperature: 0,
+      grounding: { mode: "strict", source: [question], levers: ["numbers", "strings"] },
+    });
+    expect((JSON.parse(text) as { arguments: { days: number } }).arguments.days, text).toBe(3);
+    await expect(
+      handle.generate(prompt, {
+        jsonSchema: callSchema,
+        maxTokens: 8,
+        grounding: { mode: "soft", source: [question], levers: ["copy", "bogus" as never] },
+      }),
+    ).rejects.toThrow(/grounding.levers must be a list of copy, numbers, strings, answers/);
+  }, 120_000);
 });

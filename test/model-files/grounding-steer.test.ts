@@ -1,6 +1,7 @@
 import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
+import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
 import {
   conversionSide,
@@ -982,6 +983,33 @@ describe("GroundingSteer (soft)", () => {
     const runaway = `{"skill_name": "f", "arguments": {"q": "${"ab ".repeat(10)}a`;
     expect(steer.next(runaway)).toEqual({ type: "none" }); // 31 characters: the bound is 32
     expect(steer.next(`${runaway}c`)).toEqual({ type: "close-string" });
+  });
+
+  it("each lever left out leaves its part unsteered, and only its part", () => {
+    const source = ["How far is New York, NY? The distance is 50 km."];
+    const lever = (...levers: GroundingLever[]) => new GroundingSteer({ mode: "soft", source, levers }, vocab);
+    const string = '{"skill_name": "f", "arguments": {"team": "';
+    const number = '{"skill_name": "f", "arguments": {"distance": ';
+    const long = `${string}${"ab ".repeat(20)}`;
+    const answer = '{"final_answer": "';
+    // all four: the copy bonus, the number's bonus, the length bound, the answer's bias
+    const all = lever(...GROUNDING_LEVERS);
+    expect(all.next(string).type).toBe("bias");
+    expect(lever(...GROUNDING_LEVERS).next(`${number}50000`)).toEqual({ type: "close-value" });
+    expect(lever(...GROUNDING_LEVERS).next(long)).toEqual({ type: "close-string" });
+    expect(lever(...GROUNDING_LEVERS).next(answer).type).toBe("bias");
+    // without copy: a string is not steered, but still bounded
+    expect(lever("numbers", "strings", "answers").next(string)).toEqual({ type: "none" });
+    expect(lever("numbers", "strings", "answers").next(long)).toEqual({ type: "close-string" });
+    expect(lever("numbers", "strings", "answers").next(`${number}50000`)).toEqual({ type: "close-value" });
+    // without numbers: a runaway number goes on; strings are steered as before
+    expect(lever("copy", "strings", "answers").next(`${number}50000`)).toEqual({ type: "none" });
+    expect(lever("copy", "strings", "answers").next(string).type).toBe("bias");
+    // without strings: no length bound, the copy bias stays
+    expect(lever("copy", "numbers", "answers").next(long).type).not.toBe("close-string");
+    // without answers: the answer is not steered
+    expect(lever("copy", "numbers", "strings").next(answer)).toEqual({ type: "none" });
+    expect(lever("copy", "numbers", "strings").next(string).type).toBe("bias");
   });
 
   it("leaves the skill name and the thought alone", () => {

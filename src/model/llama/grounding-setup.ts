@@ -1,5 +1,5 @@
 import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
-import type { GroundingOptions, JsonSchema } from "../model-handle.js";
+import { GROUNDING_LEVERS, type GroundingOptions, type JsonSchema } from "../model-handle.js";
 import { GroundingSteer, type GroundingVocabulary } from "./grounding-steer.js";
 import type { TokenClasses } from "./token-classes.js";
 
@@ -227,6 +227,11 @@ export function groundingFor(
   if (!grounding || grounding.mode === "off" || !schema) return undefined;
   if (grounding.mode !== "soft" && grounding.mode !== "strict")
     throw new TypeError(`generate: grounding.mode must be "off", "soft" or "strict" (got ${String(grounding.mode)})`);
+  const levers = grounding.levers;
+  if (levers !== undefined && (!Array.isArray(levers) || levers.some((l) => !GROUNDING_LEVERS.includes(l))))
+    throw new TypeError(
+      `generate: grounding.levers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
+    );
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
   const skills = [...skillArgumentKeys(schema)];
@@ -235,6 +240,7 @@ export function groundingFor(
   const steer = new GroundingSteer(
     {
       mode: grounding.mode,
+      ...(levers && { levers }),
       source,
       avoid,
       question: typeof grounding.question === "string" ? grounding.question : undefined,

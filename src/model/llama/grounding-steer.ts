@@ -1,5 +1,5 @@
 import type { Token } from "node-llama-cpp";
-import type { GroundingMode } from "../model-handle.js";
+import { GROUNDING_LEVERS, type GroundingLever, type GroundingMode } from "../model-handle.js";
 import {
   GROUNDING_ANSWER_COPY_LOGIT,
   GROUNDING_AVOID_LOGIT,
@@ -49,6 +49,8 @@ export type Steering =
 /** One generate call's grounding, as the loader takes it (GroundingOptions, plus the schema's enum/default values). */
 export interface SteerSource {
   mode: Exclude<GroundingMode, "off">;
+  /** Which parts act (see GroundingLever). Default: all of them. */
+  levers?: readonly GroundingLever[];
   source: readonly string[];
   avoid?: readonly string[];
   /** Values the schema names (`enum`, `default`): spans a value may copy too. */
@@ -300,6 +302,7 @@ function roleOf(path: readonly string[]): { role: "argument" | "answer"; key: st
  */
 export class GroundingSteer {
   readonly #mode: "soft" | "strict";
+  readonly #levers: ReadonlySet<GroundingLever>;
   readonly #source: GroundingIndex;
   readonly #avoid: GroundingIndex;
   readonly #vocab: GroundingVocabulary;
@@ -345,6 +348,7 @@ export class GroundingSteer {
 
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
     this.#mode = source.mode;
+    this.#levers = new Set(source.levers ?? GROUNDING_LEVERS);
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
     this.#questionChars = source.source.join(TEXT_JOINT).length;
     this.#optionalKeys = source.optionalKeys ?? new Map();
@@ -368,16 +372,20 @@ export class GroundingSteer {
     this.#text = text;
     const position = this.#tracker.update(text);
     const role = position && roleOf(position.path);
+    const lever = this.#levers;
     if (!position || !role) {
-      const after = this.#afterArgument(text);
+      const after = lever.has("copy") ? this.#afterArgument(text) : NONE;
       this.#leaveValue();
       return after;
     }
     const state = this.#follow(position, role);
     if (state.kind === "pending")
-      return state.role === "argument" ? this.#pendingValue(position.opener ?? "", state.key, position.items) : NONE;
-    if (state.kind === "number") return this.#number(state);
-    return state.role === "answer" ? this.#answer(state) : this.#string(state);
+      return state.role === "argument" && (lever.has("copy") || lever.has("numbers"))
+        ? this.#pendingValue(position.opener ?? "", state.key, position.items)
+        : NONE;
+    if (state.kind === "number") return lever.has("numbers") ? this.#number(state) : NONE;
+    if (state.role === "answer") return lever.has("answers") ? this.#answer(state) : NONE;
+    return this.#string(state);
   }
 
   /**
@@ -519,7 +527,10 @@ export class GroundingSteer {
 
   /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
   #string(state: ValueState): Steering {
-    if (state.value.length >= this.#stringBound || this.#digitRunaway(state)) return { type: "close-string" };
+    const bounded = this.#levers.has("strings");
+    if (bounded && (state.value.length >= this.#stringBound || this.#digitRunaway(state)))
+      return { type: "close-string" };
+    if (!this.#levers.has("copy")) return NONE;
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
@@ -874,22 +885,28 @@ export class GroundingSteer {
   #pendingValue(opener: string, key: string, items?: readonly string[]): Steering {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
+    // the copy lever steers a string's opening, the numbers lever a number's
+    const copy = this.#levers.has("copy");
+    const numbers = this.#levers.has("numbers");
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
-    const written = strict ? new Set<Token>() : this.#writtenStarts(`${opener}"`);
-    const named = strict ? new Set<Token>() : this.#keyWordTokens(`${opener}"`, key);
-    if (strict || this.#unitSpans(key).length === 0)
+    const written = strict || !copy ? new Set<Token>() : this.#writtenStarts(`${opener}"`);
+    const named = strict || !copy ? new Set<Token>() : this.#keyWordTokens(`${opener}"`, key);
+    if (copy && (strict || this.#unitSpans(key).length === 0))
       for (const token of this.#quotedStarts(opener))
         if (!written.has(token) && !named.has(token)) logits.set(token, logit);
-    if (!strict && this.#named(key)) this.#prefixTokens(opener, "true", logit, logits);
-    if (strict)
+    if (copy && !strict && this.#named(key)) this.#prefixTokens(opener, "true", logit, logits);
+    if (copy && strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
-    for (const numeral of this.#source.numerals)
-      if (!this.#written.has(numeral) && this.#fits(key, numeral))
-        this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
-    if (!this.#source.numerals.some((n) => n.startsWith("-")))
-      for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
-    if (!strict) this.#anchorBias(opener, key, logits);
+    if (numbers) {
+      for (const numeral of this.#source.numerals)
+        if (!this.#written.has(numeral) && this.#fits(key, numeral))
+          this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
+      if (!this.#source.numerals.some((n) => n.startsWith("-")))
+        for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+    }
+    if (!strict) this.#anchorBias(opener, key, logits, { copy, numbers });
+    if (!copy) return logits.size ? { type: "bias", logits } : NONE;
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
     if (!strict && !items)
       for (const numeral of this.#numeralsForNumberKeys(key))
@@ -908,30 +925,39 @@ export class GroundingSteer {
    * called skill lose their copy bonus (a numeral's first digits another numeral shares keep it), and those it
    * anchors to `key` get the anchor bonus (see #anchors).
    */
-  #anchorBias(opener: string, key: string, logits: Map<Token, number>): void {
+  #anchorBias(
+    opener: string,
+    key: string,
+    logits: Map<Token, number>,
+    levers: { copy: boolean; numbers: boolean },
+  ): void {
     // the values the question puts beside another key's word are that key's: no copy bonus here
     const others = this.#othersAnchors(key);
     const theirs = new Map<Token, number>();
-    for (const p of [...others.starts, ...this.#innerStarts(key)])
-      this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
+    if (levers.copy)
+      for (const p of [...others.starts, ...this.#innerStarts(key)])
+        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), 0, theirs);
     // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
     const free = new Set<string>();
     for (const numeral of this.#source.numerals)
       if (!others.numerals.has(numeral) && this.#fits(key, numeral))
         for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
-    for (const numeral of others.numerals)
-      for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
-        if (!free.has(numeral.slice(0, length)))
-          for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
+    if (levers.numbers)
+      for (const numeral of others.numerals)
+        for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
+          if (!free.has(numeral.slice(0, length)))
+            for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
     for (const token of theirs.keys()) logits.delete(token);
     // the values the question puts beside the key's word, ahead of its other spans
     const anchors = this.#anchors(key);
     const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
-    for (const p of anchors.starts)
-      this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
+    if (levers.copy)
+      for (const p of anchors.starts)
+        this.#prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
     // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
-    for (const numeral of anchors.numerals)
-      if (this.#fits(key, numeral)) this.#prefixTokens(opener, numeral, anchored, logits);
+    if (levers.numbers)
+      for (const numeral of anchors.numerals)
+        if (this.#fits(key, numeral)) this.#prefixTokens(opener, numeral, anchored, logits);
   }
 
   /**
