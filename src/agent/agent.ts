@@ -17,6 +17,7 @@ import {
 } from "../defaults.js";
 import {
   GROUNDING_LEVERS,
+  isGroundingLeverList,
   type GenerateOptions,
   type GroundingLever,
   type GroundingMode,
@@ -256,7 +257,7 @@ export class Agent {
     if (options.grounding !== undefined && !["off", "soft", "strict"].includes(options.grounding))
       throw new TypeError(`Agent: grounding must be "off", "soft" or "strict" (got ${String(options.grounding)})`);
     const levers = options.groundingLevers;
-    if (levers !== undefined && (!Array.isArray(levers) || levers.some((l) => !GROUNDING_LEVERS.includes(l))))
+    if (levers !== undefined && !isGroundingLeverList(levers))
       throw new TypeError(
         `Agent: groundingLevers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
       );

@@ -25,6 +25,11 @@ export type GroundingLever = "copy" | "numbers" | "strings" | "answers";
 /** Every grounding lever, in the order the docs give them. */
 export const GROUNDING_LEVERS: readonly GroundingLever[] = ["copy", "numbers", "strings", "answers"];
 
+/** Whether `value` is a list of grounding levers (an option given from JavaScript may be anything). */
+export function isGroundingLeverList(value: unknown): value is readonly GroundingLever[] {
+  return Array.isArray(value) && value.every((item) => GROUNDING_LEVERS.includes(item as GroundingLever));
+}
+
 /**
  * What one generate call's values should be copied from, and what they should not. A loader that can bias tokens
  * (model/llama) steers the string and number values inside `arguments` and the `final_answer` string; a handle that

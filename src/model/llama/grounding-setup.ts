@@ -1,5 +1,5 @@
 import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
-import { GROUNDING_LEVERS, type GroundingOptions, type JsonSchema } from "../model-handle.js";
+import { GROUNDING_LEVERS, isGroundingLeverList, type GroundingOptions, type JsonSchema } from "../model-handle.js";
 import { GroundingSteer, type GroundingVocabulary } from "./grounding-steer.js";
 import type { TokenClasses } from "./token-classes.js";
 
@@ -228,7 +228,7 @@ export function groundingFor(
   if (grounding.mode !== "soft" && grounding.mode !== "strict")
     throw new TypeError(`generate: grounding.mode must be "off", "soft" or "strict" (got ${String(grounding.mode)})`);
   const levers = grounding.levers;
-  if (levers !== undefined && (!Array.isArray(levers) || levers.some((l) => !GROUNDING_LEVERS.includes(l))))
+  if (levers !== undefined && !isGroundingLeverList(levers))
     throw new TypeError(
       `generate: grounding.levers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
     );
