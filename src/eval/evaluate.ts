@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync, type Stats } from "node:fs";
 import type { LoopSettings } from "../agent/agent.js";
 import { dirname, resolve } from "node:path";
 import { bfclTasks } from "./bfcl/bfcl-tasks.js";
@@ -60,10 +60,20 @@ export interface EvaluateOptions extends ProviderOptions {
   traces?: string;
 }
 
-/** The `traces` folder must be a folder, or not exist yet (it is made); checked before any model loads. */
+/**
+ * The `traces` folder must be a folder we can write, or not exist yet (it is made now): checked before any model
+ * loads, so that a bad path does not end the eval after its first run.
+ */
 function checkTraceDir(dir: string | undefined): void {
   if (dir === undefined) return;
-  const found = statSync(dir, { throwIfNoEntry: false });
+  let found: Stats | undefined;
+  try {
+    found = statSync(dir, { throwIfNoEntry: false });
+    if (!found) mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new EvalSetupError("unsupported", `--traces: cannot write to ${dir}: ${(error as Error).message}`);
+  }
   if (found && !found.isDirectory())
     throw new EvalSetupError("unsupported", `--traces: ${dir} is not a folder: give a folder for the run traces`);
 }

@@ -159,6 +159,10 @@ describe("ReplayModel", () => {
     await expect(
       evaluateSuite(suite, { models: ["oracle"], budgets: [1], traces: join(dir, "a-file") }),
     ).rejects.toThrow(/--traces: .*a-file is not a folder/);
+    // a folder that cannot be made (under a file): refused before anything runs, too
+    await expect(
+      evaluateSuite(suite, { models: ["oracle"], budgets: [1], traces: join(dir, "a-file", "below") }),
+    ).rejects.toThrow(/--traces: cannot write to .*below/);
   });
 
   it("rejects unreadable traces as setup errors", () => {
