@@ -29,6 +29,15 @@ async function record(replies: string[], query = "Capital of France?"): Promise<
   return state.stream.toJSONL();
 }
 
+/** The suite skill the eval tests share: a lookup of two capitals. */
+const CAPITAL_LOOKUP = {
+  type: "lookup",
+  name: "capital",
+  description: "capital of a country",
+  parameter: "country",
+  table: { France: "Paris", Spain: "Madrid" },
+} as const;
+
 describe("ReplayModel", () => {
   it("plays a recorded run back: the same replies, the same events", async () => {
     const replies = ['{"skill_name": "capital"}', callReply("capital", { country: "France" }), answerReply("Paris")];
@@ -84,15 +93,7 @@ describe("ReplayModel", () => {
     );
     const suite = parseSuite({
       name: "replayed",
-      skills: [
-        {
-          type: "lookup",
-          name: "capital",
-          description: "capital of a country",
-          parameter: "country",
-          table: { France: "Paris", Spain: "Madrid" },
-        },
-      ],
+      skills: [CAPITAL_LOOKUP],
       tasks: [
         { id: "ok", query: "Capital of France?", skills: ["capital"], expected: { includes: "Paris" } },
         { id: "stale", query: "Capital of Spain?", skills: ["capital"], expected: { includes: "Madrid" } },
@@ -114,15 +115,7 @@ describe("ReplayModel", () => {
     const dir = mkdtempSync(join(tmpdir(), "traces-"));
     const suite = parseSuite({
       name: "traced",
-      skills: [
-        {
-          type: "lookup",
-          name: "capital",
-          description: "capital of a country",
-          parameter: "country",
-          table: { France: "Paris", Spain: "Madrid" },
-        },
-      ],
+      skills: [CAPITAL_LOOKUP],
       tasks: [
         {
           id: "fr",
