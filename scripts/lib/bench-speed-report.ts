@@ -66,12 +66,19 @@ function actionsSection(speed: SpeedReport): string[] {
       brief(a.constrainedOverReplayOn),
       brief(a.constrainedOverReplayOff),
     ),
+    row(
+      "The replay's ms per sampled token over free text's ms per token (the floor), per round",
+      brief(a.replayOverFreeOn),
+      brief(a.replayOverFreeOff),
+    ),
     "",
     `Free text on the same prompts: ${brief(a.freeMsPerToken)} ms per token. Step wall time, on / off per round: ` +
       `**${brief(a.stepOnOverOff)}**; sampled tokens on / generated tokens off: **${brief(a.sampledOnOverGeneratedOff)}**. ` +
       `The same action with ${lever} on and off: ${a.sameAction}. The replay evaluates each reply's tokens again ` +
       "in the batches the reply evaluated them in (jump-forward's forced tokens with the sampled one), with no " +
-      "grammar, no bias and llama.cpp's greedy sampler: the ratio is what sampling under the grammar costs.",
+      "grammar, no bias and llama.cpp's greedy sampler: the ratio is what sampling under the grammar costs. The " +
+      "replay's own time per sampled token over free text's is the floor of the per-sampled-token figure: what it " +
+      "would be if sampling under the grammar cost nothing, the forced tokens in the batches being all that is left.",
     ...(a.on.refusalExamples.length + a.off.refusalExamples.length > 0
       ? [
           "",

@@ -96,6 +96,12 @@ export interface ActionFigures {
    */
   constrainedOverReplayOn?: Spread;
   constrainedOverReplayOff?: Spread;
+  /**
+   * Per round: the replay's ms per sampled token over free text's ms per token: the per-sampled-token figure a
+   * sampler that cost nothing would get with these batches (the forced tokens' share of them), its floor.
+   */
+  replayOverFreeOn?: Spread;
+  replayOverFreeOff?: Spread;
   /** Actions identical with the lever on and off (greedy), of all compared. */
   sameAction: string;
 }
@@ -238,6 +244,8 @@ export async function actionFigures(
       rounds.map((x) => sum(x[side], "generationMs")),
       rounds.map((x) => sum(x[side], "replayMs")),
     );
+  const replayPerSampled = (side: "on" | "off") =>
+    rounds.map((x) => sum(x[side], "replayMs") / sum(x[side], "sampled"));
   const side = (name: "on" | "off"): ActionSide => {
     const all = rounds.flatMap((x) => x[name]);
     const counted = all[0]?.fullPasses !== undefined;
@@ -279,6 +287,8 @@ export async function actionFigures(
     constrainedOverFreeOff: spread(ratios(msPerSampled("off"), freeMs)),
     constrainedOverReplayOn: spread(overReplay("on")),
     constrainedOverReplayOff: spread(overReplay("off")),
+    replayOverFreeOn: spread(ratios(replayPerSampled("on"), freeMs)),
+    replayOverFreeOff: spread(ratios(replayPerSampled("off"), freeMs)),
     sameAction: `${same}/${ACTION_QUESTIONS.length}`,
   };
 }

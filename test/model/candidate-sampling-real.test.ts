@@ -2,7 +2,8 @@
  * Candidate sampling on real weights: under the action grammar, our matcher picks each token among the model's top
  * candidates and llama.cpp's grammar pass over the whole vocabulary runs only when none is allowed. Greedy, the
  * actions must be the ones llama.cpp's grammar sampler writes (grounding on, as in a run); with one candidate the
- * full pass runs often and must change nothing; with a temperature every reply must still be valid.
+ * full pass runs often and must change nothing; with a temperature every reply must still be valid. On both samplers a
+ * reply the grammar finishes on a sampled token ends there, without a batch evaluated only to sample the end.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +36,8 @@ describe.each<[string, TestModelVariable]>([
   /** Each task's first action with candidate sampling as given, then with llama.cpp's grammar sampler. */
   async function bothWays(candidates: number | undefined) {
     const rows: { on: string; off: string; fullPasses: number; samplings: number }[] = [];
+    /** Per reply (both samplers): the batches it evaluated, its samplings, whether a sampled token ended it. */
+    const shapes: { batches: number; samplings: number; endsSampled: boolean }[] = [];
     for (const task of TASKS) {
       const step = async (on: boolean) => {
         benchAccess(model).setCandidateSampling(on, candidates);
@@ -46,6 +49,8 @@ describe.each<[string, TestModelVariable]>([
         });
         const reply = await agent.step(new AgentState(task.query));
         const last = benchAccess(model).lastReply;
+        const endsSampled = last.samples.at(-1)?.[0] === last.tokens.length - 1;
+        shapes.push({ batches: last.batches.length, samplings: last.samples.length, endsSampled });
         return { reply, fullPasses: last.fullPasses, samplings: last.samples.length };
       };
       const on = await step(true);
@@ -55,19 +60,23 @@ describe.each<[string, TestModelVariable]>([
       rows.push({ on: asText(on.reply), off: asText(off.reply), ...on });
     }
     benchAccess(model).setCandidateSampling(true);
-    return rows;
+    return { rows, shapes };
   }
 
   it.skipIf(!path)(
     "greedy: the same actions as llama.cpp's grammar sampler, with a pass over the vocabulary for few samplings",
     async () => {
-      const rows = await bothWays(undefined);
+      const { rows, shapes } = await bothWays(undefined);
       const passes = rows.reduce((sum, row) => sum + row.fullPasses, 0);
       const samplings = rows.reduce((sum, row) => sum + row.samplings, 0);
       console.info(`${name}: ${passes} passes over the vocabulary in ${samplings} samplings`);
       expect(rows.map((row) => row.on)).toEqual(rows.map((row) => row.off));
       expect(samplings).toBeGreaterThan(TASKS.length * 3);
       expect(passes).toBeLessThanOrEqual(samplings / 10);
+      // A reply the grammar finishes on a sampled token ends there on both samplers: no batch is evaluated only to
+      // sample the end, so every batch (the first: the prompt's tail) was sampled from.
+      expect(shapes.filter((shape) => shape.endsSampled).length).toBeGreaterThan(0);
+      expect(shapes.map((shape) => shape.batches)).toEqual(shapes.map((shape) => shape.samplings));
     },
     600_000,
   );
@@ -75,7 +84,7 @@ describe.each<[string, TestModelVariable]>([
   it.skipIf(!path)(
     "with one candidate the full pass runs (most samplings) and the actions do not change",
     async () => {
-      const rows = await bothWays(1);
+      const { rows } = await bothWays(1);
       const passes = rows.reduce((sum, row) => sum + row.fullPasses, 0);
       expect(passes).toBeGreaterThan(0);
       expect(rows.map((row) => row.on)).toEqual(rows.map((row) => row.off));

@@ -51,6 +51,11 @@ export class JumpForward {
     return this.#reply.active;
   }
 
+  /** Whether the reply is complete and its grammar allows nothing more (only the end may follow). */
+  get finished(): boolean {
+    return this.#reply.finished;
+  }
+
   /** The forced opening of the reply (`{"` for an action), to be evaluated with the prompt's last token. */
   start(): ForcedRun | undefined {
     const forced = this.#matcher.forced();

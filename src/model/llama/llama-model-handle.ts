@@ -440,6 +440,11 @@ export class LlamaModelHandle implements ModelHandle {
    * Sampling under a grammar. With jump-forward, text the grammar forces (the action's opening, keys, separators,
    * the rest of a unique skill name) is not sampled: its tokens are evaluated in one batch with the token before them
    * (see JumpForward), and a reply the grammar closes ends without sampling its end.
+   *
+   * A reply the grammar finishes on a sampled token (with our matcher: jump-forward on, or candidate sampling) ends
+   * there too: llama.cpp's grammar sampler would evaluate that token only to sample the end, a whole decode for
+   * nothing. The sequence then holds every generated token but the last, as after any reply, and the next prompt
+   * evaluates it in its prefill batch.
    */
   async #sampleConstrained(
     sequence: LlamaContextSequence,
@@ -476,6 +481,8 @@ export class LlamaModelHandle implements ModelHandle {
         if (run.take(next.value)) return;
         replacement = undefined;
         const forced = jump?.afterSampled(next.value);
+        // the grammar allows nothing but the end: stop without evaluating this token (see above)
+        if (!forced && jump?.finished) return;
         if (!forced || !before || !run.fits(forced.tokens.length, forced.replacesLast)) continue;
         jump!.commit(forced);
         if (forced.replacesLast) state = before;
@@ -544,15 +551,7 @@ export class LlamaModelHandle implements ModelHandle {
           jump!.commit(forced);
           if (run.takeForced(forced) || forced.finished) return;
           feed = forced.tokens;
-        } else if (reply.finished) {
-          // Nothing may follow but the end. llama.cpp's grammar sampler evaluates this token and samples the end; do
-          // the same, so that the sequence holds what it would hold (a token the next prompt evaluates in another
-          // batch shifts later near-ties: a third of Gemma's BFCL answers read differently without this).
-          run.batches.push(feed);
-          if (iterator) await iterator.next(feed);
-          else await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
-          return;
-        }
+        } else if (reply.finished) return; // nothing but the end may follow (see #sampleConstrained)
       }
     } finally {
       await iterator?.return();
