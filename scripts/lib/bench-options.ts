@@ -36,7 +36,7 @@ export interface BenchOptions {
 /** The flags; `npm run bench:model -- --help` prints this. */
 export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixture] [--threads N] [--rounds N] [--tokens N]
   [--prefill-tokens N] [--max-tokens N] [--task-max-tokens N] [--agent-steps N] [--free-run] [--context-size N]
-  [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--actions-only] [--action-lever candidates|jump-forward]
+  [--parallel-rounds N] [--parallel-tasks N] [--skip-speed] [--actions-only] [--action-lever candidates|jump-forward|speculation]
   [--actions-without-jump-forward] [--out PATH-PREFIX] [--note TEXT]
 
   --model PATH          a GGUF to benchmark (default: the fixture model only)
@@ -55,7 +55,8 @@ export const USAGE = `usage: npm run bench:model -- [--model PATH] [--with-fixtu
   --skip-speed          skip the speed figures: actions with a grammar lever on and off, prompt cache, parallel
   --actions-only        of the speed figures, only the actions (no prompt cache, no parallel sequences)
   --action-lever L      what the actions turn on and off: candidates (candidate sampling against llama.cpp's
-                        grammar sampler; default) or jump-forward
+                        grammar sampler; default), jump-forward, or speculation (drafts checked in each batch,
+                        candidate sampling and jump-forward on for both)
   --actions-without-jump-forward  with --action-lever candidates: jump-forward off on both sides (every token
                         sampled: the sampling path's own cost, no forced batches)
   --out PREFIX          also write PREFIX.json (the JSON document) and PREFIX.md (the report)
@@ -92,8 +93,9 @@ const STRING_FLAGS = [
 ];
 
 function actionLever(value: string | undefined): ActionLever {
-  if (value === undefined || value === "candidates" || value === "jump-forward") return value ?? "candidates";
-  fail(`--action-lever must be candidates or jump-forward (got ${value})`);
+  if (value === undefined) return "candidates";
+  if (value === "candidates" || value === "jump-forward" || value === "speculation") return value;
+  fail(`--action-lever must be candidates, jump-forward or speculation (got ${value})`);
 }
 
 /** Parse the flags (exits with the usage on a bad one; prints it for --help). `--repeats` is the old name of --rounds. */

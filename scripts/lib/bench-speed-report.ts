@@ -19,15 +19,17 @@ function actionsSection(speed: SpeedReport): string[] {
   const a = speed.actions;
   const row = (label: string, on: string, off: string) => `| ${label} | ${on} | ${off} |`;
   const candidates = a.lever === "candidates";
-  const lever = candidates ? "candidate sampling" : "jump-forward";
+  const lever = { candidates: "candidate sampling", "jump-forward": "jump-forward", speculation: "speculation" }[
+    a.lever
+  ];
   return [
     candidates
       ? "### Actions with candidate sampling and with llama.cpp's grammar sampler"
-      : "### Actions with and without jump-forward",
+      : `### Actions with and without ${lever}`,
     "",
     `One agent step on fixed prompts (each question, a scripted first call and its result: the run's second step; the ` +
       `sequence holds the first step's prompt before it), greedy, at most ${a.maxTokens} tokens, ${lever} on and ` +
-      `off alternated in every round (${candidates ? `jump-forward ${a.withoutJumpForward ? "off" : "on"} for both` : "candidate sampling on for both"}). ` +
+      `off alternated in every round (${candidates ? `jump-forward ${a.withoutJumpForward ? "off" : "on"} for both` : a.lever === "speculation" ? "candidate sampling and jump-forward on for both" : "candidate sampling on for both"}). ` +
       `Questions: ${a.questions.map((q) => `"${q}"`).join(", ")}. Refusals: the ` +
       "reply replayed without the grammar, where the model's own greedy token was not the one the grammar let it " +
       "sample, counted in the first round. Under llama.cpp's grammar sampler each refusal is a pass over the whole " +

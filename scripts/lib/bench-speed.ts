@@ -1,7 +1,7 @@
 /**
  * The benchmark's speed-on-real-weights figures (issue 11), each measured in one process, pairs alternated:
  * - actions: one agent step (the new turn's prefill and the action) on fixed prompts, a grammar lever on and off
- *   (candidate sampling against llama.cpp's grammar sampler, or jump-forward on and off): wall ms, sampled / forced /
+ *   (candidate sampling against llama.cpp's grammar sampler, jump-forward or speculation on and off): wall ms, sampled / forced /
  *   generated tokens, the grammar's refusals (replayed without the grammar), the passes over the whole vocabulary,
  *   and the constrained ms per sampled token against free text's ms per token on the same prompt;
  * - prompt cache: time to the first token with the system prompt prefilled (cold) and restored (warm), by length;
@@ -34,7 +34,7 @@ const ACTION_QUESTIONS: { question: string; skill: string; args: Record<string, 
 ];
 
 /** The lever the action figures turn on and off (the other stays at its default, on). */
-export type ActionLever = "candidates" | "jump-forward";
+export type ActionLever = "candidates" | "jump-forward" | "speculation";
 
 interface ActionSample {
   on: boolean;
@@ -162,7 +162,7 @@ function describeReply(reply: ParsedReply): string {
 /**
  * Agent steps on fixed prompts (a question, a scripted call and its result: the second step of a run), `lever` on
  * and off alternated (candidate sampling: on against llama.cpp's grammar sampler, jump-forward on for both;
- * jump-forward: on and off, candidate sampling on for both); before each, the sequence holds the first step's prompt, so the step evaluates the new turn
+ * jump-forward: on and off, candidate sampling on for both; speculation: on and off, both on for both); before each, the sequence holds the first step's prompt, so the step evaluates the new turn
  * and writes the action, as in a run. Free text on the same prompts gives the per-token baseline.
  */
 export async function actionFigures(
@@ -183,8 +183,10 @@ export async function actionFigures(
   const { sequence, model } = benchAccess(handle).llamaObjects;
   const access = benchAccess(handle);
   const setLever = (on: boolean) => {
-    access.setJumpForward(options.lever === "candidates" ? !options.withoutJumpForward : on);
-    access.setCandidateSampling(options.lever === "jump-forward" || on);
+    const { lever } = options;
+    access.setJumpForward(lever === "candidates" ? !options.withoutJumpForward : lever === "speculation" || on);
+    access.setCandidateSampling(lever !== "candidates" || on);
+    access.setSpeculation(lever === "speculation" && on);
   };
   const step = async (k: number, on: boolean) => {
     setLever(on);
@@ -192,7 +194,7 @@ export async function actionFigures(
     await handle.generate(firstPrompts[k], { maxTokens: 1 });
     const started = performance.now();
     const reply = await agent.step(states[k]);
-    const candidates = options.lever === "jump-forward" || on;
+    const candidates = options.lever !== "candidates" || on;
     const sample = sampleOf(handle, on, candidates, performance.now() - started);
     return { sample: { ...sample, replayMs: await replay(handle) }, reply };
   };
@@ -234,6 +236,7 @@ export async function actionFigures(
   }
   setLever(true);
   access.setJumpForward(true);
+  access.setSpeculation(false);
   const sum = (xs: ActionSample[], key: keyof ActionSample) => xs.reduce((a, x) => a + Number(x[key]), 0);
   const perStep = (side: "on" | "off") => rounds.map((x) => sum(x[side], "wallMs") / x[side].length);
   const msPerSampled = (side: "on" | "off") =>

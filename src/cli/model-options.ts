@@ -15,6 +15,8 @@ export interface ModelCommandOptions {
   jumpForward?: boolean;
   /** `--no-candidate-sampling` sets it false. */
   candidateSampling?: boolean;
+  /** `--no-speculation` sets it false. */
+  speculation?: boolean;
   /** `--no-prompt-cache` sets it false. */
   promptCache?: boolean;
 }
@@ -22,7 +24,14 @@ export interface ModelCommandOptions {
 /** The same flags as the loader takes them: `ask` loads with them, `eval` passes them to its model process. */
 export type ModelFlags = Pick<
   LoadModelOptions,
-  "threads" | "contextSize" | "seed" | "temperature" | "jumpForward" | "candidateSampling" | "promptCache"
+  | "threads"
+  | "contextSize"
+  | "seed"
+  | "temperature"
+  | "jumpForward"
+  | "candidateSampling"
+  | "speculation"
+  | "promptCache"
 > & {
   gpu: "auto" | false;
 };
@@ -37,7 +46,8 @@ function gpuOption(): Option {
 /**
  * Add the flags that tune how a model runs, the same on every command that loads models (`eval` too): the GPU, threads,
  * context and temperature in the Model section; `--no-jump-forward` (sample the text a grammar forces too) and
- * `--no-candidate-sampling` (llama.cpp's grammar sampler decides every token), for comparison, among the levers.
+ * `--no-candidate-sampling` (llama.cpp's grammar sampler decides every token) and `--no-speculation` (no token is
+ * checked in the batch before it), for comparison, among the levers.
  */
 export function modelTuningOptions(command: Command): Command {
   inSection(command, SECTION.model, (c) =>
@@ -57,6 +67,10 @@ export function modelTuningOptions(command: Command): Command {
       .option(
         "--no-candidate-sampling",
         "let llama.cpp's grammar sampler pick every constrained token (default: our matcher picks among the top candidates)",
+      )
+      .option(
+        "--no-speculation",
+        "decode the tokens jump-forward leaves to the model one by one (default: checked in the batch before them)",
       ),
   );
 }
@@ -87,5 +101,6 @@ export function modelFlags(options: ModelCommandOptions): ModelFlags {
     ...withoutUndefined({ threads, contextSize, seed, temperature }),
     ...(options.jumpForward === false && { jumpForward: false }),
     ...(options.candidateSampling === false && { candidateSampling: false }),
+    ...(options.speculation === false && { speculation: false }),
   };
 }

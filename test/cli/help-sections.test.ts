@@ -52,6 +52,7 @@ describe("--help in sections", () => {
       expect.arrayContaining([
         "--no-jump-forward",
         "--no-candidate-sampling",
+        "--no-speculation",
         "--no-grammar",
         "--no-final-round",
         "--thought",

@@ -1,6 +1,6 @@
 /**
- * The model flags as the loader takes them: the two grammar levers reach `loadModel` only when turned off, so that
- * the loader's defaults (both on) decide otherwise.
+ * The model flags as the loader takes them: the grammar levers reach `loadModel` only when turned off, so that the
+ * loader's defaults (all on) decide otherwise.
  */
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
@@ -19,5 +19,11 @@ describe("modelFlags", () => {
     expect(flags([])).not.toHaveProperty("candidateSampling");
     expect(flags([])).not.toHaveProperty("jumpForward");
     expect(flags(["--no-jump-forward"])).not.toHaveProperty("candidateSampling");
+  });
+
+  it("--no-speculation turns speculation off; absent, the loader's default holds", () => {
+    expect(flags(["--no-speculation"])).toMatchObject({ speculation: false });
+    expect(flags([])).not.toHaveProperty("speculation");
+    expect(flags(["--no-candidate-sampling"])).not.toHaveProperty("speculation");
   });
 });

@@ -41,6 +41,8 @@ describe.each<[string, TestModelVariable]>([
     for (const task of TASKS) {
       const step = async (on: boolean) => {
         benchAccess(model).setCandidateSampling(on, candidates);
+        // the same batches on both sides (speculation checks drafts in them: see speculation-real.test.ts)
+        benchAccess(model).setSpeculation(false);
         const agent = new Agent({
           model,
           registry: task.registry,
@@ -60,6 +62,7 @@ describe.each<[string, TestModelVariable]>([
       rows.push({ on: asText(on.reply), off: asText(off.reply), ...on });
     }
     benchAccess(model).setCandidateSampling(true);
+    benchAccess(model).setSpeculation(true);
     return { rows, shapes };
   }
 

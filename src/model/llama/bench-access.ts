@@ -44,6 +44,8 @@ export interface BenchAccess {
    * it at load.
    */
   setCandidateSampling(on: boolean, candidates?: number): void;
+  /** Turn speculation under candidate sampling on or off for the next calls (see DEFAULT_SPECULATION). */
+  setSpeculation(on: boolean): void;
 }
 
 const doors = new WeakMap<object, BenchAccess>();

@@ -42,6 +42,16 @@ export const DEFAULT_JUMP_FORWARD = true;
  * docs/benchmarks.md, "Candidate sampling".
  */
 export const DEFAULT_CANDIDATE_SAMPLING = true;
+
+/**
+ * Speculation under candidate sampling: the tokens jump-forward held back (the forced text's last tokens, left for the
+ * model because free text may merge with them: `":"` before a string's content) are checked in the batch of the
+ * tokens before them, at most SPECULATION_DRAFTS; each one the model's own pick confirms costs a batch position with
+ * its logits instead of a decode. Drafts from the prompt (prompt-lookup decoding) were tried and cost more than they
+ * saved: every checked position needs the output layer (see docs/benchmarks.md, "Speculation").
+ */
+export const DEFAULT_SPECULATION = true;
+export const SPECULATION_DRAFTS = 2;
 /** How many of the model's top tokens candidate sampling looks at (the sampling's own top-K: DEFAULT_TOP_K). */
 export const GRAMMAR_CANDIDATES = DEFAULT_TOP_K;
 

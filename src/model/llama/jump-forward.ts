@@ -22,6 +22,11 @@ export interface ForcedRun {
   readonly text: string;
   /** The grammar is complete after them and allows nothing more: generation ends without sampling. */
   readonly finished: boolean;
+  /**
+   * The forced text's last tokens, held back for the model to sample because free text follows that may merge with
+   * them (`":"` before a string's content): what the model most likely writes next, a draft to check (speculation).
+   */
+  readonly heldBack: Token[];
 }
 
 /**
@@ -109,6 +114,7 @@ export class JumpForward {
       forced: fed.length - last.length,
       text,
       finished: finished && end === tokens.length,
+      heldBack: tokens.slice(end),
     };
   }
 }

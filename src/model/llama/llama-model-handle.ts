@@ -3,6 +3,7 @@ import {
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaModel,
+  type ControlledEvaluateInputItem,
   type Token,
 } from "node-llama-cpp";
 import { abortError, raceAbort } from "../../abort.js";
@@ -12,6 +13,8 @@ import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
   DEFAULT_CANDIDATE_SAMPLING,
   DEFAULT_JUMP_FORWARD,
+  DEFAULT_SPECULATION,
+  SPECULATION_DRAFTS,
   GRAMMAR_CANDIDATES,
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
@@ -72,6 +75,8 @@ export interface LlamaModelHandleParts {
    * sampler decides every token. Default true (DEFAULT_CANDIDATE_SAMPLING).
    */
   candidateSampling?: boolean;
+  /** Under candidate sampling, check the tokens jump-forward held back in the batch before them (DEFAULT_SPECULATION). */
+  speculation?: boolean;
   /** Where a prompt's shared opening is saved and restored across processes; absent: no prompt cache. */
   promptCache?: PromptCache;
 }
@@ -137,6 +142,7 @@ export class LlamaModelHandle implements ModelHandle {
   /** Candidate sampling under a grammar (see LlamaModelHandleParts.candidateSampling), and how many candidates. */
   #candidateSampling: boolean;
   #candidates = GRAMMAR_CANDIDATES;
+  #speculation: boolean;
   readonly #tokenTexts: TokenTexts;
   /** Whether this node-llama-cpp can rebuild a grammar state by hand (checked on the first grammar). */
   #stateCheck: boolean | undefined;
@@ -160,6 +166,7 @@ export class LlamaModelHandle implements ModelHandle {
     this.#sampling = parts.sampling;
     this.#jumpForward = parts.jumpForward ?? DEFAULT_JUMP_FORWARD;
     this.#candidateSampling = parts.candidateSampling ?? DEFAULT_CANDIDATE_SAMPLING;
+    this.#speculation = parts.speculation ?? DEFAULT_SPECULATION;
     this.#promptCache = parts.promptCache;
     const model = parts.model;
     this.#jumpTokenizer = {
@@ -183,6 +190,7 @@ export class LlamaModelHandle implements ModelHandle {
         this.#candidateSampling = on;
         this.#candidates = candidates;
       },
+      setSpeculation: (on) => (this.#speculation = on),
     });
   }
 
@@ -525,37 +533,152 @@ export class LlamaModelHandle implements ModelHandle {
     const seed = this.#sampling.seed;
     const random = seed !== undefined ? seededRandom(seed) : Math.random;
     const sampling = { temperature: call.temperature, topP: DEFAULT_TOP_P, random };
+    const pick = (probabilities: Map<Token, number> | undefined) =>
+      pickCandidate(probabilities ?? [], allows, sampling);
+    let heldBack = opening?.heldBack ?? [];
+    /**
+     * Take the token picked at the reply's end (`evaluated`: an accepted draft, in the sequence already) and what the
+     * grammar forces after it: the tokens to evaluate next (`erase`: that many of the sequence's last tokens go
+     * first, where the forced run re-tokenizes the draft), none when the next position's candidates are in the
+     * batch already, or undefined when the reply ends.
+     */
+    const after = (token: Token, evaluated: boolean): { feed: Token[]; erase: number } | undefined => {
+      if (ends(token) || run.take(token)) return undefined;
+      const forced = jump ? jump.afterSampled(token) : void reply.take(token);
+      if (forced && run.fits(forced.tokens.length, forced.replacesLast)) {
+        jump!.commit(forced);
+        if (run.takeForced(forced) || forced.finished) return undefined;
+        heldBack = forced.heldBack;
+        if (!evaluated) return { feed: forced.tokens, erase: 0 };
+        return forced.replacesLast ? { feed: forced.tokens, erase: 1 } : { feed: forced.tokens.slice(1), erase: 0 };
+      }
+      if (reply.finished) return undefined; // nothing but the end may follow (see #sampleConstrained)
+      heldBack = [];
+      return { feed: evaluated ? [] : [token], erase: 0 };
+    };
     let iterator: CandidateIterator | undefined;
     let feed = input;
     try {
       for (;;) {
-        // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
-        let next: IteratorResult<CandidateStep, void>;
-        run.batches.push(feed);
-        if (iterator) next = await iterator.next(feed);
-        else next = await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
-        if (next.done) return;
-        if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
-        let token = pickCandidate(next.value.probabilities ?? [], allows, sampling);
-        if (token === undefined) {
-          await iterator.return();
+        const drafts = this.#speculation ? this.#drafts(slot, heldBack, feed.length) : [];
+        let step: { feed: Token[]; erase: number } | undefined;
+        if (drafts.length > 0) {
+          await iterator?.return();
           iterator = undefined;
-          run.fullPasses++;
-          token = await this.#fullPass(slot, run, call, compiled, feed.length);
-          if (token === undefined) return;
+          step = await this.#speculate(slot, run, call, compiled, feed, drafts, pick, after);
+        } else {
+          // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
+          let next: IteratorResult<CandidateStep, void>;
+          run.batches.push(feed);
+          if (iterator) next = await iterator.next(feed);
+          else next = await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
+          if (next.done) return;
+          if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
+          let token = pick(next.value.probabilities);
+          if (token === undefined) {
+            await iterator.return();
+            iterator = undefined;
+            run.fullPasses++;
+            token = await this.#fullPass(slot, run, call, compiled, slot.sequence.contextTokens, feed.length);
+            if (token === undefined) return;
+          }
+          step = after(token, false);
         }
-        if (ends(token) || run.take(token)) return;
-        const forced = jump ? jump.afterSampled(token) : void reply.take(token);
-        feed = [token];
-        if (forced && run.fits(forced.tokens.length, forced.replacesLast)) {
-          jump!.commit(forced);
-          if (run.takeForced(forced) || forced.finished) return;
-          feed = forced.tokens;
-        } else if (reply.finished) return; // nothing but the end may follow (see #sampleConstrained)
+        if (!step) return;
+        feed = step.feed;
       }
     } finally {
       await iterator?.return();
     }
+  }
+
+  /**
+   * The drafts to check after `feed` (speculation): the tokens jump-forward held back (the forced text's last tokens,
+   * `":"` before a string's content), SPECULATION_DRAFTS at most, within the context.
+   */
+  #drafts(slot: SequenceSlot, heldBack: Token[], feed: number): Token[] {
+    const room = slot.sequence.contextSize - 1 - slot.sequence.nextTokenIndex - feed;
+    return heldBack.slice(0, Math.max(0, Math.min(SPECULATION_DRAFTS, room)));
+  }
+
+  /**
+   * Speculation: evaluate `feed` and `drafts` in one batch, with the top candidates after the last fed token and after
+   * each draft. Position by position (node-llama-cpp samples a batch's positions in order, and asks for each one's
+   * bias only once the position before is done), the pick is made as without drafts; while it is the next draft, the
+   * draft is taken and the next position's candidates, biased for the reply with it, are already there. The first
+   * pick that is not a draft ends the check: the drafts after it are erased from the sequence. The reply is the one
+   * the same picks make without drafts; only the batches differ. Returns what `after` returns for the last pick.
+   */
+  async #speculate(
+    slot: SequenceSlot,
+    run: TokenRun,
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+    feed: Token[],
+    drafts: Token[],
+    pick: (probabilities: Map<Token, number> | undefined) => Token | undefined,
+    after: (token: Token, evaluated: boolean) => { feed: Token[]; erase: number } | undefined,
+  ): Promise<{ feed: Token[]; erase: number } | undefined> {
+    const sequence = slot.sequence;
+    const start = sequence.nextTokenIndex;
+    const candidates = {
+      probabilities: true,
+      options: {
+        temperature: 1,
+        topK: this.#candidates,
+        topP: 1,
+        tokenBias: () => run.bias,
+        ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
+      },
+    };
+    // each draft's own options: once a pick settles the check, the positions after it are not sampled
+    const checked = drafts.map((token): [Token, { generateNext?: typeof candidates }] => [
+      token,
+      { generateNext: candidates },
+    ]);
+    const items: ControlledEvaluateInputItem[] = [
+      ...feed.slice(0, -1),
+      [feed[feed.length - 1], { generateNext: candidates }],
+      ...checked,
+    ];
+    let accepted = 0;
+    let settled = false;
+    let step: { feed: Token[]; erase: number } | undefined;
+    let pending: Token | undefined;
+    let fullPass = false;
+    run.batches.push([...feed, ...drafts]);
+    await sequence.controlledEvaluate(items, {
+      onTokenResult: (index, output) => {
+        if (settled || index < feed.length - 1) return;
+        if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
+        const position = index - (feed.length - 1);
+        const token = pick(output.next.probabilities);
+        if (token === undefined) {
+          settled = fullPass = true;
+        } else if (position < drafts.length && token === drafts[position]) {
+          accepted++;
+          step = after(token, true);
+          settled = !step || step.feed.length > 0 || step.erase > 0;
+        } else {
+          settled = true;
+          pending = token;
+        }
+        if (settled) for (const item of checked.slice(position)) delete item[1].generateNext;
+      },
+    });
+    // the sequence keeps the fed tokens and the accepted drafts (less one a forced run re-tokenizes)
+    const keep = start + feed.length + accepted - (step?.erase ?? 0);
+    const held = sequence.contextTokens;
+    if (fullPass) {
+      run.fullPasses++;
+      const token = await this.#fullPass(slot, run, call, compiled, held.slice(0, keep), feed.length + accepted);
+      return token === undefined ? undefined : after(token, false);
+    }
+    // (a sliding window that cannot lose its last cells starts over: what it lost is fed again)
+    const from = keep < held.length ? await slot.align(held.slice(0, keep + 1)) : keep;
+    if (pending !== undefined) step = after(pending, false);
+    else if (step?.feed.length === 0) throw new Error("speculation: no candidates after the batch's last draft");
+    return step && { feed: [...held.slice(from, keep), ...step.feed], erase: 0 };
   }
 
   /** The candidates' generator: top GRAMMAR_CANDIDATES tokens with probabilities, end-of-generation tokens included. */
@@ -580,22 +703,23 @@ export class LlamaModelHandle implements ModelHandle {
   }
 
   /**
-   * No candidate was allowed: step back over the last batch (`lastBatch` tokens: evaluated again as they were, so
-   * that the logits are the same ones) and sample this position again with llama.cpp's grammar (a state rebuilt over
-   * the reply so far), which passes over the whole vocabulary. Undefined: the model ended the reply.
+   * No candidate was allowed after `upTo`, the tokens the sequence holds (or should: speculation's rejected drafts
+   * are not among them): step back over the last batch (`lastBatch` tokens: evaluated again as they were, so that
+   * the logits are the same ones) and sample this position again with llama.cpp's grammar (a state rebuilt over the
+   * reply so far), which passes over the whole vocabulary. Undefined: the model ended the reply.
    */
   async #fullPass(
     slot: SequenceSlot,
     run: TokenRun,
     call: SamplingCall,
     compiled: CompiledGrammar,
+    upTo: Token[],
     lastBatch: number,
   ): Promise<Token | undefined> {
     const state = new LlamaGrammarEvaluationState({ model: this.#model, grammar: compiled.grammar });
     acceptTokens(state, run.generated);
-    const held = slot.sequence.contextTokens;
-    const from = await slot.align(held.slice(0, held.length - Math.max(1, lastBatch) + 1));
-    const iterator = slot.sequence.evaluate(held.slice(from), {
+    const from = await slot.align(upTo.slice(0, upTo.length - Math.max(1, lastBatch) + 1));
+    const iterator = slot.sequence.evaluate(upTo.slice(from), {
       ...this.#samplingOptions(call),
       grammarEvaluationState: state,
       tokenBias: () => run.bias,

@@ -47,6 +47,12 @@ export interface LoadModelOptions {
    */
   candidateSampling?: boolean;
   /**
+   * Under candidate sampling, check the tokens jump-forward held back (`":"` before a string's content) in the batch
+   * of the tokens before them (speculation): each one the model's own pick confirms saves a decode, and the picks are
+   * the same. Default DEFAULT_SPECULATION.
+   */
+  speculation?: boolean;
+  /**
    * Context sequences: how many `generate` calls run at once, their decode steps batched by llama.cpp (an evaluation's
    * `--parallel`). Each holds its own KV cache of `contextSize` tokens, so memory grows with it. Default 1.
    */
@@ -161,6 +167,7 @@ function handleFor(parts: {
     },
     jumpForward: options.jumpForward,
     candidateSampling: options.candidateSampling,
+    speculation: options.speculation,
     ...(options.promptCache && { promptCache: promptCacheFor(options.promptCache, path, context, llama) }),
   });
 }
