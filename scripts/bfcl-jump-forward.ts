@@ -1,12 +1,13 @@
 /**
  * A grammar lever's correctness on every BFCL function schema, on a real model: for each distinct function in
  * evals/bfcl (all five categories), one greedy generation constrained by its parameters' schema, the lever on and
- * off (`--lever jump-forward`, or `--lever candidates`: candidate sampling against llama.cpp's grammar sampler, with
- * jump-forward on both sides); every reply must parse as JSON and validate against the schema. Prints one line per
+ * off (`--lever jump-forward`; `--lever candidates`: candidate sampling, with speculation as by default, against
+ * llama.cpp's grammar sampler, with jump-forward on both sides; `--lever speculation`: speculation on and off, with
+ * candidate sampling and jump-forward on both sides); every reply must parse as JSON and validate against the schema. Prints one line per
  * 100 schemas and a closing JSON summary (valid on / off, identical replies, tokens sampled / forced / generated,
  * full passes over the vocabulary with candidate sampling, wall time).
  *
- *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--lever candidates] [--threads 1] [--limit N] [--stride K [--offset O]]
+ *   npx tsx scripts/bfcl-jump-forward.ts --model ~/.cache/gemma-agent/test-models/gemma-3-270m-q4_k_m.gguf [--lever candidates|speculation] [--threads 1] [--limit N] [--stride K [--offset O]]
  *
  * A full walk in pieces: `--stride 3 --offset 0`, `1` and `2` together cover every schema once.
  */
@@ -31,8 +32,8 @@ const { values } = parseArgs({
   },
 });
 const lever = values.lever;
-if (lever !== "jump-forward" && lever !== "candidates") {
-  process.stderr.write(`--lever must be jump-forward or candidates (got ${lever})\n`);
+if (lever !== "jump-forward" && lever !== "candidates" && lever !== "speculation") {
+  process.stderr.write(`--lever must be jump-forward, candidates or speculation (got ${lever})\n`);
   process.exit(2);
 }
 if (!values.model) {
@@ -87,6 +88,7 @@ for (const [i, fn] of all.entries()) {
   const replies: string[] = [];
   for (const on of i % 2 === 0 ? [true, false] : [false, true]) {
     if (lever === "jump-forward") benchAccess(model).setJumpForward(on);
+    else if (lever === "speculation") benchAccess(model).setSpeculation(on);
     else benchAccess(model).setCandidateSampling(on);
     const side = on ? "on" : "off";
     const t0 = performance.now();
@@ -96,7 +98,7 @@ for (const [i, fn] of all.entries()) {
     totals.tokens[side].sampled += stats.sampledTokens ?? 0;
     totals.tokens[side].forced += stats.forcedTokens ?? 0;
     totals.tokens[side].generated += stats.generatedTokens;
-    if (on && lever === "candidates") totals.fullPasses += benchAccess(model).lastReply.fullPasses;
+    if (on && lever !== "jump-forward") totals.fullPasses += benchAccess(model).lastReply.fullPasses;
     let ok = false;
     try {
       ok = validator.safeParse(JSON.parse(text)).success;
