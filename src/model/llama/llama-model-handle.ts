@@ -521,10 +521,13 @@ export class LlamaModelHandle implements ModelHandle {
     const reply = new ReplyMatcher(new GbnfMatcher(gbnf), this.#tokenTexts);
     const jump = this.#jumpForward ? new JumpForward(reply, this.#jumpTokenizer) : undefined;
     const opening = jump?.start();
+    /** The tokens jump-forward held back after the text fed last (speculation's drafts). */
+    let heldBack: Token[] = [];
     if (opening && run.fits(opening.tokens.length, false)) {
       jump!.commit(opening);
       if (run.takeForced(opening) || opening.finished) return;
       input = [...input, ...opening.tokens];
+      heldBack = opening.heldBack;
     }
     const ends = (token: Token) => this.#model.isEogToken(token) || this.#biases.stopTokens.has(token);
     const banned = this.#biases.banned;
@@ -535,7 +538,6 @@ export class LlamaModelHandle implements ModelHandle {
     const sampling = { temperature: call.temperature, topP: DEFAULT_TOP_P, random };
     const pick = (probabilities: Map<Token, number> | undefined) =>
       pickCandidate(probabilities ?? [], allows, sampling);
-    let heldBack = opening?.heldBack ?? [];
     /**
      * Take the token picked at the reply's end (`evaluated`: an accepted draft, in the sequence already) and what the
      * grammar forces after it: the tokens to evaluate next (`erase`: that many of the sequence's last tokens go
