@@ -16,14 +16,15 @@ describe("parseBenchArgs", () => {
     expect(
       parseBenchArgs(["--action-lever", "jump-forward", "--actions-only", "--actions-without-jump-forward"]).options,
     ).toMatchObject({ actionLever: "jump-forward", actionsOnly: true, actionsWithoutJumpForward: true });
+    expect(parseBenchArgs(["--action-lever", "speculation"]).options).toMatchObject({ actionLever: "speculation" });
   });
 
-  it("refuses another lever with exit code 2, naming the two it takes", () => {
+  it("refuses another lever with exit code 2, naming the three it takes", () => {
     const run = spawnSync("npx", ["tsx", "scripts/bench-model.ts", "--action-lever", "grammar"], {
       cwd: ROOT,
       encoding: "utf8",
     });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/--action-lever must be candidates or jump-forward \(got grammar\)/);
+    expect(run.stderr).toMatch(/--action-lever must be candidates, jump-forward or speculation \(got grammar\)/);
   });
 });
