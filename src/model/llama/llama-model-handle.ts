@@ -23,7 +23,6 @@ import {
 } from "./defaults.js";
 import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 import type { ParsedGbnf } from "../gbnf/gbnf-parse.js";
-import { pickCandidate } from "./candidate-pick.js";
 import { seededRandom } from "../../random.js";
 import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
 import type { GroundingVocabulary } from "./grounding-steer.js";
@@ -33,6 +32,7 @@ import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
 import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
 import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
 import { ReplyMatcher, TokenTexts } from "./reply-matcher.js";
+import { CandidateReply, type NextFeed } from "./candidate-reply.js";
 import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
@@ -99,6 +99,39 @@ interface SamplingCall {
   stats: CallStats;
   /** Under its grammar, candidate sampling picks the tokens (see LlamaModelHandle.#sampleByCandidates). */
   byCandidates: boolean;
+}
+
+/** How a speculation batch's check went (see LlamaModelHandle.#speculate). */
+interface DraftCheck {
+  /** Drafts the picks confirmed. */
+  accepted: number;
+  /** Whether a pick ended the check (the later positions are not read). */
+  settled: boolean;
+  /** No candidate was allowed at the check's last position. */
+  fullPass: boolean;
+  /** What the last confirmed draft asks to evaluate next. */
+  step?: NextFeed | undefined;
+  /** The pick that was not a draft. */
+  pending?: Token;
+}
+
+type DraftOptions = { probabilities: true; options: Record<string, unknown> };
+
+/**
+ * The items of a speculation batch: `feed`, the candidates asked after its last token and after each draft; `checked`
+ * are the drafts' own items, whose options a settled check removes.
+ */
+function draftBatch(feed: Token[], drafts: Token[], candidates: DraftOptions) {
+  const checked = drafts.map((token): [Token, { generateNext?: DraftOptions }] => [
+    token,
+    { generateNext: candidates },
+  ]);
+  const items: ControlledEvaluateInputItem[] = [
+    ...feed.slice(0, -1),
+    [feed[feed.length - 1], { generateNext: candidates }],
+    ...checked,
+  ];
+  return { items, checked };
 }
 
 /**
@@ -518,80 +551,65 @@ export class LlamaModelHandle implements ModelHandle {
     compiled: CompiledGrammar,
     gbnf: ParsedGbnf,
   ): Promise<void> {
-    const reply = new ReplyMatcher(new GbnfMatcher(gbnf), this.#tokenTexts);
-    const jump = this.#jumpForward ? new JumpForward(reply, this.#jumpTokenizer) : undefined;
-    const opening = jump?.start();
-    /** The tokens jump-forward held back after the text fed last (speculation's drafts). */
-    let heldBack: Token[] = [];
-    if (opening && run.fits(opening.tokens.length, false)) {
-      jump!.commit(opening);
-      if (run.takeForced(opening) || opening.finished) return;
-      input = [...input, ...opening.tokens];
-      heldBack = opening.heldBack;
-    }
-    const ends = (token: Token) => this.#model.isEogToken(token) || this.#biases.stopTokens.has(token);
-    const banned = this.#biases.banned;
-    const allows = (token: Token) => (ends(token) ? reply.complete : !banned.has(token) && reply.allows(token));
     // with a seed, every call draws the same sequence, as llama.cpp's sampler seeded per call does
     const seed = this.#sampling.seed;
     const random = seed !== undefined ? seededRandom(seed) : Math.random;
-    const sampling = { temperature: call.temperature, topP: DEFAULT_TOP_P, random };
-    const pick = (probabilities: Map<Token, number> | undefined) =>
-      pickCandidate(probabilities ?? [], allows, sampling);
-    /**
-     * Take the token picked at the reply's end (`evaluated`: an accepted draft, in the sequence already) and what the
-     * grammar forces after it: the tokens to evaluate next (`erase`: that many of the sequence's last tokens go
-     * first, where the forced run re-tokenizes the draft), none when the next position's candidates are in the
-     * batch already, or undefined when the reply ends.
-     */
-    const after = (token: Token, evaluated: boolean): { feed: Token[]; erase: number } | undefined => {
-      if (ends(token) || run.take(token)) return undefined;
-      const forced = jump ? jump.afterSampled(token) : void reply.take(token);
-      if (forced && run.fits(forced.tokens.length, forced.replacesLast)) {
-        jump!.commit(forced);
-        if (run.takeForced(forced) || forced.finished) return undefined;
-        heldBack = forced.heldBack;
-        if (!evaluated) return { feed: forced.tokens, erase: 0 };
-        return forced.replacesLast ? { feed: forced.tokens, erase: 1 } : { feed: forced.tokens.slice(1), erase: 0 };
-      }
-      if (reply.finished) return undefined; // nothing but the end may follow (see #sampleConstrained)
-      heldBack = [];
-      return { feed: evaluated ? [] : [token], erase: 0 };
-    };
-    let iterator: CandidateIterator | undefined;
-    let feed = input;
+    const reply = new CandidateReply(run, {
+      gbnf,
+      texts: this.#tokenTexts,
+      jumpTokenizer: this.#jumpForward ? this.#jumpTokenizer : undefined,
+      ends: (token) => this.#model.isEogToken(token) || this.#biases.stopTokens.has(token),
+      banned: this.#biases.banned,
+      sampling: { temperature: call.temperature, topP: DEFAULT_TOP_P, random },
+    });
+    let feed = reply.open(input);
+    const generator: { iterator?: CandidateIterator } = {};
     try {
-      for (;;) {
-        const drafts = this.#speculation ? this.#drafts(slot, heldBack, feed.length) : [];
-        let step: { feed: Token[]; erase: number } | undefined;
+      while (feed) {
+        const drafts = this.#speculation ? this.#drafts(slot, reply.heldBack, feed.length) : [];
         if (drafts.length > 0) {
-          await iterator?.return();
-          iterator = undefined;
-          step = await this.#speculate(slot, run, call, compiled, feed, drafts, pick, after);
-        } else {
-          // a new iterator evaluates `feed` first; a running one takes it in place of the token it sampled
-          let next: IteratorResult<CandidateStep, void>;
-          run.batches.push(feed);
-          if (iterator) next = await iterator.next(feed);
-          else next = await (iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
-          if (next.done) return;
-          if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
-          let token = pick(next.value.probabilities);
-          if (token === undefined) {
-            await iterator.return();
-            iterator = undefined;
-            run.fullPasses++;
-            token = await this.#fullPass(slot, run, call, compiled, slot.sequence.contextTokens, feed.length);
-            if (token === undefined) return;
-          }
-          step = after(token, false);
+          await generator.iterator?.return();
+          generator.iterator = undefined;
         }
-        if (!step) return;
-        feed = step.feed;
+        const step =
+          drafts.length > 0
+            ? await this.#speculate(slot, run, call, compiled, feed, drafts, reply)
+            : await this.#candidateStep(slot, run, call, compiled, feed, reply, generator);
+        feed = step?.feed;
       }
     } finally {
-      await iterator?.return();
+      await generator.iterator?.return();
     }
+  }
+
+  /**
+   * One position by the candidates' generator (a new one evaluates `feed` first; a running one takes it in place of
+   * the token it sampled): the pick, or the full pass when no candidate is allowed, taken into `reply`.
+   */
+  async #candidateStep(
+    slot: SequenceSlot,
+    run: TokenRun,
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+    feed: Token[],
+    reply: CandidateReply,
+    generator: { iterator?: CandidateIterator },
+  ): Promise<NextFeed | undefined> {
+    run.batches.push(feed);
+    let next: IteratorResult<CandidateStep, void>;
+    if (generator.iterator) next = await generator.iterator.next(feed);
+    else next = await (generator.iterator = this.#candidateIterator(slot.sequence, feed, call, run)).next();
+    if (next.done) return undefined;
+    if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
+    let token = reply.pick(next.value.probabilities);
+    if (token === undefined) {
+      await generator.iterator.return();
+      generator.iterator = undefined;
+      run.fullPasses++;
+      token = await this.#fullPass(slot, run, call, compiled, slot.sequence.contextTokens, feed.length);
+      if (token === undefined) return undefined;
+    }
+    return reply.after(token, false);
   }
 
   /**
@@ -609,7 +627,7 @@ export class LlamaModelHandle implements ModelHandle {
    * bias only once the position before is done), the pick is made as without drafts; while it is the next draft, the
    * draft is taken and the next position's candidates, biased for the reply with it, are already there. The first
    * pick that is not a draft ends the check: the drafts after it are erased from the sequence. The reply is the one
-   * the same picks make without drafts; only the batches differ. Returns what `after` returns for the last pick.
+   * the same picks make without drafts; only the batches differ. Returns what to evaluate next.
    */
   async #speculate(
     slot: SequenceSlot,
@@ -618,12 +636,10 @@ export class LlamaModelHandle implements ModelHandle {
     compiled: CompiledGrammar,
     feed: Token[],
     drafts: Token[],
-    pick: (probabilities: Map<Token, number> | undefined) => Token | undefined,
-    after: (token: Token, evaluated: boolean) => { feed: Token[]; erase: number } | undefined,
-  ): Promise<{ feed: Token[]; erase: number } | undefined> {
-    const sequence = slot.sequence;
-    const start = sequence.nextTokenIndex;
-    const candidates = {
+    reply: CandidateReply,
+  ): Promise<NextFeed | undefined> {
+    const start = slot.sequence.nextTokenIndex;
+    const { items, checked } = draftBatch(feed, drafts, {
       probabilities: true,
       options: {
         temperature: 1,
@@ -632,53 +648,57 @@ export class LlamaModelHandle implements ModelHandle {
         tokenBias: () => run.bias,
         ...(this.#sampling.seed !== undefined && { seed: this.#sampling.seed }),
       },
-    };
-    // each draft's own options: once a pick settles the check, the positions after it are not sampled
-    const checked = drafts.map((token): [Token, { generateNext?: typeof candidates }] => [
-      token,
-      { generateNext: candidates },
-    ]);
-    const items: ControlledEvaluateInputItem[] = [
-      ...feed.slice(0, -1),
-      [feed[feed.length - 1], { generateNext: candidates }],
-      ...checked,
-    ];
-    let accepted = 0;
-    let settled = false;
-    let step: { feed: Token[]; erase: number } | undefined;
-    let pending: Token | undefined;
-    let fullPass = false;
+    });
+    const check: DraftCheck = { accepted: 0, settled: false, fullPass: false };
     run.batches.push([...feed, ...drafts]);
-    await sequence.controlledEvaluate(items, {
+    await slot.sequence.controlledEvaluate(items, {
       onTokenResult: (index, output) => {
-        if (settled || index < feed.length - 1) return;
+        if (check.settled || index < feed.length - 1) return;
         if (run.generated.length === 0) call.stats.timeToFirstTokenMs = performance.now() - call.started;
         const position = index - (feed.length - 1);
-        const token = pick(output.next.probabilities);
-        if (token === undefined) {
-          settled = fullPass = true;
-        } else if (position < drafts.length && token === drafts[position]) {
-          accepted++;
-          step = after(token, true);
-          settled = !step || step.feed.length > 0 || step.erase > 0;
+        const token = reply.pick(output.next.probabilities);
+        if (token === undefined) check.settled = check.fullPass = true;
+        else if (position < drafts.length && token === drafts[position]) {
+          check.accepted++;
+          check.step = reply.after(token, true);
+          check.settled = !check.step || check.step.feed.length > 0 || check.step.erase > 0;
         } else {
-          settled = true;
-          pending = token;
+          check.settled = true;
+          check.pending = token;
         }
-        if (settled) for (const item of checked.slice(position)) delete item[1].generateNext;
+        // the positions after a settled check are not sampled
+        if (check.settled) for (const item of checked.slice(position)) delete item[1].generateNext;
       },
     });
-    // the sequence keeps the fed tokens and the accepted drafts (less one a forced run re-tokenizes)
-    const keep = start + feed.length + accepted - (step?.erase ?? 0);
-    const held = sequence.contextTokens;
-    if (fullPass) {
+    return this.#afterCheck(slot, run, call, compiled, reply, check, start + feed.length, feed.length);
+  }
+
+  /**
+   * After a speculation batch: keep the fed tokens (the sequence held `fedTo` tokens with them) and the confirmed
+   * drafts (less one a forced run re-tokenizes), erase the rest, and go on from the check's last pick (or the full
+   * pass at its position).
+   */
+  async #afterCheck(
+    slot: SequenceSlot,
+    run: TokenRun,
+    call: SamplingCall,
+    compiled: CompiledGrammar,
+    reply: CandidateReply,
+    check: DraftCheck,
+    fedTo: number,
+    fed: number,
+  ): Promise<NextFeed | undefined> {
+    const keep = fedTo + check.accepted - (check.step?.erase ?? 0);
+    const held = slot.sequence.contextTokens;
+    if (check.fullPass) {
       run.fullPasses++;
-      const token = await this.#fullPass(slot, run, call, compiled, held.slice(0, keep), feed.length + accepted);
-      return token === undefined ? undefined : after(token, false);
+      const token = await this.#fullPass(slot, run, call, compiled, held.slice(0, keep), fed + check.accepted);
+      return token === undefined ? undefined : reply.after(token, false);
     }
     // (a sliding window that cannot lose its last cells starts over: what it lost is fed again)
     const from = keep < held.length ? await slot.align(held.slice(0, keep + 1)) : keep;
-    if (pending !== undefined) step = after(pending, false);
+    let step = check.step;
+    if (check.pending !== undefined) step = reply.after(check.pending, false);
     else if (step?.feed.length === 0) throw new Error("speculation: no candidates after the batch's last draft");
     return step && { feed: [...held.slice(from, keep), ...step.feed], erase: 0 };
   }
