@@ -1,0 +1,360 @@
+import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
+import { nameStems, contentStems } from "./words.js";
+
+/**
+ * One call's share of a question (see questionItems): the question as that call should read it (the other items'
+ * values left out), and the skill the question names for it where it names one.
+ */
+export interface QuestionItem {
+  text: string;
+  skill?: string;
+  /**
+   * The item takes its value from the call before it ("then convert that to feet", "then divide the result by 4"):
+   * that call's result is what it reads first.
+   */
+  chain?: boolean;
+}
+
+/**
+ * Where a question starts another call's clause: a sentence or clause that begins with "also", "then", "another",
+ * "do the same", "the second", ... (a plain second sentence does not: "A car starts at 5 m/s. How far ...?" is one call).
+ */
+const CLAUSE_BREAK = new RegExp(
+  [
+    // a sentence that begins with a word that goes on to another call
+    String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
+    // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
+    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
+    // "... for HSBC ... and for Wells Fargo ..."
+    String.raw`(?:,\s*and\s+|\s+and\s+)(?=for\s+(?:\p{Lu}|\$?\d|'|"))`,
+  ].join("|"),
+  "giu",
+);
+
+/**
+ * Among several skills, another request joined by "and" or a comma: "Invest $2000 in Google and withdraw $1000 from
+ * Apple", "the capital city of Australia, what is the current population of Canada" (one skill's question goes on
+ * with its own words: "the temperature right now and for the next three hours").
+ */
+const REQUEST_BREAK =
+  /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b)/giu;
+
+/** A numeral as a question writes it: "$2,000", "5.6", "-3", "12%". */
+const NUMERAL = String.raw`-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e-?\d+)?%?`;
+/** A capitalized name of one or more words ("Los Angeles", "Taylor Swift", "Maroon 5", "Battle of Waterloo"). */
+const NAME = String.raw`\p{Lu}[\p{L}\p{N}'.-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|del\s+)?(?:\p{Lu}[\p{L}\p{N}'.-]*|\d+\b))*`;
+/** A quoted text. */
+const QUOTE = String.raw`'[^'\n]{1,60}'|"[^"\n]{1,60}"`;
+/** A tuple of numerals: "(45, 60)". */
+const TUPLE = String.raw`\(\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)+\s*\)`;
+/** What joins two items of a list. */
+const JOINT = String.raw`(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)(?:the\s+|a\s+|an\s+)?`;
+/** A unit word that may follow each numeral of a list ("20 minutes and 15 minutes"). */
+const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|an?)\b)[\p{L}°²³/^]+(?:\^?\d)?)?`;
+
+/** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
+const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
+
+const LISTS: { kind: "number" | "name" | "quote" | "tuple" | "pair"; pattern: RegExp; repeated?: true }[] = [
+  { kind: "tuple", pattern: new RegExp(`(?:${TUPLE})(?:${JOINT}(?:${TUPLE}))+`, "gu") },
+  { kind: "pair", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})(?:${JOINT}(?:${PAIR}))+`, "gu") },
+  { kind: "quote", pattern: new RegExp(`(?:${QUOTE})(?:${JOINT}(?:${QUOTE}))+`, "gu") },
+  {
+    kind: "number",
+    pattern: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}(?:${JOINT}(?:${NUMERAL})${UNIT})+`, "gu"),
+  },
+  // the same words before each numeral: "the factorial of 5, the factorial of 7, and the factorial of 9"
+  {
+    kind: "number",
+    pattern: new RegExp(
+      `(?<![\\p{L}\\p{N}])((?:\\p{L}+\\s+){1,3})(?:${NUMERAL})${UNIT}(?:${JOINT}\\1(?:${NUMERAL})${UNIT})+`,
+      "giu",
+    ),
+    repeated: true,
+  },
+  { kind: "name", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})(?:${JOINT}(?:${NAME}))+`, "gu") },
+];
+
+const ITEM: Record<string, RegExp> = {
+  tuple: new RegExp(TUPLE, "gu"),
+  pair: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})`, "gu"),
+  quote: new RegExp(QUOTE, "gu"),
+  number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}`, "gu"),
+  name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})`, "gu"),
+};
+
+/** A list a clause writes out: where it is, its items (with where each is), and what kind they are. */
+interface ListSpan {
+  kind: keyof typeof ITEM;
+  start: number;
+  end: number;
+  items: { start: number; end: number }[];
+}
+
+/** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start. */
+const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)\\p{Lu}`, "u");
+
+/** Words that begin a clause and say nothing of its content (left out of an item's text). */
+const OPENER =
+  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?)\b[,:]?\s*)?/i;
+
+/** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
+/** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */
+const BACK_REFERENCE = /\b(?:the results?|that|it|this|them|these|those)\b/i;
+
+interface Piece {
+  text: string;
+  values: boolean;
+  chain?: boolean;
+}
+
+function clauses(question: string, requests: boolean): Piece[] {
+  const cuts = [0];
+  for (const match of question.matchAll(CLAUSE_BREAK)) if (match.index > 0) cuts.push(match.index);
+  if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
+  cuts.sort((a, b) => a - b);
+  cuts.push(question.length);
+  const pieces: Piece[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const text = question
+      .slice(cuts[i], cuts[i + 1])
+      .replace(OPENER, "")
+      .trim();
+    if (text === "") continue;
+    // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
+    const chain = i > 0 && BACK_REFERENCE.test(text);
+    pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }) });
+  }
+  return pieces;
+}
+
+/** A string key that takes an arithmetic expression (the calculator's `expression`): a list of numerals is its, whole. */
+const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
+
+/** Keys that come in pairs for one call: numbered (`city_1`, `team2`) or the two ends of a span or a route. */
+const PAIRED_KEY =
+  /(?:^|_)(?:\w*?\d|start|end|from|to|origin|destination|source|target|departure|arrival|home|away|first|second)(?:_|$)/i;
+
+/**
+ * How the arguments of a skill take a list's items: how many number arguments there are, how many text arguments
+ * come in pairs (see PAIRED_KEY: "between New York and Washington DC" is one call's two places), and whether an array
+ * argument takes a whole list of numbers or of texts.
+ */
+interface Slots {
+  number: number;
+  /** String arguments that may take a name (no enum, no expression). */
+  text: number;
+  /** Array arguments (a tuple "(40.7, -74.0)" is one's value where the skill has them). */
+  arrays: number;
+  pairedText: number;
+  numberArray: boolean;
+  textArray: boolean;
+}
+
+function argumentSlots(skill: SkillProfile | undefined): Slots {
+  const properties = (skill?.parameters.properties ?? {}) as Record<string, { type?: unknown; items?: unknown }>;
+  const slots: Slots = { number: 0, text: 0, arrays: 0, pairedText: 0, numberArray: false, textArray: false };
+  for (const [key, schema] of Object.entries(properties)) {
+    const types = [schema?.type].flat();
+    if (types.includes("array")) {
+      slots.arrays++;
+      const items = [(schema.items as { type?: unknown } | undefined)?.type].flat();
+      if (items.includes("number") || items.includes("integer")) slots.numberArray = true;
+      else slots.textArray = true;
+    } else if (types.includes("number") || types.includes("integer")) slots.number++;
+    else if (types.includes("string") && FORMULA_KEY.test(key)) slots.numberArray = true;
+    else if (types.includes("string") && PAIRED_KEY.test(key)) slots.pairedText++;
+    if (types.includes("string") && !FORMULA_KEY.test(key) && !Array.isArray((schema as { enum?: unknown }).enum))
+      slots.text++;
+  }
+  return slots;
+}
+
+/** Whether position `p` of `text` is inside `[...]` or `{...}`: a list written as a value is an array's, whole. */
+function insideBrackets(text: string, p: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < p; i++) {
+    if (text[i] === "[" || text[i] === "{") depth++;
+    else if ((text[i] === "]" || text[i] === "}") && depth > 0) depth--;
+  }
+  return depth > 0;
+}
+
+/** The lists a clause writes out (see LISTS), longest first where two overlap. */
+function listsOf(text: string): ListSpan[] {
+  const found: ListSpan[] = [];
+  for (const { kind, pattern, repeated } of LISTS) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (found.some((list) => start < list.end && end > list.start)) continue;
+      if (insideBrackets(text, start)) continue;
+      // a list has a conjunction ("Miami, Florida" and "January 1, 2021" are one value each), or repeats its words
+      if (!repeated && !/\b(?:and|or)\b|&/i.test(match[0])) continue;
+      const items = [...match[0].matchAll(ITEM[kind])].map((m) => ({
+        start: start + m.index,
+        end: start + m.index + m[0].length,
+      }));
+      if (items.length >= 2) found.push({ kind, start, end, items });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** The values a clause writes of each kind outside `lists` (numerals in digits; names and quotes). */
+function valuesOutside(text: string, lists: readonly ListSpan[]): { number: number; text: number } {
+  let rest = text;
+  for (const list of [...lists].sort((a, b) => b.start - a.start))
+    rest = rest.slice(0, list.start) + " ".repeat(list.end - list.start) + rest.slice(list.end);
+  const numbers = [...rest.matchAll(ITEM.number)].length;
+  const names = [...rest.matchAll(/(?<=\S\s+)\p{Lu}[\p{L}\p{N}'.-]*/gu)].length + [...rest.matchAll(ITEM.quote)].length;
+  return { number: numbers, text: names };
+}
+
+/**
+ * The groups a list's items go to calls in: a list of numerals fills the number arguments the clause's other numerals
+ * leave free ("sides 4 and 5" is one call's two sides; "3 and 4, 5 and 12" two calls of two), a list of names the
+ * paired text arguments ("between New York and Washington DC" is one call's two places; "Seattle and Los Angeles" two
+ * calls); an array argument of the list's kind takes it whole (one call).
+ */
+function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }): number {
+  const count = list.items.length;
+  if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
+  if (list.kind === "number")
+    return slots.numberArray ? count : Math.max(1, Math.min(slots.number - outside.number, count));
+  // names a skill has no text argument for are no items of its calls ("John and Mary" for `math.gcd`)
+  if (slots.textArray || slots.text === 0) return count;
+  if (list.kind === "pair") return 1;
+  return Math.max(1, Math.min(slots.pairedText, count));
+}
+
+/**
+ * The skills a clause names as a list of their own words ("the median and variance", "temperature and humidity
+ * forecast"): two or more skills, each with a name word no other skill has, the words joined by "and" (or commas).
+ */
+function namedSkills(text: string, skills: readonly SkillProfile[]): string[] {
+  if (skills.length < 2) return [];
+  const words = skills.map((skill) => new Set(nameStems(skill.name)));
+  const own = skills.map((_, i) =>
+    [...words[i]].filter((word) => words.every((other, j) => j === i || !other.has(word))),
+  );
+  for (const match of text.matchAll(WORD_LIST)) {
+    const listed = contentStems(match[0]);
+    const named = skills.filter((_, i) => own[i].some((word) => listed.includes(word))).map((skill) => skill.name);
+    if (named.length >= 2) return named;
+  }
+  return [];
+}
+
+/** Words joined as a list: "median and variance", "area, perimeter and diagonal". */
+const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+/giu;
+
+/**
+ * The calls a question asks for, one item each, in the question's order (issue 40): its clauses that begin another
+ * call ("..., also for a person who is 5.6 feet", "The second triangle has ..."), and in each clause its lists, one
+ * call per item ("Taylor Swift and Maroon 5"; pairs where the skill takes two: "3 and 4, 5 and 12"; items zipped where
+ * the clause says "respectively", crossed where it does not: "Lakers and Bulls in 2018 and 2020" is four), and one
+ * call per skill a clause names by a word of its own ("the median and variance": two skills). Each item's text is its
+ * clause with the other items of its lists left out. A question that writes no such clause or list is one item, the
+ * question itself. `skills`: the skills a reply may call (the first one's arguments decide how a list is grouped when
+ * no clause names a skill).
+ */
+export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
+  const pieces = clauses(question, skills.length > 1);
+  if (skills.length > 1) markRequests(pieces, skills);
+  const valued = pieces.filter((piece) => piece.values);
+  if (valued.length === 0) return [{ text: question }];
+  const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
+  const items: QuestionItem[] = [];
+  for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
+    const named = namedSkills(piece.text, skills);
+    const skill = skills.find((s) => s.name === named[0]) ?? bestFit(piece.text, skills);
+    const texts = expandLists(piece.text, argumentSlots(skill));
+    const around = valued.length > 1 ? context : [];
+    const chain = "chain" in piece && piece.chain === true;
+    for (const text of texts) {
+      const view = [text, ...around].join(" ");
+      const marks = { ...(chain && { chain }) };
+      if (named.length > 1) for (const name of named) items.push({ text: view, skill: name, ...marks });
+      else items.push({ text: view, ...(named.length === 1 && { skill: named[0] }), ...marks });
+    }
+  }
+  return items;
+}
+
+/**
+ * Among several skills, a clause without values of its own is still a call's item where the skill it fits best fits
+ * it well and is another skill than the clauses before it fit ("Also, compute the total distance covered": the
+ * values are the first clause's, the skill is another).
+ */
+function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
+  const seen = new Set<string>();
+  for (const piece of pieces) {
+    const best = bestFitScored(piece.text, skills);
+    if (!best) continue;
+    if (!piece.values && best.score >= ITEM_FIT && !seen.has(best.skill.name)) piece.values = true;
+    if (piece.values) seen.add(best.skill.name);
+  }
+}
+
+/** The fit score (see fitScore) at which a clause without values asks for a skill of its own. */
+const ITEM_FIT = 4;
+
+function bestFitScored(
+  text: string,
+  skills: readonly SkillProfile[],
+): { skill: SkillProfile; score: number } | undefined {
+  const values = questionValues(text);
+  let best: { skill: SkillProfile; score: number } | undefined;
+  for (const skill of skills) {
+    const score = fitScore(skillFit(skill, values), { words: true, fit: false });
+    if (!best || score > best.score) best = { skill, score };
+  }
+  return best;
+}
+
+/** The skill that fits `text` best (see fitScore), the first one on a tie. */
+function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | undefined {
+  const values = questionValues(text);
+  let best: { skill: SkillProfile; score: number } | undefined;
+  for (const skill of skills) {
+    const score = fitScore(skillFit(skill, values));
+    if (!best || score > best.score) best = { skill, score };
+  }
+  return best?.skill;
+}
+
+/** A clause's texts, one per call its lists ask for (see questionItems). */
+function expandLists(text: string, slots: Slots): string[] {
+  const lists = listsOf(text);
+  const outside = valuesOutside(text, lists);
+  const splitting = lists
+    .map((list) => ({ list, group: groupSize(list, slots, outside) }))
+    .filter(({ list, group }) => Math.ceil(list.items.length / group) > 1);
+  if (splitting.length === 0) return [text];
+  const zipped = /\brespectively\b/i.test(text);
+  const counts = splitting.map(({ list, group }) => Math.ceil(list.items.length / group));
+  const total = zipped ? Math.max(...counts) : counts.reduce((a, b) => a * b, 1);
+  const texts: string[] = [];
+  for (let k = 0; k < total; k++) {
+    // the k-th call's item of each list: the same index for zipped lists, the mixed-radix digits for crossed ones
+    let rest = k;
+    const choice = splitting.map((_, i) => {
+      if (zipped) return Math.min(k, counts[i] - 1);
+      const digit = rest % counts[i];
+      rest = Math.floor(rest / counts[i]);
+      return digit;
+    });
+    let view = text;
+    splitting
+      .map(({ list, group }, i) => ({ list, group, pick: choice[i] }))
+      .sort((a, b) => b.list.start - a.list.start)
+      .forEach(({ list, group, pick }) => {
+        const kept = list.items.slice(pick * group, pick * group + group);
+        const replacement = kept.map((item) => text.slice(item.start, item.end)).join(" and ");
+        view = view.slice(0, list.start) + replacement + view.slice(list.end);
+      });
+    texts.push(view);
+  }
+  return texts;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { questionItems } from "../../src/decision/question-items.js";
+import type { SkillProfile } from "../../src/decision/skill-fit.js";
+
+const skill = (name: string, description: string, properties: Record<string, unknown>): SkillProfile => ({
+  name,
+  description,
+  parameters: { type: "object", properties, required: Object.keys(properties) },
+});
+
+const play = skill("spotify.play", "Play songs of an artist.", {
+  artist: { type: "string" },
+  duration: { type: "integer" },
+});
+const pythagoras = skill("math.pythagoras", "The hypotenuse of a right triangle.", {
+  a: { type: "integer" },
+  b: { type: "integer" },
+});
+const bmi = skill("calculate_bmi", "Body mass index.", { height: { type: "number" }, weight: { type: "number" } });
+const distance = skill("get_distance", "Driving distance.", {
+  start_loc: { type: "string" },
+  end_loc: { type: "string" },
+});
+const calculator = skill("calculator", "Evaluate arithmetic.", { expression: { type: "string" } });
+const texts = (question: string, skills: SkillProfile[]) => questionItems(question, skills).map((item) => item.text);
+
+describe("questionItems", () => {
+  it("is the question whole where it asks for one call", () => {
+    expect(texts("Calculate the hypotenuse of a right triangle with sides 4 and 5.", [pythagoras])).toEqual([
+      "Calculate the hypotenuse of a right triangle with sides 4 and 5.",
+    ]);
+    expect(texts("What's the driving distance between New York and Washington DC?", [distance])).toHaveLength(1);
+    expect(texts("What is the humidity level in Miami, Florida in the upcoming 7 days?", [play])).toHaveLength(1);
+  });
+
+  it("zips lists the question says go respectively", () => {
+    expect(
+      texts(
+        "Play songs from the artists Taylor Swift and Maroon 5, with a play time of 20 minutes and 15 minutes respectively, on Spotify.",
+        [play],
+      ),
+    ).toEqual([
+      "Play songs from the artists Taylor Swift, with a play time of 20 minutes respectively, on Spotify.",
+      "Play songs from the artists Maroon 5, with a play time of 15 minutes respectively, on Spotify.",
+    ]);
+  });
+
+  it("groups a list of numerals by the number arguments the skill takes", () => {
+    expect(texts("Compute the Pythagorean Theorem of two side lengths: 3 and 4, 5 and 12.", [pythagoras])).toEqual([
+      "Compute the Pythagorean Theorem of two side lengths: 3 and 4.",
+      "Compute the Pythagorean Theorem of two side lengths: 5 and 12.",
+    ]);
+  });
+
+  it("gives a whole list to an expression, and a list in brackets to one call", () => {
+    expect(texts("What is the average of 12, 18, 27 and 43?", [calculator])).toHaveLength(1);
+    expect(texts("Find the mean of [12, 15, 18] and [20, 21]", [calculator])).toHaveLength(1);
+  });
+
+  it("splits clauses that begin another call", () => {
+    expect(
+      texts(
+        "Calculate the body mass index for a person who is 6 feet tall and weighs 80 kg, also for a person who is 5.6 feet and weighs 60 kg.",
+        [bmi],
+      ),
+    ).toEqual([
+      "Calculate the body mass index for a person who is 6 feet tall and weighs 80 kg",
+      "for a person who is 5.6 feet and weighs 60 kg.",
+    ]);
+    expect(texts("A car starts at 5 m/s. How far does it go in 10 s?", [bmi])).toHaveLength(1);
+  });
+
+  it("marks a clause that takes up the result before it as a chain", () => {
+    const items = questionItems("Compute (12.5 + 7.5) * 3, then divide the result by 4.", [calculator]);
+    expect(items).toEqual([{ text: "Compute (12.5 + 7.5) * 3" }, { text: "divide the result by 4.", chain: true }]);
+  });
+
+  it("gives each skill a list of their own words names its call", () => {
+    const variance = skill("statistics.variance", "Variance of data.", {
+      data: { type: "array", items: { type: "number" } },
+    });
+    const median = skill("statistics.median", "Median of data.", {
+      data: { type: "array", items: { type: "number" } },
+    });
+    const items = questionItems("Determine the median and variance for the data points 3,4,5,2,8,5.", [
+      variance,
+      median,
+    ]);
+    expect(items.map((item) => item.skill ?? "").sort((a, b) => a.localeCompare(b))).toEqual([
+      "statistics.median",
+      "statistics.variance",
+    ]);
+  });
+});
