@@ -47,6 +47,18 @@ export interface GroundingOptions {
    */
   source: readonly string[];
   /**
+   * The question's items for the calls of a `calls` list, in turn: the k-th call's values are read from `items[k]`
+   * in place of `source[0]` (the first item), so that each call takes its own item ("Taylor Swift and Maroon 5": one
+   * each). Past the last item, the last. Default: none (every call reads `source`).
+   */
+  items?: readonly string[];
+  /**
+   * Values earlier calls of the run wrote (and, in a `calls` list, the other items' numerals): a number among them
+   * that the call's source does not hold gets a malus, so that a call takes its own item's values, not the last
+   * call's. Default: none.
+   */
+  taken?: readonly string[];
+  /**
    * Texts a value should not be copied from: the system prompt (instructions, skill descriptions and schemas), the
    * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.
    */
@@ -56,6 +68,49 @@ export interface GroundingOptions {
    * result's `"value":150` for "150 pounds") are not favoured over those the results bring. Default: none.
    */
   question?: string;
+}
+
+/**
+ * The decision at a constrained reply's branch points (whether to call, which skill, whether the list of calls goes
+ * on): a logit offset for each option, added to the model's own log-probabilities where the options part. A loader
+ * that biases tokens (model/llama) applies them; a handle that cannot (a model server, a scripted model) ignores
+ * them. The agent computes them (src/decision/); see AgentOptions.decision.
+ */
+export interface DecisionOptions {
+  /** The offset of the `final_answer` branch. Default 0. */
+  answer?: number;
+  /** Each skill's offset, by name (its name in a `calls` item too). Default 0 for a skill not named. */
+  skills?: Readonly<Record<string, number>>;
+  /** The offset of the `calls` branch (several calls in one reply). Default 0. */
+  calls?: number;
+  /**
+   * In a `calls` list, the skills' offsets of each call in turn (the k-th call's at index k), where the calls take
+   * different items of the question; past the list's end, or absent, `skills`.
+   */
+  itemSkills?: readonly Readonly<Record<string, number>>[];
+  /**
+   * In a `calls` list, how many calls the question asks for: the list goes on (offset `listOffset`) while it holds
+   * fewer, and closes (the same offset) once it holds that many. Absent: the model's own choice.
+   */
+  plannedCalls?: number;
+  /** The offset that keeps a `calls` list going or closes it (see plannedCalls). Default 0. */
+  listOffset?: number;
+  /** Called at each branch point the reply passes, once its token is picked (see DecisionBranch). */
+  onBranch?: (branch: DecisionBranch) => void;
+}
+
+/** One branch point of a reply, as a loader reports it (DecisionOptions.onBranch). */
+export interface DecisionBranch {
+  /** `action`: answer, call or calls; `skill`: which skill; `next-call`: another call in a `calls` list, or its end. */
+  at: "action" | "skill" | "next-call";
+  /**
+   * Each option that the grammar allowed here and the model's top candidates held: its log-probability under the
+   * model alone (the offsets taken back out, renormalized over these options; null where the loader saw no
+   * probabilities, or none of the option's tokens was among the model's top candidates) and its offset.
+   */
+  options: { option: string; logprob: number | null; offset: number }[];
+  /** The option the reply took. */
+  chosen: string;
 }
 
 /** Options for one {@link ModelHandle.generate} call. */
@@ -84,6 +139,11 @@ export interface GenerateOptions {
    * (no steering). Only a loader that biases tokens uses it; others ignore it.
    */
   grounding?: GroundingOptions;
+  /**
+   * Offsets for the options at the reply's branch points: answer or call, which skill, another call or the list's end
+   * (see DecisionOptions). Default: none (the model's own choice). Only a loader that biases tokens uses it.
+   */
+  decision?: DecisionOptions;
   /**
    * Called once with this call's own token counts and timings, before `generate` resolves. A call that fails once
    * its prompt was evaluated still reports what it spent (one aborted mid-reply may report just after it rejected).

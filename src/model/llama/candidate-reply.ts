@@ -63,6 +63,7 @@ export class CandidateReply {
     const { ends, banned, sampling } = this.#setup;
     const reply = this.#reply;
     const allows = (token: Token) => (ends(token) ? reply.complete : !banned.has(token) && reply.allows(token));
+    if (probabilities) this.#run.candidates = { probabilities, allows };
     return pickCandidate(probabilities ?? [], allows, sampling);
   }
 

@@ -1,6 +1,16 @@
 import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
-import { GROUNDING_LEVERS, isGroundingLeverList, type GroundingOptions, type JsonSchema } from "../model-handle.js";
-import { GroundingSteer, type GroundingVocabulary } from "./grounding-steer.js";
+import {
+  GROUNDING_LEVERS,
+  isGroundingLeverList,
+  type DecisionOptions,
+  type GroundingOptions,
+  type JsonSchema,
+} from "../model-handle.js";
+import { actionOptions, DecisionSteer } from "./decision-steer.js";
+import { GroundingSteer, type GroundingVocabulary, type Steering } from "./grounding-steer.js";
+import { JsonValueTracker } from "./json-value-tracker.js";
+import { numeralsOf } from "../../numerals.js";
+import { replySteer, type ReplySteer } from "./reply-steer.js";
 import type { TokenClasses } from "./token-classes.js";
 
 const schemaValueCache = new WeakMap<object, string[]>();
@@ -213,9 +223,10 @@ export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<T
 }
 
 /**
- * One constrained call's grounding: the steer over its source and the bias it writes into (banned tokens never, as
- * the handle's base bias, unless `bans` is false: candidate sampling leaves them out itself); undefined when the call
- * has none, or `off`.
+ * One constrained call's steering: its decision at the reply's branch points (see DecisionSteer) and its grounding
+ * (the steer over its source), and the bias they write into (banned tokens never, as the handle's base bias, unless
+ * `bans` is false: candidate sampling leaves them out itself); undefined when the call has neither (no decision, and
+ * no grounding or `off`).
  */
 export function groundingFor(
   model: LlamaModel,
@@ -223,8 +234,54 @@ export function groundingFor(
   grounding: GroundingOptions | undefined,
   schema: JsonSchema | undefined,
   bans = true,
-): { steer: GroundingSteer; bias: TokenBias } | undefined {
-  if (!grounding || grounding.mode === "off" || !schema) return undefined;
+  decision?: DecisionOptions,
+): { steer: ReplySteer; bias: TokenBias } | undefined {
+  if (!schema) return undefined;
+  const values = groundingSteer(vocabulary, grounding, schema);
+  const choice = decision ? new DecisionSteer(decision, actionOptions(schema), vocabulary) : undefined;
+  if (!values && !choice) return undefined;
+  const bias = new TokenBias(model.tokenizer);
+  if (bans && vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
+  return { steer: replySteer(choice, values), bias };
+}
+
+/**
+ * The grounding steer of one constrained call; undefined when the call has none, or `off`. With items (see
+ * GroundingOptions.items), one steer per item, each with its item in the first source's place, made when a `calls`
+ * list reaches its call.
+ */
+function groundingSteer(
+  vocabulary: GroundingVocabulary,
+  grounding: GroundingOptions | undefined,
+  schema: JsonSchema,
+): { next(text: string): Steering } | undefined {
+  const items = (grounding?.items ?? []).filter((item) => typeof item === "string");
+  if (!grounding || items.length < 2) return oneGroundingSteer(vocabulary, grounding, schema);
+  const steers: (GroundingSteer | undefined)[] = [];
+  const tracker = new JsonValueTracker();
+  return {
+    next(text) {
+      tracker.update(text);
+      const k = Math.min(tracker.rootArrayItems("calls") ?? 0, items.length - 1);
+      const source = [items[k], ...(grounding.source ?? []).slice(1)];
+      // the other items' numbers are no values of this call's
+      const taken = [
+        ...(grounding.taken ?? []),
+        ...items.filter((_, i) => i !== k).flatMap((item) => numeralsOf(item)),
+      ];
+      steers[k] ??= oneGroundingSteer(vocabulary, { ...grounding, source, taken }, schema);
+      return steers[k]?.next(text) ?? { type: "none" };
+    },
+  };
+}
+
+/** The grounding steer of one constrained call over its source; undefined when the call has none, or `off`. */
+function oneGroundingSteer(
+  vocabulary: GroundingVocabulary,
+  grounding: GroundingOptions | undefined,
+  schema: JsonSchema,
+): GroundingSteer | undefined {
+  if (!grounding || grounding.mode === "off") return undefined;
   if (grounding.mode !== "soft" && grounding.mode !== "strict")
     throw new TypeError(`generate: grounding.mode must be "off", "soft" or "strict" (got ${String(grounding.mode)})`);
   const levers = grounding.levers;
@@ -237,7 +294,7 @@ export function groundingFor(
   const skills = [...skillArgumentKeys(schema)];
   const byKind = <K extends keyof SkillArgumentKeys>(kind: K) =>
     new Map(skills.map(([name, keys]) => [name, keys[kind]]));
-  const steer = new GroundingSteer(
+  return new GroundingSteer(
     {
       mode: grounding.mode,
       ...(levers && { levers }),
@@ -252,10 +309,8 @@ export function groundingFor(
       numericKeys: byKind("numeric"),
       formulaKeys: byKind("formula"),
       askedBy: byKind("askedBy"),
+      taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
     },
     vocabulary,
   );
-  const bias = new TokenBias(model.tokenizer);
-  if (bans && vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
-  return { steer, bias };
 }

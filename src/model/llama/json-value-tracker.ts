@@ -59,6 +59,49 @@ export class JsonValueTracker {
     return { kind: this.#state, path: this.#path(), value: this.#buffer, ...items };
   }
 
+  /**
+   * Where the text's end is in the structure, for the decision at a reply's branch points (see DecisionSteer): inside
+   * an object's key (`key`: its text so far, `path` the keys above it), inside a value (a string, a number, a literal:
+   * `value`), or between values, with the innermost
+   * container's kind, the keys to it and, for an array, how many items it holds and whether one just closed. Read after
+   * `update`.
+   */
+  structure():
+    | { in: "key"; path: string[]; key: string }
+    | { in: "value" }
+    | { in: "between"; container: "object" | "array" | "none"; path: string[]; items: number; afterItem: boolean } {
+    if (this.#state === "key") return { in: "key", path: this.#path(), key: this.#buffer };
+    if (this.#state !== "between") return { in: "value" };
+    const top = this.#stack.at(-1);
+    return {
+      in: "between",
+      container: top?.type ?? "none",
+      path: this.#path(),
+      items: top?.items?.length ?? 0,
+      afterItem:
+        this.#state === "between" &&
+        !this.#pending &&
+        !this.#afterKey &&
+        top?.type === "array" &&
+        top.items!.length > 0,
+    };
+  }
+
+  /**
+   * The items so far of the open array under the root object's `key` (a reply's `calls` list: the index of the call
+   * being written), or undefined when the text is not inside it.
+   */
+  /** How many containers (objects, arrays) are open at the text's end. */
+  get depth(): number {
+    return this.#stack.length;
+  }
+
+  rootArrayItems(key: string): number | undefined {
+    const [root, array] = this.#stack;
+    if (root?.type !== "object" || root.key !== key || array?.type !== "array") return undefined;
+    return array.items!.length;
+  }
+
   /** A value ended: an array's item. */
   #item(text: string): void {
     const top = this.#stack.at(-1);

@@ -437,7 +437,14 @@ export class LlamaModelHandle implements ModelHandle {
       onToken: options.onToken,
       signal: options.signal,
       grounding: constrained
-        ? groundingFor(this.#model, this.#groundingVocabulary, options.grounding, options.jsonSchema, !byCandidates)
+        ? groundingFor(
+            this.#model,
+            this.#groundingVocabulary,
+            options.grounding,
+            options.jsonSchema,
+            !byCandidates,
+            options.decision,
+          )
         : undefined,
     });
   }

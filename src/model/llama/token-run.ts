@@ -1,5 +1,6 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import type { GroundingSteer } from "./grounding-steer.js";
+import type { ReplySteer } from "./reply-steer.js";
+import type { Candidates } from "./decision-steer.js";
 import { JsonStringState } from "./json-string-state.js";
 import type { SamplingBiases } from "./sampling-biases.js";
 import { inLoop } from "./loop-guard.js";
@@ -23,10 +24,10 @@ export interface TokenRunSetup {
   onToken?: (text: string) => void;
   signal?: AbortSignal;
   /**
-   * The call's grounding (see GroundingSteer) and the bias it writes its per-token logits into (the banned tokens
-   * set to never, like `biases.base`); absent: no grounding.
+   * The call's steer (its decision at branch points and its grounding in values: see replySteer) and the bias it
+   * writes its per-token logits into (the banned tokens set to never, like `biases.base`); absent: no steering.
    */
-  grounding?: { steer: GroundingSteer; bias: TokenBias };
+  grounding?: { steer: ReplySteer; bias: TokenBias };
 }
 
 /**
@@ -51,6 +52,11 @@ export class TokenRun {
   bias: TokenBias;
   /** Set when the signal aborted between two tokens. */
   aborted = false;
+  /**
+   * The model's top candidates at the position about to be taken, with their probabilities, when the sampler read
+   * them (candidate sampling): the decision reports its branch points with them.
+   */
+  candidates: Candidates | undefined;
   readonly #setup: TokenRunSetup;
   /**
    * Text is assembled token by token only when someone needs it as it comes (onToken, a text stop); otherwise the
@@ -74,6 +80,8 @@ export class TokenRun {
   /** Take one sampled token; returns true when generation stops here (a stop, the limit, an abort). */
   take(token: Token): boolean {
     if (this.#setup.stopTokens.has(token)) return true;
+    this.#setup.grounding?.steer.picked(token, this.candidates);
+    this.candidates = undefined;
     this.samples.push([this.generated.length, token]);
     this.generated.push(token);
     this.sampled++;
@@ -119,7 +127,7 @@ export class TokenRun {
   }
 
   /** Grounding: the bias for the next token from the steer (copy bonus, closing a runaway value, none). */
-  #ground(grounding: { steer: GroundingSteer; bias: TokenBias }): void {
+  #ground(grounding: { steer: ReplySteer; bias: TokenBias }): void {
     const steering = grounding.steer.next(this.#assembler.text);
     const { base, endString, endNumber } = this.#setup.biases;
     if (steering.type === "close-string") this.bias = endString;
