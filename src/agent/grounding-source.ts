@@ -89,25 +89,51 @@ function capped(texts: string[]): string[] {
 }
 
 /**
- * The grounding of one step's generate call (see GroundingOptions): for a step that may call, the question, the
- * conversation's user turns and the run's newest results (a later call may carry an earlier result on); for a final
- * round, the newest results first, then the question. The avoid list is the system prompt (instructions, skill
+ * The grounding of one step's generate call (see GroundingOptions): for a step that may call, the question (or the
+ * question's item the step's call takes), the conversation's user turns and the run's newest results (a later call may
+ * carry an earlier result on; in a chain the newest result comes first); for a final round, the newest results first,
+ * then the question. A step whose `calls` list takes several items carries them all (GroundingOptions.items). The avoid list is the system prompt (instructions, skill
  * descriptions and schemas), the runtime's notes in prompts/, and what the runtime told the model in this run.
  * Undefined when `mode` is `off`.
  */
 export function stepGrounding(
   mode: GroundingMode,
   state: AgentState,
-  step: { finalRound: boolean; systemPrompt: string; levers?: readonly GroundingLever[] },
+  step: {
+    finalRound: boolean;
+    systemPrompt: string;
+    levers?: readonly GroundingLever[];
+    /** The question's items the step's calls take, in turn (see StepDecision.items): the first in the question's place. */
+    items?: readonly string[];
+    /** The newest result holds what the next call needs (a chain): it comes first. */
+    chain?: boolean;
+    /** In a chain, the newest result as the next call should read it (see StepDecision.chainSource). */
+    chainSource?: string;
+    /** The call's text with its arithmetic as the calculator writes it (see StepDecision.reading): copied too. */
+    reading?: string;
+    /** The values the run's earlier calls wrote (see GroundingOptions.taken). */
+    taken?: readonly string[];
+  },
 ): GroundingOptions | undefined {
   if (mode === "off") return undefined;
   const events = state.stream.toArray();
   const results = latestResults(events, state.depth);
-  const source = step.finalRound ? [...results, state.query] : [state.query, ...userTurns(state), ...results];
+  const question = step.items?.[0] ?? state.query;
+  // a call that takes an item of the question reads that item, not the results of the calls before (a BFCL result's
+  // "The call was recorded." became the next item's value); a chain reads the newest result first
+  const source = step.finalRound
+    ? [...results, state.query]
+    : step.chain
+      ? [step.chainSource ?? results[0] ?? "", question, ...userTurns(state), ...results.slice(1)]
+      : step.items?.length
+        ? [question, ...(step.reading ? [step.reading] : []), ...userTurns(state)]
+        : [question, ...(step.reading ? [step.reading] : []), ...userTurns(state), ...results];
   return {
     mode,
     ...(step.levers && { levers: step.levers }),
     source: capped(source),
+    ...(step.items && step.items.length > 1 && { items: step.items }),
+    ...(step.taken && step.taken.length > 0 && !step.finalRound && { taken: step.taken }),
     avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state)],
     question: state.query,
   };

@@ -71,6 +71,8 @@ export interface SteerSource {
   formulaKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's optional keys and the values that ask for them (see askingValues), by skill name. */
   askedBy?: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
+  /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
+  taken?: readonly string[];
 }
 
 /**
@@ -327,6 +329,10 @@ export class GroundingSteer {
   #stretches?: [number, number][];
   /** The source's numerals that only echo the question, where the results bring numerals of their own. */
   readonly #echoed: ReadonlySet<string>;
+  /** Numerals earlier calls wrote that the source does not hold (see SteerSource.taken). */
+  readonly #taken: readonly string[];
+  /** Texts earlier calls wrote that the first source text does not hold: no string value begins with one. */
+  readonly #takenTexts: readonly string[];
   /** The question's numerals that it writes in digits (see #numeralsHeld), read once. */
   #digitNumerals?: string[];
   readonly #askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
@@ -341,6 +347,9 @@ export class GroundingSteer {
   #sourceWords: Set<string> | undefined;
   /** How many characters of the source's text are the question's (the schema's values follow them). */
   readonly #questionChars: number;
+  /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
+  readonly #newestChars: number;
+  #newestStartTokens: Map<Token, number> | undefined;
   /** Each unit key's units (see #unitSpans), computed once per skill and key. */
   readonly #units = new Map<string, [number, number][]>();
   /** Each key's anchored values (see #anchors), computed once per key. */
@@ -351,12 +360,24 @@ export class GroundingSteer {
     this.#levers = new Set(source.levers ?? GROUNDING_LEVERS);
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
     this.#questionChars = source.source.join(TEXT_JOINT).length;
+    const first = source.source[0];
+    this.#newestChars =
+      source.question !== undefined && source.source.length > 1 && first !== source.question ? first.length : 0;
     this.#optionalKeys = source.optionalKeys ?? new Map();
     this.#argumentKeys = source.argumentKeys ?? new Map();
     this.#integerKeys = source.integerKeys ?? new Map();
     this.#numericKeys = source.numericKeys ?? new Map();
     this.#formulaKeys = source.formulaKeys ?? new Map();
     this.#echoed = echoedNumerals(this.#source.numerals, source.question);
+    const taken = [...new Set(source.taken ?? [])];
+    this.#taken = taken.filter(
+      (value) => LEADING_NUMERAL.exec(value)?.[0] === value && !this.#source.numerals.includes(value),
+    );
+    const own = (source.source[0] ?? "").toLowerCase();
+    this.#takenTexts = taken.filter(
+      (value) =>
+        LEADING_NUMERAL.exec(value)?.[0] !== value && value.trim() !== "" && !own.includes(value.toLowerCase()),
+    );
     this.#askedBy = source.askedBy ?? new Map();
     this.#percentKeys = source.percentKeys ?? new Map();
     this.#percentOnly = percentOnlyNumerals(source.source[0] ?? "");
@@ -499,6 +520,50 @@ export class GroundingSteer {
       this.#continuations(this.#source, starts, 1, this.#startTokens, Infinity);
     }
     return this.#startTokens;
+  }
+
+  /**
+   * A number an earlier call wrote that the source does not hold (the earlier item's, the value a conversion
+   * converted before its result): the tokens that go on to it from `value` get the malus, unless they go on to a
+   * numeral of the source too. Gemma wrote the first call's 10 again for "then convert that to feet", the first
+   * triangle's base for the second's.
+   */
+  #takenMalus(opener: string, value: string, logits: Map<Token, number>): void {
+    for (const numeral of this.#taken) {
+      if (!numeral.startsWith(value) || numeral.length <= value.length) continue;
+      const rest = numeral.slice(value.length, value.length + this.#vocab.maxTokenChars);
+      for (let length = 1; length <= rest.length; length++)
+        for (const token of this.#vocab.tokensFor(opener + rest.slice(0, length)) ?? [])
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
+    }
+  }
+
+  /**
+   * A text an earlier call wrote, where this call's own source (its item, the result it chains on) lacks it: the
+   * tokens that begin it get the malus, unless they begin a span of the source too (the earlier item's value; the hop
+   * before: "Alice" again for the manager of Alice's manager, after "Bob").
+   */
+  #takenTextMalus(opener: string, logits: Map<Token, number>): void {
+    for (const text of this.#takenTexts) {
+      const prefix = new Map<Token, number>();
+      this.#prefixTokens(`${opener}"`, text.slice(0, this.#vocab.maxTokenChars), GROUNDING_AVOID_LOGIT, prefix);
+      for (const [token, malus] of prefix) if (!((logits.get(token) ?? 0) > 0)) logits.set(token, malus);
+    }
+  }
+
+  /** The tokens that begin a span of the newest result (see #newestChars), computed once per call. */
+  #newestStarts(): Map<Token, number> {
+    if (!this.#newestStartTokens) {
+      this.#newestStartTokens = new Map();
+      // the question's numerals the result only echoes (`"value":20` of "20 pounds") are no part of it to begin with
+      const echoes = (p: number) => {
+        const numeral = LEADING_NUMERAL.exec(this.#source.text.slice(p, p + 32))?.[0];
+        return numeral !== undefined && this.#echoed.has(numeral);
+      };
+      const starts = this.#source.starts.filter((p) => p < this.#newestChars && !echoes(p));
+      this.#continuations(this.#source, starts, 1, this.#newestStartTokens, Infinity);
+    }
+    return this.#newestStartTokens;
   }
 
   /**
@@ -854,6 +919,11 @@ export class GroundingSteer {
     this.#avoidMalus(state, logits);
     const copy = state.value === "" ? this.#sourceStarts().keys() : undefined;
     if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
+    // where the source begins with the newest result, an answer that begins with it gets more: it is what the last
+    // call was for (Gemma answered "Japan" for the capital of the country where Mount Fuji is, after "Tokyo")
+    if (copy && this.#newestChars > 0)
+      for (const token of this.#newestStarts().keys())
+        logits.set(token, GROUNDING_ANSWER_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
     else
       this.#continuations(
         this.#source,
@@ -904,7 +974,9 @@ export class GroundingSteer {
           this.#prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
       if (!this.#source.numerals.some((n) => n.startsWith("-")))
         for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
+      this.#takenMalus(opener, "", logits);
     }
+    if (copy && !strict) this.#takenTextMalus(opener, logits);
     if (!strict) this.#anchorBias(opener, key, logits, { copy, numbers });
     if (!copy) return logits.size ? { type: "bias", logits } : NONE;
     if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
@@ -1375,6 +1447,7 @@ export class GroundingSteer {
     );
     const whole = numerals.includes(value) || (value.startsWith("-") && numerals.includes(value.slice(1)));
     if (strict && !onTrack && !whole) return { type: "close-value" };
+    this.#takenMalus("", value, logits);
     // toward the numeral the question puts beside the key's word, ahead of the others (see #anchors)
     const anchored = strict ? [] : this.#anchors(state.key).numerals.filter((n) => this.#fits(state.key, n));
     const towardAnchor = anchored.filter((numeral) => numeral.startsWith(value) && numeral.length > value.length);
