@@ -48,6 +48,14 @@ export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "last";
  * of 40). Soft only reorders what the grammar allows; strict was no better. A model server ignores it.
  */
 export const DEFAULT_GROUNDING: "off" | "soft" | "strict" = "soft";
+/**
+ * How a step's reply decides at its branch points (AgentOptions.decision, `--decision`; issues 39 and 40): "scored",
+ * the model's log-probabilities plus each skill's fit to the question and the run's progress. Chosen on even-numbered
+ * BFCL questions at budget 4 (Gemma 3 270M: irrelevance answered 0-13% -> 67-74%, multiple 36% -> 58%, simple_python
+ * every 4th even question 68% -> 68% in 1.98 steps instead of 3.01; SmolLM2-135M: irrelevance 74%, multiple 55%,
+ * simple 69% -> 68%); the odd halves are reported in docs/results/decision.md. A model server ignores it.
+ */
+export const DEFAULT_DECISION: "off" | "scored" = "scored";
 /** A step's grounding source holds at most the 4 newest skill results: older ones are rarely what a value needs. */
 export const GROUNDING_MAX_RESULTS = 4;
 /**

@@ -14,6 +14,7 @@ import {
   DEFAULT_PROMPT_STYLE,
   DEFAULT_THOUGHT_PLACEMENT,
   DEFAULT_USE_GRAMMAR,
+  DEFAULT_DECISION,
 } from "../defaults.js";
 import {
   GROUNDING_LEVERS,
@@ -52,6 +53,15 @@ import { isWorkflow, type WorkflowLike } from "./workflow/workflow.js";
 import { runValidators, type Validator } from "./validator.js";
 import { refuseCopiedAnswer } from "./copied-answer.js";
 import { answerWasCut } from "./answer-marks.js";
+import { stepDecisionFor, skillProfiles } from "./step-decision-source.js";
+import {
+  DECISION_LEVERS,
+  isDecisionLeverList,
+  type DecisionLever,
+  type DecisionMode,
+} from "../decision/step-decision.js";
+import type { SkillProfile } from "../decision/skill-fit.js";
+import type { DecisionBranch } from "../model/model-handle.js";
 
 /** How an Agent is built. */
 export interface AgentOptions extends DispatchOptions, AgentPolicies {
@@ -119,6 +129,15 @@ export interface AgentOptions extends DispatchOptions, AgentPolicies {
    * alone. Default: all of them.
    */
   groundingLevers?: readonly GroundingLever[];
+  /**
+   * How a step's reply decides at its branch points (answer or call, which skill; issue 39): `off` (the model's own
+   * choice) or `scored` (the model's log-probabilities plus each option's fit to the question: the words it shares
+   * with a skill, the skill's required arguments the question gives values for). A loader that biases tokens applies
+   * it (a GGUF model in this process); a model server or a scripted model ignores it. Default: DEFAULT_DECISION.
+   */
+  decision?: DecisionMode;
+  /** Which parts of the decision act (`fit`, `words`; see DecisionLever): to measure each alone. Default: all. */
+  decisionLevers?: readonly DecisionLever[];
 }
 
 /** The settings that shape how the loop runs on a small model (issue 19's levers), as evaluations pass them on. */
@@ -134,6 +153,8 @@ export type LoopSettings = Pick<
   | "fitContext"
   | "grounding"
   | "groundingLevers"
+  | "decision"
+  | "decisionLevers"
 >;
 
 /** Budgets and cancellation of one run. */
@@ -239,6 +260,10 @@ export class Agent {
   readonly #answerSchema: JsonSchema | undefined;
   /** The grammar's bound on a final answer (Infinity without a grammar): an answer that fills it was cut. */
   readonly #maxAnswerChars: number;
+  /** What the decision reads of each skill (its name, description, arguments' schema), read once. */
+  readonly #profiles: SkillProfile[];
+  /** Each run's branch points of its newest step, as the model handle reported them (see #steps). */
+  readonly #branches = new WeakMap<AgentState, DecisionBranch[]>();
 
   constructor(options: AgentOptions) {
     if (!options || typeof options.model?.generate !== "function")
@@ -261,6 +286,12 @@ export class Agent {
       throw new TypeError(
         `Agent: groundingLevers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
       );
+    if (options.decision !== undefined && !["off", "scored"].includes(options.decision))
+      throw new TypeError(`Agent: decision must be "off" or "scored" (got ${String(options.decision)})`);
+    if (options.decisionLevers !== undefined && !isDecisionLeverList(options.decisionLevers))
+      throw new TypeError(
+        `Agent: decisionLevers must be a list of ${DECISION_LEVERS.join(", ")} (got ${JSON.stringify(options.decisionLevers)})`,
+      );
     const style = options.promptStyle ?? DEFAULT_PROMPT_STYLE;
     if (style !== "full" && style !== "compact")
       throw new TypeError(`Agent: promptStyle must be "full" or "compact" (got ${String(style)})`);
@@ -279,6 +310,7 @@ export class Agent {
     this.#jsonSchema = grammar ? buildActionJsonSchema(this.registry, shape) : undefined;
     this.#answerSchema = grammar ? buildActionJsonSchema(this.registry, { ...shape, answerOnly: true }) : undefined;
     this.#maxAnswerChars = grammar ? shape.maxAnswerChars : Infinity;
+    this.#profiles = skillProfiles(this.registry);
   }
 
   /** The system prompt every run starts with. */
@@ -451,15 +483,34 @@ export class Agent {
   ): Promise<string> {
     const { signal, schema } = step;
     const systemPrompt = this.#conversations.get(state)?.systemPrompt ?? this.#system;
+    const branches: DecisionBranch[] = [];
+    this.#branches.set(state, branches);
+    const decided =
+      schema && !step.finalRound
+        ? stepDecisionFor(this.options.decision ?? DEFAULT_DECISION, state, {
+            skills: this.#profiles,
+            levers: this.options.decisionLevers,
+            parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
+            onBranch: (branch) => branches.push(branch),
+          })
+        : undefined;
+    const decision = decided?.options;
     const grounding = stepGrounding(this.options.grounding ?? DEFAULT_GROUNDING, state, {
       finalRound: step.finalRound,
       systemPrompt,
       levers: this.options.groundingLevers,
+      ...(decided && {
+        items: decided.decision.items.map((item) => item.text),
+        chain: decided.decision.chain,
+        chainSource: decided.decision.chainSource,
+        reading: decided.decision.reading,
+        taken: decided.decision.taken,
+      }),
     });
     const options: GenerateOptions = {
       maxTokens: step.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS_PER_STEP,
       sharedPrefix: this.#sharedOpening(systemPrompt),
-      ...withoutUndefined({ jsonSchema: schema, temperature: this.options.temperature, signal, grounding }),
+      ...withoutUndefined({ jsonSchema: schema, temperature: this.options.temperature, signal, grounding, decision }),
     };
     const span = state.trace?.chat({ json: schema !== undefined, ...withoutUndefined(options) });
     try {
@@ -563,6 +614,7 @@ export class Agent {
         return state.finish("model_error");
       }
       if (signal?.aborted) return aborted();
+      this.#emitDecision(state);
       if (stopOverTokens(state, constraints)) return;
       if (reply.type === "validation-error") {
         countValidationError(state, reply);
@@ -585,6 +637,28 @@ export class Agent {
     }
   }
 
+  /**
+   * Whether the decision (scored, with its progress part) finds nothing left to call for after the run's results: the
+   * next step answers, in a final round (its note quotes the newest result, its grammar allows only the answer).
+   */
+  #resultsAreIn(state: AgentState): boolean {
+    if (!this.#jsonSchema || state.iterations === 0) return false;
+    const decided = stepDecisionFor(this.options.decision ?? DEFAULT_DECISION, state, {
+      skills: this.#profiles,
+      levers: this.options.decisionLevers,
+      parallelCalls: this.options.parallelCalls ?? DEFAULT_PARALLEL_CALLS,
+      onBranch: () => undefined,
+    });
+    return decided?.decision.answer === true;
+  }
+
+  /** The `decision` event of the step just taken, when the model handle reported its branch points. */
+  #emitDecision(state: AgentState): void {
+    const branches = this.#branches.get(state);
+    this.#branches.delete(state);
+    if (branches && branches.length > 0) state.emit({ type: "decision", branches });
+  }
+
   /** Is the step about to run a final round (its run's newest own event a `final-round`)? */
   #inFinalRound(state: AgentState): boolean {
     const events = state.stream.toArray();
@@ -596,12 +670,16 @@ export class Agent {
     return false;
   }
 
-  /** Emit `final-round` before the last step of the budget (once a step was taken) or the step after a repeat. */
+  /**
+   * Emit `final-round` before the last step of the budget (once a step was taken), the step after a repeat, or the
+   * step after the results a question asks for are in (the decision's progress: nothing left to call for).
+   */
   #startFinalRound(state: AgentState, maxIterations: number): void {
     if (!(this.options.finalRoundWithoutTools ?? DEFAULT_FINAL_ROUND_WITHOUT_TOOLS) || this.registry.size === 0) return;
     const lastStep = state.iterations >= 1 && state.iterations === maxIterations - 1;
-    if (!lastStep && !state.finalRoundRequested) return;
-    const reason = state.finalRoundRequested ? "repeat" : "budget";
+    const done = !lastStep && !state.finalRoundRequested && this.#resultsAreIn(state);
+    if (!lastStep && !state.finalRoundRequested && !done) return;
+    const reason = state.finalRoundRequested ? "repeat" : done ? "done" : "budget";
     state.finalRoundRequested = false;
     state.stats.finalRounds++;
     state.emit({ type: "final-round", reason, step: state.iterations + 1 });

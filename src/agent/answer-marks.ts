@@ -19,7 +19,10 @@ export interface AnswerMarks {
   truncated: boolean;
   /** No skill was called in the run: the answer is the model's own, backed by no result. */
   withoutSkillCall: boolean;
-  /** The answer came in a final round (the grammar allowed only an answer: the budget ran out or a call repeated). */
+  /**
+   * The answer came in a final round the budget or a repeated call forced (the grammar allowed only an answer); not
+   * one the decision held because the results were in (reason `done`).
+   */
   forcedByFinalRound: boolean;
 }
 
@@ -29,7 +32,7 @@ export function answerMarks(state: Readonly<AgentState>): AnswerMarks {
   const answer = events.findLast((event) => event.type === "final-answer");
   if (state.answer === undefined || answer?.type !== "final-answer")
     return { truncated: false, withoutSkillCall: false, forcedByFinalRound: false };
-  const finalRound = events.findLast((event) => event.type === "final-round");
+  const finalRound = events.findLast((event) => event.type === "final-round" && event.reason !== "done");
   const calls = events.filter((event) => event.type === "call-skill" || event.type === "call-skills");
   return {
     truncated: answer.truncated === true,

@@ -1,4 +1,5 @@
 import type { CallSkillAction, CallSkillsAction, FinalAnswerAction, RefusedReply } from "../actions/action.js";
+import type { DecisionBranch } from "../model/model-handle.js";
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -44,6 +45,16 @@ export interface ObservationEvent extends EventBase {
   callIndex?: number;
 }
 
+/**
+ * How a step's reply was decided at its branch points (answer or call, which skill, another call in a list), where
+ * the model handle scored them (AgentOptions.decision: a GGUF model in this process): each option's log-probability
+ * under the model alone, its offset, and the option taken. Comes before the step's reply event.
+ */
+export interface DecisionEvent extends EventBase {
+  type: "decision";
+  branches: DecisionBranch[];
+}
+
 /** A skill failed, was refused by a guard, timed out or was blocked; the model sees `message` and the skill list. */
 export interface ToolErrorEvent extends EventBase {
   type: "tool-error";
@@ -59,12 +70,13 @@ export interface ToolErrorEvent extends EventBase {
 
 /**
  * The next step is a final round: its grammar allows only a final answer and the model is told to answer now.
- * `reason`: `budget` (the last step of the iteration budget) or `repeat` (the model repeated a call whose result it
- * had, or a call kept failing the same way and was blocked).
+ * `reason`: `budget` (the last step of the iteration budget), `repeat` (the model repeated a call whose result it
+ * had, or a call kept failing the same way and was blocked) or `done` (the decision found nothing left to call for:
+ * every item of the question has its call and no result lets another skill run; AgentOptions.decision).
  */
 export interface FinalRoundEvent extends EventBase {
   type: "final-round";
-  reason: "budget" | "repeat";
+  reason: "budget" | "repeat" | "done";
 }
 
 /**
@@ -243,7 +255,8 @@ export type AgentEvent =
   | WorkflowNoteEvent
   | ConstraintViolatedEvent
   | WarningEvent
-  | MemorySummarizedEvent;
+  | MemorySummarizedEvent
+  | DecisionEvent;
 
 /** The `type` names of events. */
 export type AgentEventType = AgentEvent["type"];

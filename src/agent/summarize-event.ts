@@ -39,5 +39,7 @@ export function summarizeEvent(event: AgentEvent): string {
       return `warning (${event.code}): ${oneLine(event.message)}`;
     case "memory-summarized":
       return `memory-summarized: turns 1-${event.covers} now a summary of ${event.summaryTokens} tokens`;
+    case "decision":
+      return `decision: ${event.branches.map((b) => `${b.at} ${b.chosen}`).join(", ")}`;
   }
 }

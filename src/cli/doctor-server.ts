@@ -36,6 +36,19 @@ const GROUNDING_CHECK: ServerDoctorCheck = {
   fix: "run a GGUF in-process (--model) for grounded values",
 };
 
+/**
+ * The decision at a reply's branch points (issue 39: answer or call, which skill, how many calls) adds offsets to the
+ * model's own log-probabilities token by token: like grounding, it cannot cross a server's API, so `--decision` does
+ * nothing over it.
+ */
+const DECISION_CHECK: ServerDoctorCheck = {
+  name: "decision",
+  status: "warn",
+  detail:
+    "--decision is ignored: a model server cannot score a reply's branch points (whether to call, which skill, how many calls are the model's alone)",
+  fix: "run a GGUF in-process (--model) for scored decisions",
+};
+
 /** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
 async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck[] | undefined> {
   try {
@@ -119,5 +132,5 @@ export async function serverDoctorChecks(
   });
   const connected = await connectChecks(io, handle);
   if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
-  return [...connected, await structuredOutputCheck(io, handle), GROUNDING_CHECK];
+  return [...connected, await structuredOutputCheck(io, handle), GROUNDING_CHECK, DECISION_CHECK];
 }

@@ -1,11 +1,12 @@
 import { withoutUndefined } from "../without-undefined.js";
 import { Command, Option } from "commander";
 import type { LoopSettings } from "../agent/agent.js";
-import { DEFAULT_GROUNDING, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
+import { DEFAULT_DECISION, DEFAULT_GROUNDING, DEFAULT_THOUGHT_PLACEMENT } from "../defaults.js";
 import { inSection, SECTION } from "./help-sections.js";
 import { parseIntegerOption, parseListOption } from "./parse-options.js";
 import { CliUsageError } from "./cli-io.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../model/model-handle.js";
+import { DECISION_LEVERS, type DecisionLever } from "../decision/step-decision.js";
 
 /** The loop flags as commander parses them (`--no-final-round` gives finalRound: false, `--no-fit-context` fitContext: false). */
 export interface LoopCommandOptions {
@@ -21,6 +22,8 @@ export interface LoopCommandOptions {
   fitContext?: boolean;
   grounding?: "off" | "soft" | "strict";
   groundingLevers?: GroundingLever[];
+  decision?: "off" | "scored";
+  decisionLevers?: DecisionLever[];
 }
 
 /** `--grounding-levers copy,numbers`: some of GROUNDING_LEVERS, at least one. */
@@ -32,6 +35,18 @@ function parseGroundingLevers(value: string): GroundingLever[] {
       `--grounding-levers: give some of ${GROUNDING_LEVERS.join(", ")}, comma-separated${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`,
     );
   return [...new Set(items as GroundingLever[])];
+}
+
+/** `--decision-levers fit,words`: some of DECISION_LEVERS, or `none` (offsets 0: the model alone, branches reported). */
+function parseDecisionLevers(value: string): DecisionLever[] {
+  const items = parseListOption(value);
+  if (items.length === 1 && items[0] === "none") return [];
+  const unknown = items.filter((item) => !(DECISION_LEVERS as readonly string[]).includes(item));
+  if (items.length === 0 || unknown.length > 0)
+    throw new CliUsageError(
+      `--decision-levers: give some of ${DECISION_LEVERS.join(", ")}, comma-separated, or none${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`,
+    );
+  return [...new Set(items as DecisionLever[])];
 }
 
 /**
@@ -88,6 +103,17 @@ function loopLevers(command: Command): Command {
       "--grounding-levers <list>",
       `which parts of grounding act, to measure each alone: some of ${GROUNDING_LEVERS.join(", ")} (default: all)`,
       parseGroundingLevers,
+    )
+    .addOption(
+      new Option(
+        "--decision <mode>",
+        `how a reply decides whether to call and which skill: off (the model alone) or scored (its probabilities plus each skill's fit to the question) (default: ${DEFAULT_DECISION}; a GGUF model only, a model server ignores it)`,
+      ).choices(["off", "scored"]),
+    )
+    .option(
+      "--decision-levers <list>",
+      `which parts of the decision act, to measure each alone: some of ${DECISION_LEVERS.join(", ")}, or none (default: all)`,
+      parseDecisionLevers,
     );
 }
 
@@ -104,5 +130,7 @@ export function loopSettings(options: LoopCommandOptions): LoopSettings {
     fitContext: options.fitContext === false ? false : undefined,
     grounding: options.grounding,
     groundingLevers: options.groundingLevers,
+    decision: options.decision,
+    decisionLevers: options.decisionLevers,
   });
 }

@@ -26,7 +26,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "aborted":
       return `${indent}aborted: ${oneLine(event.reason)}`;
     case "final-round":
-      return `${indent}[${event.step}] final round (${event.reason === "budget" ? "last step of the budget" : "after a repeated call"}): answer only`;
+      return `${indent}[${event.step}] final round (${event.reason === "budget" ? "last step of the budget" : event.reason === "done" ? "the results are in" : "after a repeated call"}): answer only`;
     case "context-trimmed":
       return `${indent}[${event.step}] context: ${event.droppedSteps} oldest step(s) left out${event.promptStyle === "compact" ? ", system prompt in the compact style" : ""} (prompt ${event.promptTokensBefore} → ${event.promptTokensAfter} of ${event.contextSize} tokens)`;
     case "model-call":
@@ -41,5 +41,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `${indent}warning: ${oneLine(event.message)}`;
     case "memory-summarized":
       return `${indent}memory: turns up to ${event.covers} summarized (${event.summaryTokens} tokens)`;
+    case "decision":
+      return undefined;
   }
 }

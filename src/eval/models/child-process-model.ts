@@ -4,7 +4,14 @@ import { abortError } from "../../abort.js";
 import { CodedError, errorFromJson, type ErrorJson } from "../../coded-error.js";
 import { withoutUndefined } from "../../without-undefined.js";
 import { ModelLoadError, type ModelLoadErrorCode } from "../../model/errors.js";
-import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../../model/model-handle.js";
+import type {
+  CallStats,
+  DecisionBranch,
+  GenerateOptions,
+  GenerationStats,
+  ModelHandle,
+  ModelInfo,
+} from "../../model/model-handle.js";
 import {
   chatFormatForArchitecture,
   gemma3ChatFormat,
@@ -68,6 +75,8 @@ interface Pending {
   timer: NodeJS.Timeout;
   /** A generate call's `onStats`: the child's counts of that call come back with its reply. */
   onStats?: (stats: CallStats) => void;
+  /** A generate call's decision `onBranch`: the child's branch points of that call come back with its reply. */
+  onBranch?: (branch: DecisionBranch) => void;
 }
 
 /**
@@ -175,6 +184,7 @@ export class ChildProcessModel implements ModelHandle {
       return Promise.reject(new ModelProcessError(`the model process is gone (${this.#exit})`));
     const id = this.#nextId++;
     const { jsonSchema, maxTokens, temperature, grounding } = options;
+    const { onBranch, ...decision } = options.decision ?? {};
     return new Promise<string>((resolve, reject) => {
       const cleanup = () => options.signal?.removeEventListener("abort", onAbort);
       const onAbort = () => {
@@ -192,13 +202,20 @@ export class ChildProcessModel implements ModelHandle {
         reject: (error) => (cleanup(), reject(error)),
         timer,
         ...(options.onStats && { onStats: options.onStats }),
+        ...(onBranch && { onBranch }),
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
       this.#send({
         type: "generate",
         id,
         prompt,
-        options: withoutUndefined({ jsonSchema, maxTokens, temperature, grounding }),
+        options: withoutUndefined({
+          jsonSchema,
+          maxTokens,
+          temperature,
+          grounding,
+          decision: options.decision ? decision : undefined,
+        }),
       });
     });
   }
@@ -245,6 +262,7 @@ export class ChildProcessModel implements ModelHandle {
     if (message.type === "result") {
       const pending = this.#settle(message.id);
       if (message.stats) this.#record(message.stats, message.totals, pending);
+      for (const branch of message.branches ?? []) pending?.onBranch?.(branch);
       pending?.resolve(message.text);
     } else if (message.type === "count") {
       this.#settle(message.id)?.resolve(message.tokens);

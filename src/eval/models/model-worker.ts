@@ -4,7 +4,7 @@
  * was running.
  */
 import { pathToFileURL } from "node:url";
-import type { CallStats, GenerationStats } from "../../model/model-handle.js";
+import type { CallStats, DecisionBranch, GenerationStats } from "../../model/model-handle.js";
 import { errorToJson } from "../../coded-error.js";
 import { withoutUndefined } from "../../without-undefined.js";
 import type { FromWorker, ModelFactoryModule, StatsTotals, ToWorker, WorkerServedModel } from "./worker-protocol.js";
@@ -54,12 +54,19 @@ async function generate(message: Extract<ToWorker, { type: "generate" }>): Promi
   // The call's own stats go back with its reply: calls run at once here, so the model's `stats` may be another's.
   let stats: CallStats | undefined;
   const onStats = (call: CallStats) => void (stats ??= call);
+  const branches: DecisionBranch[] = [];
+  const { decision, ...options } = message.options;
   try {
     if (!model) throw new Error("no model loaded");
-    const text = await model.generate(message.prompt, { ...message.options, signal: controller.signal, onStats });
+    const text = await model.generate(message.prompt, {
+      ...options,
+      ...(decision && { decision: { ...decision, onBranch: (branch: DecisionBranch) => branches.push(branch) } }),
+      signal: controller.signal,
+      onStats,
+    });
     // a model that does not report per call: its stats after the call
     stats ??= model.stats && callPart(model.stats);
-    send({ type: "result", id: message.id, text, ...counts(stats) });
+    send({ type: "result", id: message.id, text, ...counts(stats), ...(branches.length > 0 && { branches }) });
   } catch (error) {
     send({ type: "error", id: message.id, error: errorToJson(error), ...counts(stats) });
   } finally {

@@ -1,6 +1,8 @@
 import type { ErrorJson } from "../../coded-error.js";
 import type {
   CallStats,
+  DecisionBranch,
+  DecisionOptions,
   GenerateOptions,
   GenerationStats,
   GroundingOptions,
@@ -15,6 +17,8 @@ export interface WorkerGenerateOptions {
   temperature?: number;
   /** The call's grounding source (plain strings: it crosses as is). */
   grounding?: GroundingOptions;
+  /** The call's decision offsets; its branch points come back with the reply (`onBranch` stays in the parent). */
+  decision?: Omit<DecisionOptions, "onBranch">;
 }
 
 /** Messages from the parent to the model process. */
@@ -38,7 +42,7 @@ export type FromWorker =
   | { type: "count"; id: number; tokens: number }
   | { type: "load-error"; error: ErrorJson }
   /** A call's reply, with that call's own stats (when the model reports them) and the model's totals. */
-  | { type: "result"; id: number; text: string; stats?: CallStats; totals?: StatsTotals }
+  | { type: "result"; id: number; text: string; stats?: CallStats; totals?: StatsTotals; branches?: DecisionBranch[] }
   /** A call's failure, with the stats it reported before failing (when it did) and the model's totals. */
   | { type: "error"; id: number; error: ErrorJson; stats?: CallStats; totals?: StatsTotals };
 
@@ -57,7 +61,7 @@ export interface ModelFactoryModule {
 export interface WorkerServedModel {
   generate(
     prompt: string,
-    options?: WorkerGenerateOptions & Pick<GenerateOptions, "signal" | "onStats">,
+    options?: Omit<WorkerGenerateOptions, "decision"> & Pick<GenerateOptions, "signal" | "onStats" | "decision">,
   ): Promise<string>;
   readonly info?: ModelInfo;
   /** Read after a call only when the model does not report the call's own stats (`onStats`). */

@@ -134,9 +134,11 @@ describe("doctor --server", () => {
       ["models", "ok"],
       ["structured out", "ok"],
       ["grounding", "warn"],
+      ["decision", "warn"],
     ]);
     expect(checks[1].detail).toContain("llama-server (GET /props");
     expect(checks[4].detail).toMatch(/--grounding is ignored/);
+    expect(checks[5].detail).toMatch(/--decision is ignored/);
   });
 
   it("warns when the server ignores the schema, fails when it is not there", async () => {
