@@ -123,6 +123,46 @@ describe("reports", () => {
     ).toBeNull();
   });
 
+  it("counts calls where none was wanted, answers where one was, repeats and the median of steps", () => {
+    const run = (over: Partial<RunRecord>): RunRecord => ({
+      model: "m",
+      taskId: "t",
+      budget: 4,
+      seed: 1,
+      success: false,
+      failures: [],
+      stopReason: "answer",
+      iterations: 2,
+      skillCalls: 1,
+      validationErrors: 0,
+      validationErrorsByType: {},
+      toolErrors: 0,
+      emptyAnswers: 0,
+      repeatedCalls: 0,
+      promptTokens: null,
+      evaluatedPromptTokens: null,
+      generatedTokens: null,
+      wallMs: 1,
+      ...over,
+    });
+    const a = aggregateRuns("m", 4, [
+      run({ expectedCalls: 0, skillCalls: 2, iterations: 3 }), // called where no call is wanted
+      run({ expectedCalls: 0, skillCalls: 0, iterations: 1 }), // answered, right
+      run({ expectedCalls: 1, skillCalls: 0, iterations: 1 }), // answered where a call is wanted
+      run({ expectedCalls: 1, skillCalls: 0, iterations: 4, stopReason: "max_iterations" }), // no answer at all
+      run({ expectedCalls: 2, skillCalls: 2, iterations: 3, repeatedCalls: 1 }),
+      run({ skillCalls: 1, iterations: 2 }), // no trajectory: counted in none of them
+    ]);
+    expect(a).toMatchObject({
+      callsWhenNoneWanted: 1,
+      answersWhenCallWanted: 1,
+      rightCallCount: 2,
+      expectedCalls: 4,
+      runsWithRepeats: 1,
+      medianIterations: 2.5,
+    });
+  });
+
   it("prints an aligned summary table", async () => {
     const report = await evaluateSuite(BASIC, { models: ["oracle"], budgets: [4, 8] });
     const lines = renderSummaryTable(report).trimEnd().split("\n");

@@ -15,6 +15,24 @@ function sumOrNull(values: (number | null)[]): number | null {
   return values.some((v) => v === null) ? null : values.reduce<number>((a, v) => a + (v ?? 0), 0);
 }
 
+/** The median of some numbers (0 for none). */
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sortedValues = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sortedValues.length / 2);
+  return sortedValues.length % 2 ? sortedValues[middle] : (sortedValues[middle - 1] + sortedValues[middle]) / 2;
+}
+
+/** Runs that called where no call was wanted, and runs that answered without a call where one was (see Aggregate). */
+function decisionCounts(runs: readonly RunRecord[]): { callsWhenNoneWanted: number; answersWhenCallWanted: number } {
+  return {
+    callsWhenNoneWanted: runs.filter((r) => r.expectedCalls === 0 && r.skillCalls > 0).length,
+    answersWhenCallWanted: runs.filter(
+      (r) => r.expectedCalls !== undefined && r.expectedCalls > 0 && r.skillCalls === 0 && r.stopReason === "answer",
+    ).length,
+  };
+}
+
 /** Totals of a group of runs (one model, one budget). */
 export function aggregateRuns(model: string, budget: number, runs: readonly RunRecord[]): Aggregate {
   const successes = runs.filter((r) => r.success);
@@ -39,6 +57,11 @@ export function aggregateRuns(model: string, budget: number, runs: readonly RunR
     meanIterationsToSuccess: successes.length
       ? round(successes.reduce((a, r) => a + r.iterations, 0) / successes.length, 3)
       : null,
+    medianIterations: median(runs.map((r) => r.iterations)),
+    ...decisionCounts(runs),
+    rightCallCount: runs.filter((r) => r.expectedCalls !== undefined && r.skillCalls === r.expectedCalls).length,
+    expectedCalls: sum((r) => r.expectedCalls ?? 0),
+    runsWithRepeats: runs.filter((r) => r.repeatedCalls > 0).length,
     stopReasons: sorted(stopReasons),
     modelCalls,
     skillCalls: sum((r) => r.skillCalls),
@@ -106,6 +129,7 @@ export function categoryRates(
           budget,
           runs: runs.length,
           successRate: runs.length ? round(runs.filter((r) => r.success).length / runs.length) : 0,
+          ...decisionCounts(runs),
         };
       }),
     ),

@@ -26,6 +26,20 @@ export interface Aggregate extends RunCounters {
   stopReasons: Record<string, number>;
   modelCalls: number;
   ratesPerModelCall: FailureRatesMeasured;
+  /** The median of the runs' model calls (steps). */
+  medianIterations: number;
+  /**
+   * Runs that made a skill call where the task wants none (BFCL irrelevance, a suite's no-tool tasks), and runs that
+   * answered without any call where the task wants one; counted over the runs that know their expected calls.
+   */
+  callsWhenNoneWanted: number;
+  answersWhenCallWanted: number;
+  /** Runs that made as many calls as the task wants (where it says), whether or not they were right. */
+  rightCallCount: number;
+  /** The tasks' expected calls summed (the runs that know theirs), against `skillCalls`. */
+  expectedCalls: number;
+  /** Runs with at least one exact repeat of an earlier call. */
+  runsWithRepeats: number;
   /** Sums over the runs; null when the model reports no token counts. */
   promptTokens: number | null;
   generatedTokens: number | null;
@@ -132,7 +146,16 @@ export interface EvalReport {
   aggregates: Aggregate[];
   convergence: ConvergenceSeries[];
   /** Success rate per category, model and budget (suites whose tasks have categories). */
-  categories: { category: string; model: string; budget: number; runs: number; successRate: number }[];
+  categories: {
+    category: string;
+    model: string;
+    budget: number;
+    runs: number;
+    successRate: number;
+    /** See Aggregate. Absent in reports of earlier versions. */
+    callsWhenNoneWanted?: number;
+    answersWhenCallWanted?: number;
+  }[];
   bfcl?: BfclSection;
   /**
    * With `--compare-loop`: the loop against each workflow on the tasks that name it (the loop runs, `<id>@loop`, are

@@ -49,6 +49,37 @@ export function aggregateRows(aggregates: readonly Aggregate[]): { header: strin
   };
 }
 
+/**
+ * How the runs decided and moved on (issues 39 and 40): calls made against calls wanted, runs that called where no
+ * call was wanted or answered where one was, runs that repeated a call, steps.
+ */
+export function decisionRows(aggregates: readonly Aggregate[]): { header: string[]; rows: string[][] } {
+  return {
+    header: [
+      "model",
+      "budget",
+      "calls / run",
+      "expected calls / run",
+      "right call count",
+      "called, none wanted",
+      "answered, call wanted",
+      "runs with a repeat",
+      "median steps",
+    ],
+    rows: aggregates.map((a) => [
+      a.model,
+      String(a.budget),
+      a.runs ? (a.skillCalls / a.runs).toFixed(2) : "–",
+      a.runs && a.expectedCalls !== undefined ? (a.expectedCalls / a.runs).toFixed(2) : "–",
+      String(a.rightCallCount ?? "–"),
+      String(a.callsWhenNoneWanted ?? "–"),
+      String(a.answersWhenCallWanted ?? "–"),
+      String(a.runsWithRepeats ?? "–"),
+      String(a.medianIterations ?? "–"),
+    ]),
+  };
+}
+
 /** What was run: source, tasks, grammar, models, budgets, seeds; for BFCL, the category's counts. */
 function headerSection(report: EvalReport): string[] {
   const out = [
@@ -106,6 +137,10 @@ function aggregatesSection(report: EvalReport): string[] {
       ["model", "budget", "stop reasons", "validation errors by type", "mean iters to success", "wall ms"],
       details,
     ),
+    "",
+    "Calls and steps:",
+    "",
+    table(decisionRows(report.aggregates).header, decisionRows(report.aggregates).rows),
     "",
   ];
 }

@@ -1,3 +1,4 @@
+import type { TrajectoryAction } from "../models/trajectory-model.js";
 import { withoutUndefined } from "../../without-undefined.js";
 import { setMaxListeners } from "node:events";
 import { Agent, type LoopSettings } from "../../agent/agent.js";
@@ -61,8 +62,19 @@ export interface EvalRuns {
 }
 
 /** A record for a run that could not be made (the model could not be had, the run threw): no counts, no tokens. */
+/** The skill calls a trajectory makes (a `calls` step's each). */
+function trajectoryCalls(trajectory: readonly TrajectoryAction[]): number {
+  return trajectory.reduce(
+    (n, action) => n + (action.type === "call" ? 1 : action.type === "calls" ? action.calls.length : 0),
+    0,
+  );
+}
+
 function harnessError(
-  base: Pick<RunRecord, "model" | "taskId" | "category" | "budget" | "seed" | "workflow" | "baselineOf">,
+  base: Pick<
+    RunRecord,
+    "model" | "taskId" | "category" | "budget" | "seed" | "workflow" | "baselineOf" | "expectedCalls"
+  >,
   message: string,
   wallMs: number,
 ): RunRecord {
@@ -151,6 +163,7 @@ async function runTaskWithState(
     seed,
     workflow: task.workflow?.name,
     baselineOf: task.baselineOf,
+    ...(task.trajectory && { expectedCalls: trajectoryCalls(task.trajectory) }),
   };
   let model: ModelHandle;
   let state: AgentState;

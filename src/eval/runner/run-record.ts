@@ -35,6 +35,11 @@ export interface RunRecord extends RunCounters {
   stopReason: RunStopReason;
   /** Model calls made. */
   iterations: number;
+  /**
+   * Skill calls the task's correct trajectory makes (BFCL's ground truth, a suite's trajectory): 0 where no call is
+   * wanted. Absent without a trajectory, and in reports of earlier versions.
+   */
+  expectedCalls?: number;
   /** Token counts, when the model reports them (real models); null for scripted models. */
   promptTokens: number | null;
   evaluatedPromptTokens: number | null;
