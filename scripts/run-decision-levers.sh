@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issues 39 and 40's lever table: the decision off, each of its parts alone, the two issues' parts together, and every
+# default, on BFCL's five categories (odd-numbered questions only: the weights were chosen on the even ones) at budget
+# 4 and on evals/basic.json at budget 8, for one test model. Rows:
+#   off          --decision off (the model alone at every branch point: the behaviour before the decision)
+#   fit, words   issue 39's parts alone; fit-words: both together
+#   items, progress  issue 40's parts alone; items-progress: both together
+#   default      every default (all four parts)
+#   stepwise     every default, one call a step (--no-parallel-calls) in the parallel categories
+# The lever rows run every 4th odd question of each category (SAMPLE=4); `off` and `default` run the whole odd half
+# (FULL=1), and with ALL400=1 also all 400 simple_python questions (the issue's no-fall check, and time per question).
+#
+#   npm run build && bash scripts/run-decision-levers.sh gemma3-270m [OUT_DIR]
+#
+# Env: ROWS (default: every row below, in order), THREADS (2), BFCL_DIR (evals/bfcl). A row whose report is already in
+# OUT_DIR is kept (resumable). Run it alone on the machine: two llama.cpp processes at once slow both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+key="$1"
+out="${2:-docs/results/decision/$key}"
+dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
+declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
+model="$dir/${files[$key]}"
+bfcl="$(cd "${BFCL_DIR:-evals/bfcl}" && pwd)"
+declare -A flags=(
+  [off]="--decision off"
+  [fit]="--decision-levers fit"
+  [words]="--decision-levers words"
+  [fit-words]="--decision-levers fit,words"
+  [items]="--decision-levers items"
+  [progress]="--decision-levers progress"
+  [items-progress]="--decision-levers items,progress"
+  [default]=""
+  [stepwise]="--no-parallel-calls"
+)
+categories="irrelevance multiple simple_python parallel parallel_multiple"
+
+# the odd-numbered question ids of a category that hold a ground truth (or all, for irrelevance), every `step`-th one
+ids() {
+  python3 - "$bfcl" "$1" "$2" "${3:-1}" <<'EOF'
+import json, os, sys
+bfcl, category, step, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+questions = [json.loads(line)["id"] for line in open(f"{bfcl}/BFCL_v4_{category}.json")]
+answers = f"{bfcl}/possible_answer/BFCL_v4_{category}.json"
+scored = {json.loads(line)["id"] for line in open(answers)} if os.path.exists(answers) else set(questions)
+number = lambda q: int(q.rsplit("_", 1)[1])
+print(",".join(q for q in questions if q in scored and number(q) >= start and (number(q) - start) % step == 0))
+EOF
+}
+
+run() { # run ROW NAME ARGS...: one eval into OUT/ROW/NAME, kept when its report is there
+  local row="$1" name="$2"
+  shift 2
+  local dest="$out/$row/$name"
+  if [ -f "$dest/report.json" ]; then echo ">> $row/$name: kept" >&2; return; fi
+  mkdir -p "$dest"
+  # shellcheck disable=SC2086
+  echo "node dist/cli/main.js eval $* --threads ${THREADS:-2} --model $model ${flags[$row]} --quiet --out $dest" \
+    | sed -E 's/--task [^ ]+/--task <the ids in tasks.txt>/' >"$dest/command.txt"
+  echo "build $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p')" \
+    >>"$dest/command.txt"
+  echo ">> $row/$name" >&2
+  # shellcheck disable=SC2086
+  node dist/cli/main.js eval "$@" --threads "${THREADS:-2}" --model "$model" ${flags[$row]} --quiet --out "$dest" \
+    >"$dest/summary.txt"
+}
+
+for row in ${ROWS:-off default fit words fit-words items progress items-progress stepwise}; do
+  step=$([ "$row" = off ] || [ "$row" = default ] && [ "${FULL:-1}" = 1 ] && echo 2 || echo $((2 * ${SAMPLE:-4})))
+  for category in $categories; do
+    [ "$row" = stepwise ] && [[ "$category" != parallel* ]] && continue
+    tasks="$(ids "$category" "$step")"
+    mkdir -p "$out/$row/$category"
+    echo "$tasks" | tr , '\n' >"$out/$row/$category/tasks.txt"
+    run "$row" "$category" --bfcl "$bfcl" --category "$category" --task "$tasks" --budgets 4
+  done
+  [ "$row" = stepwise ] || run "$row" basic evals/basic.json --budgets 8
+  if [ "${ALL400:-0}" = 1 ] && { [ "$row" = off ] || [ "$row" = default ]; }; then
+    run "$row" simple_python-400 --bfcl "$bfcl" --category simple_python --budgets 4
+  fi
+done
