@@ -35,17 +35,17 @@ declare -A flags=(
 )
 categories="irrelevance multiple simple_python parallel parallel_multiple"
 
-# the odd-numbered question ids of a category that hold a ground truth (or all, for irrelevance), every `step`-th one
+# the odd-numbered ids of a category's scored questions (its tasks: dataset inconsistencies left out), every
+# `step`-th one from `start` (1)
 ids() {
-  python3 - "$bfcl" "$1" "$2" "${3:-1}" <<'EOF'
-import json, os, sys
-bfcl, category, step, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-questions = [json.loads(line)["id"] for line in open(f"{bfcl}/BFCL_v4_{category}.json")]
-answers = f"{bfcl}/possible_answer/BFCL_v4_{category}.json"
-scored = {json.loads(line)["id"] for line in open(answers)} if os.path.exists(answers) else set(questions)
-number = lambda q: int(q.rsplit("_", 1)[1])
-print(",".join(q for q in questions if q in scored and number(q) >= start and (number(q) - start) % step == 0))
-EOF
+  node --input-type=module -e '
+    const [, dir, category, step, start] = process.argv;
+    const { loadBfclCategory } = await import("./dist/eval/bfcl/bfcl-files.js");
+    const { bfclTasks } = await import("./dist/eval/bfcl/bfcl-tasks.js");
+    const number = (id) => Number(id.slice(id.lastIndexOf("_") + 1));
+    const ids = bfclTasks(loadBfclCategory(dir, category)).tasks.map((t) => t.id);
+    console.log(ids.filter((id) => number(id) >= Number(start) && (number(id) - Number(start)) % Number(step) === 0).join(","));
+  ' "$bfcl" "$1" "$2" "${3:-1}"
 }
 
 run() { # run ROW NAME ARGS...: one eval into OUT/ROW/NAME, kept when its report is there
