@@ -486,7 +486,7 @@ export class Agent {
     const branches: DecisionBranch[] = [];
     this.#branches.set(state, branches);
     const decided =
-      schema && !step.finalRound
+      schema && !step.finalRound && this.model.scoresDecisions
         ? stepDecisionFor(this.options.decision ?? DEFAULT_DECISION, state, {
             skills: this.#profiles,
             levers: this.options.decisionLevers,
@@ -642,7 +642,7 @@ export class Agent {
    * next step answers, in a final round (its note quotes the newest result, its grammar allows only the answer).
    */
   #resultsAreIn(state: AgentState): boolean {
-    if (!this.#jsonSchema || state.iterations === 0) return false;
+    if (!this.#jsonSchema || state.iterations === 0 || !this.model.scoresDecisions) return false;
     const decided = stepDecisionFor(this.options.decision ?? DEFAULT_DECISION, state, {
       skills: this.#profiles,
       levers: this.options.decisionLevers,

@@ -257,4 +257,10 @@ export interface ModelHandle {
   readonly contextSize?: number;
   /** Tokens a constrained reply may run past `maxTokens` to close its JSON (a loader's wrap-up). Default 0. */
   readonly replyOverrun?: number;
+  /**
+   * Whether the handle applies `GenerateOptions.decision` at a reply's branch points (a loader that biases tokens: the
+   * llama loader). Default false: the agent then leaves whether to call, which skill and how many calls to the model
+   * (a model server, a scripted model), and holds no final round for results being in.
+   */
+  readonly scoresDecisions?: boolean;
 }

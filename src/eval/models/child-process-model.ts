@@ -92,6 +92,8 @@ export class ChildProcessModel implements ModelHandle {
   /** The child model's context window and reply overrun, when it has them (the agent fits prompts to them). */
   readonly contextSize: number | undefined;
   readonly replyOverrun: number | undefined;
+  /** Whether the model in the child applies decision offsets (see ModelHandle.scoresDecisions). */
+  readonly scoresDecisions: boolean;
   /** Counts a prompt's tokens in the child (a round trip); undefined when the child model cannot. */
   readonly countTokens: ((prompt: string) => Promise<number>) | undefined;
   readonly #child: ChildProcess;
@@ -107,6 +109,7 @@ export class ChildProcessModel implements ModelHandle {
     this.info = ready.info;
     this.contextSize = ready.contextSize;
     this.replyOverrun = ready.replyOverrun;
+    this.scoresDecisions = ready.scoresDecisions === true;
     this.countTokens = ready.countsTokens
       ? (prompt) => this.#request<number>({ type: "count-tokens", id: this.#nextId++, prompt })
       : undefined;

@@ -28,6 +28,7 @@ async function load(factory: string, options: unknown): Promise<void> {
         chatFormat: model.chatFormat?.name,
         contextSize: model.contextSize,
         replyOverrun: model.replyOverrun,
+        scoresDecisions: model.scoresDecisions,
       }),
       countsTokens: typeof model.countTokens === "function",
     });

@@ -37,6 +37,7 @@ export type FromWorker =
       chatFormat?: string;
       contextSize?: number;
       replyOverrun?: number;
+      scoresDecisions?: boolean;
       countsTokens?: boolean;
     }
   | { type: "count"; id: number; tokens: number }
@@ -69,6 +70,7 @@ export interface WorkerServedModel {
   readonly chatFormat?: { readonly name: string };
   readonly contextSize?: number;
   readonly replyOverrun?: number;
+  readonly scoresDecisions?: boolean;
   countTokens?(prompt: string): number | Promise<number>;
   dispose?(): unknown;
 }

@@ -80,6 +80,9 @@ abstract class DescribedAs implements ModelHandle {
   get replyOverrun() {
     return this.#described.replyOverrun;
   }
+  get scoresDecisions() {
+    return this.#described.scoresDecisions;
+  }
   get countTokens(): ((prompt: string) => number | Promise<number>) | undefined {
     const described = this.#described;
     return described.countTokens && ((prompt) => described.countTokens!(prompt));

@@ -158,6 +158,8 @@ export class LlamaModelHandle implements ModelHandle {
   readonly threads: number;
   /** `cpu`, or the GPU API the model's layers run on. */
   readonly backend: LlamaBackend;
+  /** The loader applies a call's decision offsets at its reply's branch points (see GenerateOptions.decision). */
+  readonly scoresDecisions = true;
 
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
