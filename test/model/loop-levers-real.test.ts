@@ -36,7 +36,9 @@ describe.skipIf(!gemmaPath)(
             `Page ${++page}: ${"The committee met again and discussed the budget, the roads and the schools at length. ".repeat(6)}`,
         }),
       ]);
-      const agent = new Agent({ model, registry, maxTokens: 128, finalRoundWithoutTools: false });
+      // the model's own choices (decision off): it calls read_page step after step, which this test needs; the
+      // decision would answer after the first page (the question's one item)
+      const agent = new Agent({ model, registry, maxTokens: 128, finalRoundWithoutTools: false, decision: "off" });
       const state = await agent.run("Read the report page by page with read_page, then summarize it.", {
         maxIterations: 12,
       });
@@ -58,7 +60,8 @@ describe.skipIf(!gemmaPath)(
         parameters: z.object({ expression: z.string() }),
         run: (args, ctx) => (runs++, calculatorSkill.run(args, ctx)),
       });
-      const agent = new Agent({ model, registry: new Registry([calculator]), maxTokens: 128 });
+      // the model's own choices (decision off): the repeat rule needs a model that repeats
+      const agent = new Agent({ model, registry: new Registry([calculator]), maxTokens: 128, decision: "off" });
       const state = await agent.run("What is 17% of 2,340?", { maxIterations: 8 });
       expect(state.stream.ofType("model-error")).toEqual([]);
       const failures = state.stream.ofType("tool-error");
