@@ -7,10 +7,14 @@
 #   items, progress  issue 40's parts alone; items-progress: both together
 #   default      every default (all four parts)
 #   stepwise     every default, one call a step (--no-parallel-calls) in the parallel categories
-# The lever rows run every 4th odd question of each category (SAMPLE=4); `off` and `default` run the whole odd half
-# (FULL=1), and with ALL400=1 also all 400 simple_python questions (the issue's no-fall check, and time per question).
+# The lever rows run every SAMPLE-th odd question of each category (4); `off` and `default` run the whole odd half of
+# the categories in FULL (all five), every SAMPLE-th odd question of the others, and with ALL400=1 also all 400
+# simple_python questions (the issue's no-fall check, and time per question).
 #
 #   npm run build && bash scripts/run-decision-levers.sh gemma3-270m [OUT_DIR]
+#   # the sample docs/results/decision.md reports (about 50 minutes for Gemma 3 270M on 2 cores):
+#   FULL="irrelevance multiple" SAMPLE=2 ROWS="off default" bash scripts/run-decision-levers.sh gemma3-270m
+#   SAMPLE=8 ROWS="fit words fit-words items progress items-progress stepwise" bash scripts/run-decision-levers.sh ...
 #
 # Env: ROWS (default: every row below, in order), THREADS (2), BFCL_DIR (evals/bfcl). A row whose report is already in
 # OUT_DIR is kept (resumable). Run it alone on the machine: two llama.cpp processes at once slow both.
@@ -66,9 +70,11 @@ run() { # run ROW NAME ARGS...: one eval into OUT/ROW/NAME, kept when its report
 }
 
 for row in ${ROWS:-off default fit words fit-words items progress items-progress stepwise}; do
-  step=$([ "$row" = off ] || [ "$row" = default ] && [ "${FULL:-1}" = 1 ] && echo 2 || echo $((2 * ${SAMPLE:-4})))
   for category in $categories; do
     [ "$row" = stepwise ] && [[ "$category" != parallel* ]] && continue
+    step=$((2 * ${SAMPLE:-4}))
+    if { [ "$row" = off ] || [ "$row" = default ]; } && [[ " ${FULL:-$categories} " == *" $category "* ]]; then step=2; fi
+    [ -f "$out/$row/$category/report.json" ] && { echo ">> $row/$category: kept" >&2; continue; }
     tasks="$(ids "$category" "$step")"
     mkdir -p "$out/$row/$category"
     echo "$tasks" | tr , '\n' >"$out/$row/$category/tasks.txt"
