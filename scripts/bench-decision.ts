@@ -27,7 +27,7 @@ const { values } = parseArgs({
 if (!values.model) throw new Error("--model <gguf> is required");
 const stride = Number(values.stride);
 const offset = Number(values.offset);
-const tasks = bfclTasks(loadBfclCategory(BUNDLED_BFCL_DIR, values.category!))
+const tasks = bfclTasks(loadBfclCategory(BUNDLED_BFCL_DIR, values.category))
   .tasks.filter((t) => {
     const n = Number(t.id.slice(t.id.lastIndexOf("_") + 1));
     return n >= offset && (n - offset) % stride === 0;

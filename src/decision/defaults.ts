@@ -35,7 +35,7 @@ export interface DecisionWeights {
  * The weights. The five fit weights are a logistic fit of "a call is wanted" (BFCL simple_python, multiple, parallel,
  * parallel_multiple) against "none is" (irrelevance) on the even-numbered questions (AUC 0.96): a word of the name
  * counts five times one of the description, and a required argument the question gives a value for counts most. The
- * threshold is where, on those questions, 70% of irrelevance is answered while 97-98% of the others still call.
+ * threshold is where, on those questions, 72-74% of irrelevance is answered while 97-98% of the others still call.
  * Among skills, `scale` 8 logits a point: on even-numbered BFCL multiple questions Gemma 3 270M alone picked the right
  * skill in 59 of 100, fit alone in 95, both at 8 in 94; the model's log-probabilities decide only near-ties of fit.
  * `actionScale` (answer or call) is larger still: the model's own log-probability of `final_answer` at a reply's

@@ -85,7 +85,8 @@ const ITEM: Record<string, RegExp> = {
 
 /** A list a clause writes out: where it is, its items (with where each is), and what kind they are. */
 interface ListSpan {
-  kind: keyof typeof ITEM;
+  /** `enum`: two or more values of one enum argument (see enumLists). */
+  kind: keyof typeof ITEM | "enum";
   start: number;
   end: number;
   items: { start: number; end: number }[];
@@ -149,13 +150,25 @@ interface Slots {
   pairedText: number;
   numberArray: boolean;
   textArray: boolean;
+  /** Each enum argument's values (see enumLists). */
+  enums: string[][];
 }
 
 function argumentSlots(skill: SkillProfile | undefined): Slots {
   const properties = (skill?.parameters.properties ?? {}) as Record<string, { type?: unknown; items?: unknown }>;
-  const slots: Slots = { number: 0, text: 0, arrays: 0, pairedText: 0, numberArray: false, textArray: false };
+  const slots: Slots = {
+    number: 0,
+    text: 0,
+    arrays: 0,
+    pairedText: 0,
+    numberArray: false,
+    textArray: false,
+    enums: [],
+  };
   for (const [key, schema] of Object.entries(properties)) {
     const types = [schema?.type].flat();
+    const values = (schema as { enum?: unknown }).enum;
+    if (Array.isArray(values) && values.length > 1) slots.enums.push(values.map(String));
     if (types.includes("array")) {
       slots.arrays++;
       const items = [(schema.items as { type?: unknown } | undefined)?.type].flat();
@@ -219,6 +232,7 @@ function valuesOutside(text: string, lists: readonly ListSpan[]): { number: numb
  */
 function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }): number {
   const count = list.items.length;
+  if (list.kind === "enum") return 1;
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
   if (list.kind === "number")
     return slots.numberArray ? count : Math.max(1, Math.min(slots.number - outside.number, count));
@@ -324,9 +338,70 @@ function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | 
   return best?.skill;
 }
 
+/** What joins two values of an enum list: a comma or "and", with a few words between ("(AA), heterozygous (Aa)"). */
+const ENUM_JOINT = /^[^.?!;]{0,40}$/u;
+const ENUM_CONJUNCTION = /,|\band\b|&/iu;
+
+/**
+ * A clause that names two or more values of one enum argument, joined by commas or "and", asks for one call per
+ * value: "the last six months, the last year and the last five years" (`time_frame`: six_months, year, five_years),
+ * "genotype (AA), (Aa) and (aa)". A value matches as whole words, `_` and `-` read as spaces; case counts only where
+ * two values differ by case alone. "or" joins no list ("ascending or descending" is one call's choice).
+ */
+function enumLists(text: string, slots: Slots): ListSpan[] {
+  const found: ListSpan[] = [];
+  for (const values of slots.enums) {
+    const hits: { start: number; end: number; value: string }[] = [];
+    for (const value of values) {
+      if (value.trim() === "") continue;
+      const cased = values.some((other) => other !== value && other.toLowerCase() === value.toLowerCase());
+      const words = value
+        .split(/[\s_-]+/u)
+        .filter(Boolean)
+        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      const pattern = new RegExp(
+        `(?<![\\p{L}\\p{N}])${words.join("[\\s_-]+")}(?![\\p{L}\\p{N}])`,
+        cased ? "gu" : "giu",
+      );
+      for (const match of text.matchAll(pattern))
+        hits.push({ start: match.index, end: match.index + match[0].length, value });
+    }
+    // the longest where two overlap, then each value's first place
+    hits.sort((a, b) => a.start - b.start || b.end - a.end);
+    const items: { start: number; end: number; value: string }[] = [];
+    for (const hit of hits) {
+      if (items.some((item) => item.value === hit.value || hit.start < item.end)) continue;
+      items.push(hit);
+    }
+    // consecutive values close together, at least one joint a comma or "and"
+    let run: typeof items = [];
+    const close = (next?: (typeof items)[number]) => {
+      const gaps = run.slice(1).map((item, i) => text.slice(run[i].end, item.start));
+      if (run.length > 1 && gaps.some((gap) => ENUM_CONJUNCTION.test(gap)))
+        found.push({
+          kind: "enum",
+          start: run[0].start,
+          end: run.at(-1)!.end,
+          items: run.map(({ start, end }) => ({ start, end })),
+        });
+      run = next ? [next] : [];
+    };
+    for (const item of items) {
+      if (run.length > 0 && !ENUM_JOINT.test(text.slice(run.at(-1)!.end, item.start))) close(item);
+      else run.push(item);
+    }
+    close();
+  }
+  return found;
+}
+
 /** A clause's texts, one per call its lists ask for (see questionItems). */
 function expandLists(text: string, slots: Slots): string[] {
-  const lists = listsOf(text);
+  const enums = enumLists(text, slots);
+  const lists = [
+    ...enums,
+    ...listsOf(text).filter((list) => !enums.some((e) => list.start < e.end && list.end > e.start)),
+  ].sort((a, b) => a.start - b.start);
   const outside = valuesOutside(text, lists);
   const splitting = lists
     .map((list) => ({ list, group: groupSize(list, slots, outside) }))

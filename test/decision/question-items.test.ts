@@ -33,6 +33,39 @@ describe("questionItems", () => {
     expect(texts("What is the humidity level in Miami, Florida in the upcoming 7 days?", [play])).toHaveLength(1);
   });
 
+  it("gives each value of an enum argument that a clause lists a call of its own, and no call to a choice", () => {
+    const stats = skill("precipitation_stats", "Precipitation statistics of a location.", {
+      location: { type: "string" },
+      time_frame: { type: "string", enum: ["six_months", "year", "five_years"] },
+    });
+    expect(
+      texts(
+        "What are the precipitation statistics for the Amazon rainforest for the last six months, the last year, and the last five years?",
+        [stats],
+      ),
+    ).toEqual([
+      "What are the precipitation statistics for the Amazon rainforest for the last six months?",
+      "What are the precipitation statistics for the Amazon rainforest for the last year?",
+      "What are the precipitation statistics for the Amazon rainforest for the last five years?",
+    ]);
+    const genotype = skill("genotype_frequency", "Frequency of a genotype.", {
+      allele_frequency: { type: "number" },
+      genotype: { type: "string", enum: ["AA", "Aa", "aa"] },
+    });
+    const items = texts(
+      "The allele frequency is 0.7. Calculate the frequency of the homozygous dominant genotype (AA), heterozygous genotype (Aa), and homozygous recessive genotype (aa).",
+      [genotype],
+    );
+    expect(items).toHaveLength(3);
+    expect(items.map((text) => text.match(/\((\w+)\)/)?.[1])).toEqual(["AA", "Aa", "aa"]);
+    // "or" is one call's choice, and values far apart are no list
+    const sort = skill("sort_list", "Sort a list.", {
+      items: { type: "array" },
+      order: { type: "string", enum: ["asc", "desc"] },
+    });
+    expect(texts("Sort [3, 1, 2] asc or desc, whichever is shorter.", [sort])).toHaveLength(1);
+  });
+
   it("zips lists the question says go respectively", () => {
     expect(
       texts(
