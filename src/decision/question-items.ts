@@ -37,12 +37,12 @@ const CLAUSE_BREAK = new RegExp(
  * with its own words: "the temperature right now and for the next three hours").
  */
 const REQUEST_BREAK =
-  /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b)/giu;
+  /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b(?!-))/giu;
 
 /** A numeral as a question writes it: "$2,000", "5.6", "-3", "12%". */
 const NUMERAL = String.raw`-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e-?\d+)?%?`;
-/** A capitalized name of one or more words ("Los Angeles", "Taylor Swift", "Maroon 5", "Battle of Waterloo"). */
-const NAME = String.raw`\p{Lu}[\p{L}\p{N}'.-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|del\s+)?(?:\p{Lu}[\p{L}\p{N}'.-]*|\d+\b))*`;
+/** A capitalized name of one or more words ("Los Angeles", "Taylor Swift", "Maroon 5", "Battle of Waterloo"; "I" is none). */
+const NAME = String.raw`(?!I(?:'\p{L}+)?\b)\p{Lu}[\p{L}\p{N}'.-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|del\s+)?(?:(?!I(?:'\p{L}+)?\b)\p{Lu}[\p{L}\p{N}'.-]*|\d+\b))*`;
 /** A quoted text. */
 const QUOTE = String.raw`'[^'\n]{1,60}'|"[^"\n]{1,60}"`;
 /** A tuple of numerals: "(45, 60)". */
@@ -92,12 +92,12 @@ interface ListSpan {
   items: { start: number; end: number }[];
 }
 
-/** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start. */
-const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)\\p{Lu}`, "u");
+/** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start ("I" is none). */
+const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)(?!I\\b)\\p{Lu}`, "u");
 
 /** Words that begin a clause and say nothing of its content (left out of an item's text). */
 const OPENER =
-  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?)\b[,:]?\s*)?/i;
+  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
 
 /** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
 /** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */

@@ -103,6 +103,37 @@ describe("questionItems", () => {
     expect(texts("A car starts at 5 m/s. How far does it go in 10 s?", [bmi])).toHaveLength(1);
   });
 
+  it("reads no item into the pronoun I, a clause's opener, or a hyphenated word", () => {
+    const lyrics = skill("get_song_lyrics", "Lyrics of a song.", {
+      song: { type: "string" },
+      artist: { type: "string" },
+    });
+    const hotel = skill("hotel_booking", "Book a hotel.", {
+      hotel: { type: "string" },
+      check_in: { type: "string" },
+      check_out: { type: "string" },
+    });
+    const both = [lyrics, hotel];
+    // "the Beatles and I'd" is no list of two names
+    expect(
+      texts("I'm a big fan of the Beatles and I'd like to know the lyrics of their song 'Hey Jude'.", both),
+    ).toHaveLength(1);
+    // "Lastly, I am" carries no value of its own: the clause after it is the item
+    expect(
+      texts(
+        "Book the 'Hilton' from '2022-05-01' to '2022-05-10'. Lastly, I am curious about the lyrics of 'Hey Jude'.",
+        both,
+      ),
+    ).toHaveLength(2);
+    // "and check-out" does not begin another request the way "and check" would
+    expect(
+      texts("Book the 'Hilton' with check-in date '2022-10-15' and check-out date '2022-10-20'.", both),
+    ).toHaveLength(1);
+    // "After that" sequences the request; it takes up no result
+    const items = questionItems("Play Taylor Swift for 20 minutes. After that, play Maroon 5 for 15 minutes.", [play]);
+    expect(items.map((item) => item.chain ?? false)).toEqual([false, false]);
+  });
+
   it("marks a clause that takes up the result before it as a chain", () => {
     const items = questionItems("Compute (12.5 + 7.5) * 3, then divide the result by 4.", [calculator]);
     expect(items).toEqual([{ text: "Compute (12.5 + 7.5) * 3" }, { text: "divide the result by 4.", chain: true }]);
