@@ -5,7 +5,7 @@ import { questionItems, type QuestionItem } from "./question-items.js";
 import { freshLeaves, resultValues, type EarlierCall } from "./run-calls.js";
 import { fitScore, questionValues, skillFit, type SkillFit, type SkillProfile } from "./skill-fit.js";
 import { derivedKeys } from "./derived-keys.js";
-import { contentStems, nameStems } from "./words.js";
+import { nameStems, stem } from "./words.js";
 
 /**
  * The parts of the decision, each of which can be left out (to measure what each does):
@@ -322,17 +322,27 @@ function combination(question: string, numerals: readonly string[]): string | un
 
 /**
  * Whether a skill the run called already has hops left in a question that asks for its result of its result ("the
- * manager of the manager of Alice's manager": three calls of `employee_manager`): its name's word written three times,
- * once per call, and fewer calls so far.
+ * manager of the manager of Alice's manager": three calls of `employee_manager`): a word of its name linked to itself
+ * by "of" ("manager of the manager", "manager of Alice's manager"), one hop per link and one more, and fewer calls so
+ * far. A word written twice without the link is no chain ("the forest growth ... the Boreal Forests of Canada").
  */
 function hopsLeft(question: string, skill: SkillProfile, calls: readonly EarlierCall[]): boolean {
   const made = calls.filter((call) => call.skill === skill.name).length;
   const words = new Set(nameStems(skill.name));
-  const counts = new Map<string, number>();
-  for (const stemmed of contentStems(question))
-    if (words.has(stemmed)) counts.set(stemmed, (counts.get(stemmed) ?? 0) + 1);
-  const hops = Math.max(0, ...counts.values());
-  return hops >= 2 && made < hops && /\bof\s+(?:the\s+)?\p{L}+(?:'s)?\s/iu.test(question);
+  const tokens = (question.match(/\p{L}[\p{L}\p{N}']*/gu) ?? []).map((token) => token.toLowerCase());
+  let links = 0;
+  for (const word of words) {
+    let own = 0;
+    for (let i = 0; i + 2 < tokens.length; i++) {
+      if (stem(tokens[i]) !== word || tokens[i + 1] !== "of") continue;
+      let j = i + 2;
+      if (tokens[j] === "the") j++;
+      if (/'s$/.test(tokens[j] ?? "")) j++;
+      if (j < tokens.length && stem(tokens[j]) === word) own++;
+    }
+    links = Math.max(links, own);
+  }
+  return links > 0 && made < links + 1;
 }
 
 /** Words that ask to combine numbers: a total, a difference, a ratio, an average. */

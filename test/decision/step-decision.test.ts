@@ -77,6 +77,46 @@ describe("stepDecision", () => {
     expect(second.offsets.skills!.country_capital).toBeGreaterThan(second.offsets.answer!);
   });
 
+  it("calls a skill again for each hop a question links by 'of', and not for a name word written twice", () => {
+    const manager = skill("employee_manager", "The manager of an employee.", { employee: { type: "string" } });
+    const question = "Who is the manager of the manager of Alice's manager?";
+    const hop = (calls: number) =>
+      stepDecision({
+        question,
+        skills: [manager],
+        calls: ["Alice", "Bob", "Carol"].slice(0, calls).map((employee, i) => ({
+          skill: "employee_manager",
+          arguments: { employee },
+          result: ["Bob", "Carol", "Dana"][i],
+        })),
+      });
+    expect(hop(1).answer).toBe(false);
+    expect(hop(2).offsets.skills!.employee_manager).toBeGreaterThan(hop(2).offsets.answer!);
+    expect(hop(3).answer).toBe(true);
+    // two items, two calls in one reply: done, whatever the placeholder result offers
+    const forest = skill("forest_growth_forecast", "Predict forest growth.", {
+      location: { type: "string" },
+      years: { type: "integer" },
+    });
+    const recorded = '{"status":"recorded","note":"The call was recorded. Answer the user now."}';
+    const done = stepDecision({
+      question:
+        "What would be the predicted forest growth in the Amazon Rainforest and the Boreal Forests of Canada over the next 10 years and 20 years, respectively?",
+      skills: [forest],
+      parallelCalls: true,
+      calls: [
+        { skill: "forest_growth_forecast", arguments: { location: "Amazon Rainforest", years: 10 }, result: recorded },
+        {
+          skill: "forest_growth_forecast",
+          arguments: { location: "Boreal Forests of Canada", years: 20 },
+          result: recorded,
+        },
+      ],
+    });
+    expect(done.answer).toBe(true);
+    expect(done.offsets.answer).toBeGreaterThan(done.offsets.skills!.forest_growth_forecast);
+  });
+
   it("plans a calls list as long as the question's items, and keeps calling while items are left", () => {
     const question = "Play songs from Taylor Swift and Maroon 5, for 20 minutes and 15 minutes respectively.";
     const list = stepDecision({ question, skills: [play], parallelCalls: true });
