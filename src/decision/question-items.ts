@@ -102,6 +102,13 @@ const OPENER =
 /** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
 /** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */
 const BACK_REFERENCE = /\b(?:the results?|that|it|this|them|these|those)\b/i;
+/**
+ * Words that take up a result whatever else the clause holds ("divide the result by 4", "divide it by 1000"); a pronoun
+ * alone does only in a clause without values of its own ("convert that to feet", not "lawsuits filed against them in
+ * 'San Francisco'").
+ */
+const RESULT_REFERENCE =
+  /\bthe (?:results?|answer|outcome|sum|product|total|difference)\b|\b(?:divide|multiply|convert|add|subtract|round|double|halve|square|take)\s+(?:it|that|this|them)\b/i;
 
 interface Piece {
   text: string;
@@ -123,7 +130,7 @@ function clauses(question: string, requests: boolean): Piece[] {
       .trim();
     if (text === "") continue;
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
-    const chain = i > 0 && BACK_REFERENCE.test(text);
+    const chain = i > 0 && (RESULT_REFERENCE.test(text) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
     pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }) });
   }
   return pieces;

@@ -139,6 +139,21 @@ describe("questionItems", () => {
     expect(items).toEqual([{ text: "Compute (12.5 + 7.5) * 3" }, { text: "divide the result by 4.", chain: true }]);
   });
 
+  it("reads a pronoun as a result taken up only where the clause has no values of its own", () => {
+    const interest = skill("compound_interest", "Compound interest.", { principal: { type: "number" } });
+    const lawsuits = skill("lawsuits_search", "Search lawsuits against a company.", {
+      company: { type: "string" },
+      location: { type: "string" },
+    });
+    const items = questionItems(
+      "Calculate the compound interest on $5000. Secondly, check the lawsuits against the company 'Tech Corp': were any filed against them in 'San Francisco'?",
+      [interest, lawsuits],
+    );
+    expect(items.map((item) => item.chain ?? false)).toEqual([false, false]);
+    expect(questionItems("Convert 10 km to miles, then convert that to feet.", [calculator]).at(-1)?.chain).toBe(true);
+    expect(questionItems("Multiply 48 by 25, then divide it by 100.", [calculator]).at(-1)?.chain).toBe(true);
+  });
+
   it("gives each skill a list of their own words names its call", () => {
     const variance = skill("statistics.variance", "Variance of data.", {
       data: { type: "array", items: { type: "number" } },
