@@ -16,7 +16,7 @@
 #   FULL="irrelevance multiple" SAMPLE=2 ROWS="off default" bash scripts/run-decision-levers.sh gemma3-270m
 #   SAMPLE=8 ROWS="fit words fit-words items progress items-progress stepwise" bash scripts/run-decision-levers.sh ...
 #
-# Env: ROWS (default: every row below, in order), THREADS (2), BFCL_DIR (evals/bfcl). A row whose report is already in
+# Env: ROWS (default: every row below, in order), CATEGORIES (the five), THREADS (2), BFCL_DIR (evals/bfcl). A row whose report is already in
 # OUT_DIR is kept (resumable). Run it alone on the machine: two llama.cpp processes at once slow both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ declare -A flags=(
   [default]=""
   [stepwise]="--no-parallel-calls"
 )
-categories="irrelevance multiple simple_python parallel parallel_multiple"
+categories="${CATEGORIES:-irrelevance multiple simple_python parallel parallel_multiple}"
 
 # the odd-numbered ids of a category's scored questions (its tasks: dataset inconsistencies left out), every
 # `step`-th one from `start` (1)
