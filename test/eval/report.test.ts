@@ -57,6 +57,32 @@ describe("reports", () => {
     expect(md).toMatch(/\| lookup-4-hop \| 0\/2 \| 0\/2 \| 2\/2 \|/);
   });
 
+  it("shows the median steps a run took beside each point of the convergence chart", async () => {
+    const report = await evaluateSuite(BASIC, { models: ["oracle", "profile:e2b-like"], budgets: [2, 8], seeds: 1 });
+    const runs = report.runs ?? [];
+    for (const series of report.convergence)
+      for (const point of series.points) {
+        const steps = runs
+          .filter((r) => r.model === series.model && r.budget === point.budget)
+          .map((r) => r.iterations)
+          .sort((a, b) => a - b);
+        const middle = Math.floor(steps.length / 2);
+        const median = steps.length % 2 ? steps[middle] : (steps[middle - 1] + steps[middle]) / 2;
+        expect(point.medianSteps).toBe(median);
+      }
+    const svg = parseSvg(renderConvergenceSvg(report.convergence));
+    const steps = asArray(svg.g).flatMap((g: { text?: unknown }) =>
+      asArray(g.text as { class?: string; "#text": number } | { class?: string; "#text": number }[]),
+    );
+    expect(steps.filter((t) => t.class === "steps").map((t) => t["#text"])).toEqual(
+      report.convergence.flatMap((s) => s.points.map((p) => p.medianSteps)),
+    );
+    // a report written before steps were counted draws no labels and no note
+    const old = parseSvg(renderConvergenceSvg([{ model: "m", points: [{ budget: 1, successRate: 0.5 }] }]));
+    expect(asArray(old.g).flatMap((g: { text?: unknown }) => asArray(g.text))).toEqual([]);
+    expect(JSON.stringify(old)).not.toContain("median steps");
+  });
+
   it("escapes model names in the SVG", () => {
     const svg = renderConvergenceSvg([{ model: 'a<b>&"c"', points: [{ budget: 1, successRate: 0.5 }] }]);
     const parsed = parseSvg(svg);

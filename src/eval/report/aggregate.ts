@@ -104,11 +104,17 @@ export function aggregateAll(
   );
 }
 
-/** Success rate against budget, one series per model: the convergence curve. */
+/** Success rate against budget, one series per model: the convergence curve, with the median steps at each point. */
 export function convergence(aggregates: readonly Aggregate[], models: readonly string[]): ConvergenceSeries[] {
   return models.map((model) => ({
     model,
-    points: aggregates.filter((a) => a.model === model).map((a) => ({ budget: a.budget, successRate: a.successRate })),
+    points: aggregates
+      .filter((a) => a.model === model)
+      .map((a) => ({
+        budget: a.budget,
+        successRate: a.successRate,
+        ...(a.runs > 0 && a.medianIterations !== undefined && { medianSteps: a.medianIterations }),
+      })),
   }));
 }
 

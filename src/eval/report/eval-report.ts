@@ -46,10 +46,13 @@ export interface Aggregate extends RunCounters {
   wallMs: number;
 }
 
-/** One line of the convergence chart: a model's success rate at each budget. */
+/**
+ * One line of the convergence chart: a model's success rate at each budget, and the median steps (model calls) its
+ * runs took there (absent in reports written before it was counted).
+ */
 export interface ConvergenceSeries {
   model: string;
-  points: { budget: number; successRate: number }[];
+  points: { budget: number; successRate: number; medianSteps?: number }[];
 }
 
 /** A question left out of a BFCL score, and why. */

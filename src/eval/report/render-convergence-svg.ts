@@ -73,8 +73,15 @@ function seriesLines(s: ConvergenceSeries, i: number, { plotW, x, y }: Plot): st
     `<polyline fill="none" stroke="${color}" stroke-width="2.5"${dashAttr} points="${points.map((p) => `${fmt(x(p.budget))},${fmt(y(p.successRate))}`).join(" ")}"/>`,
     ...points.map(
       (p) =>
-        `<circle cx="${fmt(x(p.budget))}" cy="${fmt(y(p.successRate))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.model}: budget ${p.budget}, ${fmt(p.successRate * 100)}%`)}</title></circle>`,
+        `<circle cx="${fmt(x(p.budget))}" cy="${fmt(y(p.successRate))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.model}: budget ${p.budget}, ${fmt(p.successRate * 100)}%${p.medianSteps === undefined ? "" : `, median ${fmt(p.medianSteps)} steps a run`}`)}</title></circle>`,
     ),
+    // the median steps a run took, beside its marker
+    ...points
+      .filter((p) => p.medianSteps !== undefined)
+      .map(
+        (p) =>
+          `<text class="steps" x="${fmt(x(p.budget) + 6)}" y="${fmt(y(p.successRate) - 8 - i * 12)}" fill="${color}" font-size="10">${fmt(p.medianSteps!)}</text>`,
+      ),
     `</g>`,
     `<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2.5"${dashAttr}/>`,
     `<text x="${lx + 30}" y="${ly}" dominant-baseline="middle">${escapeXml(s.model.length > 24 ? `${s.model.slice(0, 23)}…` : s.model)}</text>`,
@@ -83,7 +90,8 @@ function seriesLines(s: ConvergenceSeries, i: number, { plotW, x, y }: Plot): st
 
 /**
  * The convergence chart as a standalone SVG: success rate (0-100 %) against the iteration budget, one line with
- * markers per model or profile, labelled axes, grid lines, and a legend. Hand-written markup, no dependencies.
+ * markers per model or profile (each with the median steps its runs took, where the report counts them), labelled
+ * axes, grid lines, and a legend. Hand-written markup, no dependencies.
  */
 export function renderConvergenceSvg(series: readonly ConvergenceSeries[], options: { title?: string } = {}): string {
   const plot = plotOf(series);
@@ -93,6 +101,11 @@ export function renderConvergenceSvg(series: readonly ConvergenceSeries[], optio
     `<title>${title}</title>`,
     `<rect x="0" y="0" width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
     `<text x="${MARGIN.left}" y="28" font-size="15" font-weight="bold">${title}</text>`,
+    ...(series.some((s) => s.points.some((p) => p.medianSteps !== undefined))
+      ? [
+          `<text x="${MARGIN.left}" y="${HEIGHT - 40}" font-size="10" fill="#555">Small numbers: median steps (model calls) a run took at that budget</text>`,
+        ]
+      : []),
     ...axes(plot),
     ...series.flatMap((s, i) => seriesLines(s, i, plot)),
     `</svg>`,
