@@ -86,7 +86,7 @@ const ITEM: Record<string, RegExp> = {
 /** A list a clause writes out: where it is, its items (with where each is), and what kind they are. */
 interface ListSpan {
   /** `enum`: two or more values of one enum argument (see enumLists). */
-  kind: keyof typeof ITEM | "enum";
+  kind: "tuple" | "pair" | "quote" | "number" | "name" | "enum";
   start: number;
   end: number;
   items: { start: number; end: number }[];

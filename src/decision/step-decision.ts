@@ -337,7 +337,7 @@ function hopsLeft(question: string, skill: SkillProfile, calls: readonly Earlier
       if (stem(tokens[i]) !== word || tokens[i + 1] !== "of") continue;
       let j = i + 2;
       if (tokens[j] === "the") j++;
-      if (/'s$/.test(tokens[j] ?? "")) j++;
+      if ((tokens[j] ?? "").endsWith("'s")) j++;
       if (j < tokens.length && stem(tokens[j]) === word) own++;
     }
     links = Math.max(links, own);
