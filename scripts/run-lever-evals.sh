@@ -13,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 key="$1"
 out="${2:-docs/results/levers}"
-dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
-declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
-model="$dir/${files[$key]}"
+. scripts/lib/test-models.sh
+dir="$(test_models_dir)"
+model="$(test_model_path "$key")"
 bfcl="$(cd "${BFCL_DIR:-evals/bfcl}" && pwd)"
 declare -A flags=(
   [before]=""                                                               # the old loop (OLD_ROOT)

@@ -12,13 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/results/eval}"
-dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
-declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
+. scripts/lib/test-models.sh
+dir="$(test_models_dir)"
 for grammar in ${GRAMMARS:-on off}; do
   flag=(); basic_limit="${BASIC_LIMIT:-12}"; bfcl_limit="${BFCL_LIMIT:-3}"
   if [ "$grammar" = off ]; then flag=(--no-grammar); basic_limit="${BASIC_LIMIT_OFF:-6}"; bfcl_limit="${BFCL_LIMIT_OFF:-2}"; fi
-  for key in ${MODELS:-smollm2-135m-instruct gemma3-270m}; do
-    model="$dir/${files[$key]}"
+  for key in ${MODELS:-$(test_model_keys)}; do
+    model="$(test_model_path "$key")"
     run() {
       local name="$1"; shift
       local dest="$out/$key/$name-grammar-$grammar"

@@ -11,13 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/results/workflows}"
-dir="${GEMMA_AGENT_TEST_MODELS:-$HOME/.cache/gemma-agent/test-models}"
-declare -A files=([smollm2-135m-instruct]="SmolLM2-135M-Instruct.Q4_1.gguf" [gemma3-270m]="gemma-3-270m-q4_k_m.gguf")
-for key in ${MODELS:-smollm2-135m-instruct gemma3-270m}; do
+. scripts/lib/test-models.sh
+dir="$(test_models_dir)"
+for key in ${MODELS:-$(test_model_keys)}; do
+  model="$(test_model_path "$key")"
   dest="$out/$key"
   [ -f "$dest/report.json" ] && { echo ">> $key: done already" >&2; continue; }
   mkdir -p "$dest"
-  cmd=(node dist/cli/main.js eval evals/workflows.json --compare-loop --model "$dir/${files[$key]}" --budgets 4,8
+  cmd=(node dist/cli/main.js eval evals/workflows.json --compare-loop --model "$model" --budgets 4,8
     --limit "${LIMIT:-9}" --threads "${THREADS:-1}" --out "$dest")
   echo "${cmd[*]}" | sed "s#$dir/#<test-models>/#" > "$dest/command.txt"
   echo ">> $key" >&2

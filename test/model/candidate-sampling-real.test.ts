@@ -16,7 +16,7 @@ import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import { loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { benchAccess } from "../../src/model/llama/bench-access.js";
-import { loadTestModel, testModelPath, type TestModelVariable } from "../helpers/test-models.js";
+import { loadTestModel, realTestModels } from "../helpers/test-models.js";
 
 const BFCL = join(import.meta.dirname, "../../evals/bfcl");
 /** The first questions of three categories: one call, several functions, parallel calls. */
@@ -24,11 +24,7 @@ const TASKS = (["simple_python", "multiple", "parallel"] as const).flatMap((cate
   bfclTasks(loadBfclCategory(BFCL, category)).tasks.slice(0, 2),
 );
 
-describe.each<[string, TestModelVariable]>([
-  ["Gemma 3 270M", "GEMMA_AGENT_TEST_MODEL"],
-  ["SmolLM2-135M-Instruct", "GEMMA_AGENT_TEST_MODEL_INSTRUCT"],
-])("candidate sampling on %s", (name, variable) => {
-  const path = testModelPath(variable);
+describe.each(realTestModels())("candidate sampling on $name", ({ name, path }) => {
   let model: LlamaModelHandle;
   beforeAll(async () => {
     if (path) model = await loadTestModel(path);

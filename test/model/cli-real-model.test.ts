@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { testModelPath, type TestModelVariable } from "../helpers/test-models.js";
+import { realTestModels } from "../helpers/test-models.js";
 
 const CLI = resolve("dist/cli/main.js");
 
@@ -27,13 +27,7 @@ function ask(model: string, question: string): Promise<{ code: number | null; st
   });
 }
 
-const models: [string, TestModelVariable][] = [
-  ["Gemma 3 270M", "GEMMA_AGENT_TEST_MODEL"],
-  ["SmolLM2-135M-Instruct", "GEMMA_AGENT_TEST_MODEL_INSTRUCT"],
-];
-
-describe.each(models)("gemma-agent ask on %s", (_name, variable) => {
-  const path = testModelPath(variable);
+describe.each(realTestModels())("gemma-agent ask on $name", ({ variable, path }) => {
   it.skipIf(!path)(
     "exits 0 or 1 with one well-formed JSON document in which every action parsed",
     async () => {

@@ -12,12 +12,7 @@ import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import { collectCalls } from "../../src/eval/runner/collect-calls.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
-import { loadTestModel, testModelPath } from "../helpers/test-models.js";
-
-const models = [
-  { name: "Gemma 3 270M", path: testModelPath("GEMMA_AGENT_TEST_MODEL") },
-  { name: "SmolLM2-135M-Instruct", path: testModelPath("GEMMA_AGENT_TEST_MODEL_INSTRUCT") },
-];
+import { loadTestModel, realTestModels } from "../helpers/test-models.js";
 
 const task = (category: string, id: string) =>
   bfclTasks(loadBfclCategory(BUNDLED_BFCL_DIR, category)).tasks.find((t) => t.id === id)!;
@@ -46,7 +41,7 @@ const landmarks = lookup("landmark_country", "The country a famous landmark is i
   "Eiffel Tower": "France",
 });
 
-describe.each(models)("the decision on real weights ($name)", ({ path }) => {
+describe.each(realTestModels())("the decision on real weights ($name)", ({ path }) => {
   let model: LlamaModelHandle;
   beforeAll(async () => {
     if (path) model = await loadTestModel(path);
