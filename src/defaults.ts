@@ -1,8 +1,9 @@
 /**
  * Every default of the agent runtime that changes behaviour, in one place, with its reason. Options and flags
  * override per call. The layers that can be used on their own keep theirs in one file each, beside their code:
- * src/model/defaults.ts (models directory, downloads, GGUF reading), src/model/llama/defaults.ts (context size,
- * sampling, grammar wrap-up), src/model/http/defaults.ts (model servers: timeouts, retries and backoff, concurrency),
+ * src/model/defaults.ts (models directory, downloads, GGUF reading), src/model/llama/defaults.ts (context size, the
+ * prompt cache), src/model/decoding/defaults.ts (sampling, grammar wrap-up, jump-forward, candidate sampling),
+ * src/model/grounding/defaults.ts (grounding's strengths and bounds), src/model/http/defaults.ts (model servers: timeouts, retries and backoff, concurrency),
  * src/skills/builtin/defaults.ts (calculator, datetime, file limits) and src/eval/defaults.ts (budgets, seeds,
  * concurrency of evaluations).
  */

@@ -1,6 +1,6 @@
 import { TokenBias, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
 import type { LastReply } from "../../src/model/llama/bench-access.js";
-import { classifyTokens } from "../../src/model/llama/token-classes.js";
+import { classifyTokens } from "../../src/model/grounding/token-classes.js";
 
 /** What the model would have sampled at each sampling of a constrained reply, without the grammar. */
 export interface RefusalCount {

@@ -4,7 +4,8 @@ import { DownloadError } from "./errors.js";
 /**
  * Every default that changes how models are found, catalogued and downloaded, in one place, each with its reason, and
  * at the end the two environment variables a pull reads over them (its stall timeout, the Hugging Face token). (The
- * node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`, the server client in `model/http/`.)
+ * node-llama-cpp loader keeps its own runtime defaults beside it in `model/llama/`, decoding and grounding theirs in
+ * `model/decoding/` and `model/grounding/`, the server client in `model/http/`.)
  */
 
 /**

@@ -4,7 +4,7 @@
  * here the way llama.cpp's chain runs: logits, the mask, top-k, softmax, top-p, temperature, softmax).
  */
 import { describe, expect, it } from "vitest";
-import { pickCandidate } from "../../src/model/llama/candidate-pick.js";
+import { pickCandidate } from "../../src/model/decoding/candidate-pick.js";
 import { seededRandom } from "../../src/random.js";
 
 /** llama.cpp's masked chain over a small vocabulary given by logits: the probability of each token. */

@@ -1,7 +1,7 @@
-import type { Token } from "node-llama-cpp";
+import type { Token } from "../../src/model/grounding/token.js";
 import { describe, expect, it } from "vitest";
 import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
-import { actionOptions, DecisionSteer } from "../../src/model/llama/decision-steer.js";
+import { actionOptions, DecisionSteer } from "../../src/model/grounding/decision-steer.js";
 import type { DecisionBranch } from "../../src/model/model-handle.js";
 import { defineSkill } from "../../src/skills/skill.js";
 import { Registry } from "../../src/skills/registry.js";

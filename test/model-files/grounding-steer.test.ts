@@ -1,24 +1,24 @@
-import type { Token } from "node-llama-cpp";
+import type { Token } from "../../src/model/grounding/token.js";
 import { describe, expect, it } from "vitest";
-import { GROUNDING_STRICT_LOGIT } from "../../src/model/llama/defaults.js";
+import { GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
-import { GroundingIndex } from "../../src/model/llama/grounding-index.js";
+import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import {
   conversionSide,
   conversionUnits,
   GroundingSteer,
   type GroundingVocabulary,
   type Steering,
-} from "../../src/model/llama/grounding-steer.js";
+} from "../../src/model/grounding/grounding-steer.js";
 import {
   askingValues,
   formulaKey,
   optionalArgumentKeys,
   schemaValues,
   skillArgumentKeys,
-} from "../../src/model/llama/grounding-setup.js";
-import { JsonValueTracker } from "../../src/model/llama/json-value-tracker.js";
-import { valueEndKind } from "../../src/model/llama/token-classes.js";
+} from "../../src/model/grounding/grounding-setup.js";
+import { JsonValueTracker } from "../../src/model/grounding/json-value-tracker.js";
+import { valueEndKind } from "../../src/model/grounding/token-classes.js";
 
 /** A made-up vocabulary: every listed text is one token, its id its place in the list. */
 function vocabulary(

@@ -1,6 +1,6 @@
 import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { inLoop as inLoopOf } from "../../src/model/llama/loop-guard.js";
+import { inLoop as inLoopOf } from "../../src/model/decoding/loop-guard.js";
 
 const repeat = (stretch: number[], times: number) => Array.from({ length: times }, () => stretch).flat();
 /** Token ids are numbers under a brand. */

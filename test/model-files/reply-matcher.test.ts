@@ -7,7 +7,7 @@ import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { GbnfMatcher } from "../../src/model/gbnf/gbnf-matcher.js";
 import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
-import { ReplyMatcher, TokenTexts } from "../../src/model/llama/reply-matcher.js";
+import { ReplyMatcher, TokenTexts } from "../../src/model/decoding/reply-matcher.js";
 
 const VOCAB = ['{"', "name", '":"', "Zo", "é", "<0xC3>", "<0xA9>", '"}', "}", "", "x", '"x'];
 const id = (text: string): Token => {

@@ -1,5 +1,5 @@
 import { statsWithCall, type CallStats, type GenerationStats } from "../model-handle.js";
-import type { TokenRun } from "./token-run.js";
+import type { TokenRun } from "../decoding/token-run.js";
 
 /** The stats of a handle that has not generated yet. */
 export function emptyStats(): GenerationStats {

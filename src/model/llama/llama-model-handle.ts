@@ -19,27 +19,28 @@ import {
   DEFAULT_TOP_K,
   DEFAULT_TOP_P,
   GRAMMAR_WRAP_UP_TOKENS,
-  PROMPT_CACHE_MIN_TOKENS,
-} from "./defaults.js";
+} from "../decoding/defaults.js";
+import { PROMPT_CACHE_MIN_TOKENS } from "./defaults.js";
 import { GbnfMatcher } from "../gbnf/gbnf-matcher.js";
 import type { ParsedGbnf } from "../gbnf/gbnf-parse.js";
 import { seededRandom } from "../../random.js";
-import { groundingFor, groundingVocabulary } from "./grounding-setup.js";
-import type { GroundingVocabulary } from "./grounding-steer.js";
+import { groundingVocabulary } from "../grounding/grounding-setup.js";
+import { groundingFor } from "./steer-bias.js";
+import type { GroundingVocabulary } from "../grounding/grounding-steer.js";
 import { openBenchAccess, type LastReply } from "./bench-access.js";
 import { addCall, emptyStats, endCall, startCall, type CallRecord } from "./generation-stats.js";
-import type { CompiledGrammar, GrammarCache } from "./grammar-cache.js";
-import { acceptTokens, canAcceptTokens } from "./grammar-state.js";
-import { JumpForward, type JumpTokenizer } from "./jump-forward.js";
-import { ReplyMatcher, TokenTexts } from "./reply-matcher.js";
-import { CandidateReply, type NextFeed } from "./candidate-reply.js";
+import type { CompiledGrammar, GrammarCache } from "../decoding/grammar-cache.js";
+import { acceptTokens, canAcceptTokens } from "../decoding/grammar-state.js";
+import { JumpForward, type JumpTokenizer } from "../decoding/jump-forward.js";
+import { ReplyMatcher, TokenTexts } from "../decoding/reply-matcher.js";
+import { CandidateReply, type NextFeed } from "../decoding/candidate-reply.js";
 import type { PromptCache } from "./prompt-cache.js";
 import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
-import { samplingBiases, type SamplingBiases } from "./sampling-biases.js";
+import { samplingBiases, type SamplingBiases } from "../decoding/sampling-biases.js";
 import { SequencePool, SequenceSlot } from "./sequence-slot.js";
-import type { TokenClasses } from "./token-classes.js";
-import { TokenRun } from "./token-run.js";
+import type { TokenClasses } from "../grounding/token-classes.js";
+import { TokenRun } from "../decoding/token-run.js";
 
 /** {@link ModelInfo} plus what only a loaded llama.cpp model knows. */
 export interface LlamaModelInfo extends ModelInfo {

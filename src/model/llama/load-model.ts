@@ -5,15 +5,16 @@ import { chatFormatForArchitecture } from "../../prompt/chat-format.js";
 import { checkGgufFile, checkGgufRunnable } from "../gguf/gguf-check.js";
 import { quantizationName } from "../gguf/gguf-file-type.js";
 import { resolveModelFile } from "../resolve-model.js";
-import { DEFAULT_CONTEXT_SIZE, DEFAULT_TEMPERATURE } from "./defaults.js";
-import { GrammarCache } from "./grammar-cache.js";
+import { DEFAULT_TEMPERATURE } from "../decoding/defaults.js";
+import { DEFAULT_CONTEXT_SIZE } from "./defaults.js";
+import { GrammarCache } from "../decoding/grammar-cache.js";
 import { LlamaModelHandle } from "./llama-model-handle.js";
 import { backendOf, getLlamaRuntime } from "./llama-runtime.js";
 import { toModelLoadError } from "./load-errors.js";
 import { modelChatFormat } from "./model-chat-format.js";
 import { PROMPT_CACHE_FORMAT, PromptCache, type PromptCacheOptions } from "./prompt-cache.js";
 import { defaultThreadCount } from "./threads.js";
-import { classifyTokens } from "./token-classes.js";
+import { classifyTokens } from "../grounding/token-classes.js";
 
 /** Options of {@link loadModel}. */
 export interface LoadModelOptions {

@@ -1,7 +1,7 @@
 import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
 import type { ChatFormat } from "../../prompt/chat-format.js";
 import { WRAP_UP_LOGIT_BIAS } from "./defaults.js";
-import type { TokenClasses } from "./token-classes.js";
+import type { TokenClasses } from "../grounding/token-classes.js";
 
 /** A model's stops and sampling biases, built once per handle (see TokenRunSetup). */
 export interface SamplingBiases {

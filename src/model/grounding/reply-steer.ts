@@ -1,4 +1,4 @@
-import type { Token } from "node-llama-cpp";
+import type { Token } from "./token.js";
 import type { Candidates, DecisionSteer } from "./decision-steer.js";
 import type { Steering } from "./grounding-steer.js";
 

@@ -1,6 +1,6 @@
 import type { LlamaModel, Token, TokenBias } from "node-llama-cpp";
-import type { ReplySteer } from "./reply-steer.js";
-import type { Candidates } from "./decision-steer.js";
+import type { ReplySteer } from "../grounding/reply-steer.js";
+import type { Candidates } from "../grounding/decision-steer.js";
 import { JsonStringState } from "./json-string-state.js";
 import type { SamplingBiases } from "./sampling-biases.js";
 import { inLoop } from "./loop-guard.js";

@@ -1,4 +1,4 @@
-import type { Token } from "node-llama-cpp";
+import type { Token } from "./token.js";
 import type { DecisionBranch, DecisionOptions } from "../model-handle.js";
 import { JsonValueTracker } from "./json-value-tracker.js";
 import type { Steering } from "./grounding-steer.js";

@@ -1,4 +1,4 @@
-import { TokenBias, type LlamaModel, type Token } from "node-llama-cpp";
+import type { Token } from "./token.js";
 import {
   GROUNDING_LEVERS,
   isGroundingLeverList,
@@ -224,25 +224,20 @@ export function groundingVocabulary(classes: TokenClasses, banned: ReadonlySet<T
 
 /**
  * One constrained call's steering: its decision at the reply's branch points (see DecisionSteer) and its grounding
- * (the steer over its source), and the bias they write into (banned tokens never, as the handle's base bias, unless
- * `bans` is false: candidate sampling leaves them out itself); undefined when the call has neither (no decision, and
- * no grounding or `off`).
+ * (the steer over its source); undefined when the call has neither (no decision, and no grounding or `off`). The
+ * loader turns it into a token bias (llama/steer-bias.ts).
  */
-export function groundingFor(
-  model: LlamaModel,
+export function replySteerFor(
   vocabulary: GroundingVocabulary,
   grounding: GroundingOptions | undefined,
   schema: JsonSchema | undefined,
-  bans = true,
   decision?: DecisionOptions,
-): { steer: ReplySteer; bias: TokenBias } | undefined {
+): ReplySteer | undefined {
   if (!schema) return undefined;
   const values = groundingSteer(vocabulary, grounding, schema);
   const choice = decision ? new DecisionSteer(decision, actionOptions(schema), vocabulary) : undefined;
   if (!values && !choice) return undefined;
-  const bias = new TokenBias(model.tokenizer);
-  if (bans && vocabulary.banned.size > 0) bias.set([...vocabulary.banned], "never");
-  return { steer: replySteer(choice, values), bias };
+  return replySteer(choice, values);
 }
 
 /**

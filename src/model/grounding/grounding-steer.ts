@@ -1,4 +1,4 @@
-import type { Token } from "node-llama-cpp";
+import type { Token } from "./token.js";
 import { GROUNDING_LEVERS, type GroundingLever, type GroundingMode } from "../model-handle.js";
 import {
   GROUNDING_ANSWER_COPY_LOGIT,

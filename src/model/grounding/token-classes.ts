@@ -1,4 +1,12 @@
-import type { LlamaModel, Token } from "node-llama-cpp";
+import type { Token } from "./token.js";
+
+/** What classifying needs of a model's vocabulary: node-llama-cpp's LlamaModel has it as it is. */
+export interface TokenVocabulary {
+  iterateAllTokens(): Iterable<Token>;
+  isEogToken(token: Token): boolean;
+  detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
+  getTokenAttributes(token: Token): { readonly unknown: boolean };
+}
 
 /** Token sets the loader needs, computed once per model by looking at every token of the vocabulary. */
 export interface TokenClasses {
@@ -51,7 +59,7 @@ export function valueEndKind(text: string): "string" | "number" | undefined {
 }
 
 /** Classify every token of `model`'s vocabulary (a few hundred ms for Gemma's 262,144 tokens). */
-export function classifyTokens(model: LlamaModel): TokenClasses {
+export function classifyTokens(model: TokenVocabulary): TokenClasses {
   const banned: Token[] = [];
   const stringClosers: Token[] = [];
   const stringEnds: Token[] = [];

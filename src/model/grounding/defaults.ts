@@ -1,0 +1,55 @@
+/**
+ * Defaults of grounding (the steer of argument and answer values toward the question and the results), each with its
+ * reason. GenerateOptions.grounding chooses the mode per call; these are its strengths and bounds.
+ */
+
+/**
+ * Grounding (issue 26; GenerateOptions.grounding), soft mode: the logit bonus of a token that copies the next piece
+ * of a span of the source into an argument value, or the next digits of one of its numerals. A small model's top
+ * tokens inside a value are a few logits apart: 4 lifts a copied token over the description's or the key's wording
+ * without overruling a model that is sure of something else.
+ */
+export const GROUNDING_COPY_LOGIT = 4;
+/** ... the bonus of closing a value that is a whole span of the source ending at a boundary (or a whole numeral). */
+export const GROUNDING_CLOSE_LOGIT = 2;
+/**
+ * ... the bonus of a token that goes on with a word of the source the value is in the middle of ("Yellow" of
+ * "Yellowstone", where the value is no whole word yet): four times the copy bonus. Past a word's first letters the copy
+ * is under way, and a small model's own word can be more than 8 logits stronger (Gemma 3 270M wrote "Yellowak" past
+ * +8 on "stone"; SmolLM2 "Manchester" for Manhattan, "Mario…" for Magnus). Chosen on BFCL's even half: 4 and 8 gained
+ * less.
+ */
+export const GROUNDING_MID_WORD_LOGIT = 4 * GROUNDING_COPY_LOGIT;
+/** ... the malus of a token that copies on a span of the instructions, the runtime's notes or the key's own name. */
+export const GROUNDING_AVOID_LOGIT = -4;
+/**
+ * ... the malus of another item past the end of a list the question writes out ("'Age', 'Income' and 'Education'"):
+ * twice the avoid malus, since a list's end in the question is firm (SmolLM2 went on past -4 with "FTSE 100", "DAX").
+ */
+export const GROUNDING_LIST_END_LOGIT = 2 * GROUNDING_AVOID_LOGIT;
+/** ... the bonus of a token that copies a span of the results or the question into a final answer (prose: gentler). */
+export const GROUNDING_ANSWER_COPY_LOGIT = 2;
+/**
+ * Strict mode: the bonus of a token allowed in an argument value (a span of the source, an enum or default value, a
+ * numeral): as large as the wrap-up's (decoding/defaults.ts WRAP_UP_LOGIT_BIAS), beyond any logit a model produces (the fixture model's random weights beat 30),
+ * it restricts the value wherever the grammar allows an allowed token, and falls back to the model's own choice where
+ * it allows none (a mask that cannot leave the grammar without a token).
+ */
+export const GROUNDING_STRICT_LOGIT = 100;
+/**
+ * An argument number may have the source's longest numeral's digits plus 2 (a unit conversion, a product of two
+ * numbers of the question) before it is closed: Gemma 3 270M wrote `5000000000000000` for 50, 16 digits to the cap.
+ */
+export const GROUNDING_NUMBER_DIGIT_MARGIN = 2;
+/**
+ * A run of one repeated digit longer than the source's longest (and at least 3) closes the number: `5000…` for 50.
+ */
+export const GROUNDING_MIN_DIGIT_RUN = 3;
+/**
+ * An argument string without its own bound is closed at the longest source text's length, and at least 32
+ * characters: a value copied from the question is never longer than the question; a runaway one ("New York, NY, you
+ * should format it as City, State, …") ran to the grammar's cap.
+ */
+export const GROUNDING_MIN_STRING_CHARS = 32;
+/** Spans followed at most per token (a one-letter value can sit in hundreds of places; the first 64 decide). */
+export const GROUNDING_MAX_POSITIONS = 64;
