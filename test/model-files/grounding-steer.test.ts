@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import { GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
+import { conversionSide, conversionUnits } from "../../src/model/grounding/grounding-words.js";
 import {
-  conversionSide,
-  conversionUnits,
   GroundingSteer,
   type GroundingVocabulary,
   type Steering,

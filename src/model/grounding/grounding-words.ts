@@ -1,0 +1,232 @@
+/**
+ * The word lists, patterns and small text readers grounding reads a question and a reply with (articles, joining
+ * words, list separators, magnitudes, place and conversion words, anchors between a key's word and its value). Each
+ * says what it matches and why; question-reading.ts and grounding-steer.ts apply them.
+ */
+import type { JsonValuePosition } from "./json-value-tracker.js";
+import { numeralsOf } from "./grounding-index.js";
+
+/**
+ * A numeral of the question as JSON writes it ("2,000,000" → 2000000), also as a fraction where a `%` follows,
+ * only scaled where a magnitude word follows ("50 million": 50000000).
+ */
+export function anchoredNumerals(numeral: string, after: string): string[] {
+  const plain = numeral.replaceAll(",", "").replace(/\.$/, "");
+  const all = [plain];
+  if (/^\s?%/.test(after)) all.push(String(Number((Number(plain) / 100).toPrecision(12))));
+  const magnitude = MAGNITUDE_AFTER.exec(after)?.[1].toLowerCase();
+  const scaled = magnitude ? Number(plain) * MAGNITUDES[magnitude] : NaN;
+  // "100 million": 100000000 only (an anchored 100 would be closed as whole: Gemma wrote 100)
+  return Number.isSafeInteger(scaled) ? [String(scaled)] : all;
+}
+
+/** Characters a value made of nothing else is no value of: `","`, `"."`, `" "` (with the empty string). */
+export const PUNCTUATION = ["", ",", ".", ";", ":", "-", " ", "!", "?", "'", "/", "(", ")", "_", "*", "#", "&"];
+export const CLOSE_TAILS = ["", ",", "]", "}", "]}", "],", "},", "}}"];
+
+/** punctuationStrings' texts by openers: a handful of openers (`""`, `":"`), built once each. */
+export const punctuationCache = new Map<string, string[]>();
+
+/**
+ * The texts of a string of punctuation alone, opened (`",`) or closed and followed by what may follow a value: after
+ * each of `openers` with its opening quote (`quoted`: `:","`, `","]`), or inside a string that has just opened (`,"`).
+ */
+export function punctuationStrings(openers: readonly string[], quoted: boolean): string[] {
+  const key = `${quoted}\u0001${openers.join("\u0001")}`;
+  const kept = punctuationCache.get(key);
+  if (kept) return kept;
+  const texts: string[] = [];
+  punctuationCache.set(key, texts);
+  for (const opener of openers)
+    for (const mark of PUNCTUATION) {
+      const open = `${opener}${quoted ? '"' : ""}${mark}`;
+      if (mark !== "") texts.push(open); // `",` opens a string of a comma
+      for (const tail of CLOSE_TAILS) texts.push(`${open}"${tail}`);
+    }
+  return texts;
+}
+
+/** The value being written: its kind, role, text so far and the spans of the source and avoid texts it follows. */
+export interface ValueState {
+  kind: JsonValuePosition["kind"];
+  role: "argument" | "answer";
+  key: string;
+  value: string;
+  positions: number[];
+  avoidPositions: number[];
+  /** An array's item: the items before it (see JsonValuePosition.items). */
+  items?: readonly string[];
+  /** Inside an object of its own under `arguments` (`area: {"width": ...}`), not directly under it. */
+  nested: boolean;
+}
+
+/** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
+export const LIST_SEPARATOR = /^['"]?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
+/** A separator that joins a list's last item ("and", "or", "&"). */
+export const LIST_JOINER = /\band\b|\bor\b|&/i;
+/** An article before a list's item ("S&P 500 and the Dow Jones"): the item is what follows it. */
+export const ITEM_ARTICLE = /^(?:the|an?)\s+/i;
+/** Where a list item of the question ends (its text runs up to here). */
+export const LIST_ITEM_END = /['",\])\n]|\s+(?:and|or)\s|[.?!;:](?:\s|$)/i;
+/** The character the index joins its texts with (see GroundingIndex): a list item never runs past it. */
+export const TEXT_JOINT = String.fromCharCode(0);
+export const LEADING_NUMERAL = /^-?\d+(?:\.\d+)?/;
+export const WORD_AT = /[\p{L}\p{N}_]/u;
+/** A capitalized word that ends the text ("… Yellowstone"), as a name's word before another. */
+export const CAPITALIZED_WORD_BEFORE = /(?:^|[^\p{L}\p{N}_])\p{Lu}[\p{L}\p{N}_.'+-]*$/u;
+
+/** Whether `item` stands at `p` of `text` (lower case) as a whole: no word character runs on before or after it. */
+export function itemAt(text: string, p: number, item: string): boolean {
+  if (item === "" || !text.startsWith(item, p)) return false;
+  const after = text[p + item.length] ?? "";
+  const before = p > 0 ? text[p - 1] : "";
+  return (
+    !WORD_AT.test(before) && !WORD_AT.test(after) && !/^\.\d/.test(text.slice(p + item.length, p + item.length + 2))
+  );
+}
+
+/**
+ * What may stand between a key's word in the question and the value it names: "title 'David'", "net income of
+ * $2,000,000", "radius of 4 meters", "the company 'Apple Inc.'", "age is 25", "material Marble", and after a comma
+ * a name or number in apposition ("my location, Manhattan"). Not "for", "to", "with": "the next five matches for
+ * Manchester United" does not make the team the matches'.
+ */
+export const ANCHOR_FILLER =
+  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|=|:|named|called|equal to|set to)(?=[\s'"$])|(?<apposition>,)(?=\s))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
+/** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
+export const NUMERAL_BEFORE =
+  /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;
+/** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"). */
+export const MAGNITUDE_AFTER = /^\s*(thousand|million|billion|trillion)\b/i;
+export const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+
+/**
+ * Head words of a key that takes a place: the called skill's one such key is also anchored to a name the question
+ * puts after "in", "near", "around" or "at" ("forest in Yellowstone National Park", "around Denver, Colorado"), where
+ * Gemma 3 270M wrote `"location":"in"`, `"hospital"`, `"nearby"`.
+ */
+export const PLACE_WORDS = new Set(["location", "place", "city", "town", "country", "region", "address", "venue"]);
+/**
+ * The numerals `question` writes only as a percentage ("8%", "5 %"), never bare: those whose fraction is the value
+ * of a rate.
+ */
+export function percentOnlyNumerals(question: string): Set<string> {
+  const percent = new Set<string>();
+  const bare = new Set<string>();
+  for (const match of question.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)(\s?%)?/gu))
+    (match[2] ? percent : bare).add(match[1]);
+  for (const numeral of bare) percent.delete(numeral);
+  return percent;
+}
+
+/** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
+export const ORDINAL_KEY = /^(.*?)_?([1-9])$/;
+/** Words that only join others: no argument's value alone. */
+export const FUNCTION_WORDS = new Set(
+  "a an the in on at to of for from by with near into onto about and or but is are was be my me i it its this that".split(
+    " ",
+  ),
+);
+/** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
+export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
+/** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */
+export const PLACE_OF = /(?<![\p{L}\p{N}])of\s+(?:the\s+)?(?=\p{Lu})/gu;
+
+/** Words of a flag's name that say nothing about what it turns on (`include_`, `show_`, `use_`, ...). */
+export const GENERIC_FLAG_WORDS = new Set([
+  "include",
+  "show",
+  "return",
+  "with",
+  "enable",
+  "flag",
+  "whether",
+  "boolean",
+]);
+
+/** The words of a key (`cell_type`, `startDate`, `field-of-law`): lower case, 3 letters or more. */
+export function keyWords(key: string): string[] {
+  return key
+    .split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/)
+    .map((word) => word.toLowerCase())
+    .filter((word) => word.length >= 3 && /^[a-z]+$/.test(word));
+}
+/** The words that name a conversion key's side, alone (`from`, `to`) or with a conversion word (`base_currency`). */
+export const CONVERSION_SIDES = {
+  from: new Set(["from", "source", "base", "original"]),
+  to: new Set(["to", "target", "into"]),
+} as const;
+/** The words a conversion key may carry beside its side (`from_unit`, `target_currency`). */
+export const CONVERSION_WORDS = new Set(["unit", "units", "currency", "scale", "measure"]);
+/** A quantity's numeral and the space before its unit ("150 pounds", "98.6 °F", "2 tablespoons"). */
+export const QUANTITY = /(?<![\p{L}\p{N}.])\d[\d,]*(?:\.\d+)?\s*(?=[°\p{L}])/gu;
+/** What follows a numeral and is not its unit ("10 to 20", "4 and 5", "5 times"). */
+export const NOT_A_UNIT =
+  /^(?:to|and|or|of|in|into|times|by|at|per|from|is|are|was|were|be|will|would|can|could|do|does|an?|the|with|for|my|your|our|this|that|each|included|worth|equal|equals|make|makes|get|cost|costs)(?![\p{L}\p{N}])/iu;
+/** Where a conversion names its source unit as such ("from British pounds to Japanese yen"). */
+export const SOURCE_BEFORE = /(?<![\p{L}\p{N}])from\s+(?=[°\p{L}])/giu;
+/** Where a conversion's target unit follows ("How many kilograms", "to miles", "in Celsius", "into cups"). */
+export const TARGET_BEFORE = /(?<![\p{L}\p{N}])(?:how many|to|into|in)\s+(?=[°\p{L}])/giu;
+
+/**
+ * Which side of a conversion a key takes: `from`, `from_unit`, `base_currency`, `source_currency` the quantity's own
+ * unit; `to`, `to_unit`, `target_currency` the unit wanted. Undefined for any other key (`from_date`, `source`).
+ */
+export function conversionSide(key: string): "from" | "to" | undefined {
+  const words = key
+    .split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/)
+    .map((word) => word.toLowerCase())
+    .filter(Boolean);
+  for (const side of ["from", "to"] as const) {
+    const named = words.filter((word) => CONVERSION_SIDES[side].has(word));
+    const rest = words.filter((word) => !CONVERSION_SIDES[side].has(word));
+    if (named.length !== 1) continue;
+    if (rest.length === 0 ? named[0] === side : rest.every((word) => CONVERSION_WORDS.has(word))) return side;
+  }
+  return undefined;
+}
+
+/**
+ * Where the question writes a conversion's units: a quantity's own unit ("How many kilograms is 150 pounds?":
+ * "pounds") for the `from` side, and the unit wanted ("kilograms"; "to miles" and "in Celsius" after the quantity)
+ * for the `to` side.
+ */
+export function conversionUnits(text: string, side: "from" | "to"): number[] {
+  const after = (pattern: RegExp) =>
+    [...text.matchAll(pattern)]
+      .map((match) => match.index + match[0].length)
+      .filter((at) => !NOT_A_UNIT.test(text.slice(at)));
+  // "from British pounds" names it; else the unit of a quantity ("200 US dollars")
+  const named = after(SOURCE_BEFORE);
+  const sources = named.length > 0 ? named : after(QUANTITY);
+  if (side === "from" || sources.length === 0) return sources;
+  return [...text.matchAll(TARGET_BEFORE)]
+    .filter((match) => /^how/i.test(match[0]) || match.index > sources[0])
+    .map((match) => match.index + match[0].length)
+    .filter((at) => !NOT_A_UNIT.test(text.slice(at)));
+}
+
+/**
+ * The numerals of `numerals` (the source's) that `question` writes too, where some numeral of the source is not the
+ * question's (a result's own): an answer's echo of the question. Empty without a question, or when every numeral is
+ * the question's.
+ */
+export function echoedNumerals(numerals: readonly string[], question: string | undefined): Set<string> {
+  if (question === undefined) return new Set();
+  const asked = new Set(numeralsOf(question));
+  const echoed = new Set(numerals.filter((numeral) => asked.has(numeral)));
+  return echoed.size < new Set(numerals).size ? echoed : new Set();
+}
+
+/** A result's JSON syntax (`}`, `",`): not what an answer copies from it. */
+export const JSON_PUNCTUATION = /^[\s{}[\]":,]+$/;
+/** Characters a copied token may not carry: JSON would write them escaped (another token). */
+export const NEEDS_ESCAPE = (ch: string) => ch === '"' || ch === "\\" || ch.charCodeAt(0) < 0x20;
+
+/** Which value role a path is: the `final_answer` (answer) or a value under `arguments` (argument); else none. */
+export function roleOf(path: readonly string[]): { role: "argument" | "answer"; key: string } | undefined {
+  if (path[0] === "final_answer") return { role: "answer", key: "final_answer" };
+  const at = path.indexOf("arguments");
+  if (at === -1 || path.length <= at + 1) return undefined;
+  return { role: "argument", key: path[path.length - 1] };
+}

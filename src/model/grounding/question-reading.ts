@@ -1,0 +1,482 @@
+import type { GroundingIndex } from "./grounding-index.js";
+import type { SteerSource } from "./steer-source.js";
+import {
+  ANCHOR_FILLER,
+  CAPITALIZED_WORD_BEFORE,
+  GENERIC_FLAG_WORDS,
+  ITEM_ARTICLE,
+  LEADING_NUMERAL,
+  LIST_ITEM_END,
+  LIST_JOINER,
+  LIST_SEPARATOR,
+  NOT_A_UNIT,
+  NUMERAL_BEFORE,
+  ORDINAL_KEY,
+  PLACE_BEFORE,
+  PLACE_OF,
+  PLACE_WORDS,
+  TEXT_JOINT,
+  type ValueState,
+  WORD_AT,
+  anchoredNumerals,
+  conversionSide,
+  conversionUnits,
+  itemAt,
+  keyWords,
+  percentOnlyNumerals,
+} from "./grounding-words.js";
+import { GROUNDING_MIN_DIGIT_RUN, GROUNDING_NUMBER_DIGIT_MARGIN } from "./defaults.js";
+import { numeralsOf } from "./grounding-index.js";
+import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
+
+/**
+ * What one call's question says for its argument values, read once per key and skill: the values a key's word
+ * anchors (see anchors), the names and units it writes, its lists, its arithmetic, which optional arguments it asks
+ * for, which numerals fit which key. The steer (grounding-steer.ts) keeps the reply so far in `text` and asks.
+ */
+export class QuestionReading {
+  readonly source: GroundingIndex;
+  readonly optionalKeys: ReadonlyMap<string, readonly string[]>;
+  readonly argumentKeys: ReadonlyMap<string, readonly string[]>;
+  readonly integerKeys: ReadonlyMap<string, readonly string[]>;
+  readonly numericKeys: ReadonlyMap<string, readonly string[]>;
+  readonly formulaKeys: ReadonlyMap<string, readonly string[]>;
+  /** The question's arithmetic stretches (see arithmeticStretches), found once. */
+  stretches?: [number, number][];
+  /** The question's numerals that it writes in digits (see numeralsHeld), read once. */
+  digitNumerals?: string[];
+  readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
+  readonly percentKeys: ReadonlyMap<string, readonly string[]>;
+  /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
+  readonly percentOnly: ReadonlySet<string>;
+  /** The reply so far (see optionalAsked). */
+  text = "";
+  /** The skill the reply so far calls, and the text it was read from (see currentSkill). */
+  skillOf: { text: string; skill: string | undefined } | undefined;
+  /** The source's words, lower case (see named). */
+  sourceWords: Set<string> | undefined;
+  /** How many characters of the source's text are the question's (the schema's values follow them). */
+  readonly questionChars: number;
+  /** Each unit key's units (see unitSpans), computed once per skill and key. */
+  readonly units = new Map<string, [number, number][]>();
+  /** Each key's anchored values (see anchors), computed once per key. */
+  readonly anchored = new Map<string, { starts: number[]; numerals: string[] }>();
+
+  /**
+   * For an expression key, where the question's words begin inside one of its arithmetic stretches: no value begins
+   * there with a bonus (both test models wrote "1764" for "the square root of 1764", and "12, 18, 27 and 43" for "the
+   * average of ...").
+   */
+  innerStarts(key: string): number[] {
+    if (!this.isFormula(key)) return [];
+    return this.source.starts.filter((p) => this.insideStretch(p));
+  }
+
+  /**
+   * For a conversion's unit key (see conversionSide) of a skill that takes the quantity in a number key: the units the
+   * question writes for its side (see conversionUnits), each as [start, end) offsets to its last word ("US gallons"
+   * up to "to liters", "kilograms" up to "is"). Gemma closed "US" and "mil"; empty for any other key.
+   */
+  unitSpans(key: string): [number, number][] {
+    const skill = this.currentSkill();
+    const memo = `${skill ?? ""}\u0000${key}`;
+    let spans = this.units.get(memo);
+    if (spans) return spans;
+    const numeric = skill === undefined ? undefined : this.numericKeys.get(skill);
+    const text = this.source.text;
+    spans =
+      !conversionSide(key) || !numeric?.length || numeric.includes(key)
+        ? []
+        : this.anchors(key).starts.map((start): [number, number] => {
+            const first = /^(?:°\s?)?\p{L}+/u.exec(text.slice(start, start + 40));
+            let end = start + (first?.[0].length ?? 0);
+            for (let next; (next = /^[ -](\p{L}+)/u.exec(text.slice(end, end + 40))) && !NOT_A_UNIT.test(next[1]);)
+              end += next[0].length;
+            return [start, end];
+          });
+    this.units.set(memo, spans);
+    return spans;
+  }
+
+  /** The positions of `positions` inside one of `units` or at its end (past its start). */
+  inUnits(units: readonly [number, number][], positions: readonly number[]): number[] {
+    return positions.filter((p) => units.some(([start, end]) => p > start && p <= end));
+  }
+
+  /** Whether `key` of the called skill takes an arithmetic expression (see formulaKey). */
+  isFormula(key: string): boolean {
+    const skill = this.currentSkill();
+    return skill !== undefined && (this.formulaKeys.get(skill)?.includes(key) ?? false);
+  }
+
+  /** The question's arithmetic stretches (see arithmeticStretches), as [start, end) offsets of the source's text. */
+  arithmetic(): [number, number][] {
+    return (this.stretches ??= arithmeticStretches(this.source.text.slice(0, this.questionChars)));
+  }
+
+  /** Whether `p` lies inside an arithmetic stretch of the question, past its start and before its end. */
+  insideStretch(p: number): boolean {
+    return this.arithmetic().some(([start, end]) => p > start && p < end);
+  }
+
+  /**
+   * Whether a span ending at `p` stops inside a name: its last word is capitalized and the source goes on with a
+   * space and another capitalized word ("Yellowstone| National Park", "Apple| Inc."). Gemma closed "Yellowstone".
+   */
+  nameGoesOn(p: number): boolean {
+    const text = this.source.text;
+    return /^ \p{Lu}/u.test(text.slice(p, p + 2)) && CAPITALIZED_WORD_BEFORE.test(text.slice(Math.max(0, p - 40), p));
+  }
+
+  /**
+   * Whether `p` begins a word inside a name: a capitalized word right after another one that does not begin its
+   * sentence ("Carlsen" of "Magnus Carlsen", "Park" of "Yellowstone National Park"). A value does not begin there
+   * (Gemma wrote `"player_name":"Carlsen"`).
+   */
+  insideName(p: number): boolean {
+    const text = this.source.text;
+    if (!/\p{Lu}/u.test(text[p] ?? "") || text[p - 1] !== " ") return false;
+    const before = /(?:^|[^\p{L}\p{N}_])(\p{Lu}[\p{L}\p{N}_.'+-]*) $/u.exec(text.slice(Math.max(0, p - 40), p));
+    if (!before) return false;
+    const at = p - before[1].length - 1;
+    // the word before begins a text or a sentence: a capitalized sentence start is no part of a name ("Find Magnus")
+    const lead = text.slice(Math.max(0, at - 3), at);
+    return !(at === 0 || lead.endsWith(TEXT_JOINT) || /(?:[.!?:]\s+|\n\s*)$/.test(lead));
+  }
+
+  /**
+   * The numerals of the question that a number key of the called skill, not written yet, may still take, where `key`
+   * is not one: a string that begins with one of them is no value ("location":"1800" before "year":1800 for "king of
+   * England in 1800", "topic":"5" for "5 latest news on Bitcoin"). Only a numeral the question writes bare (a space,
+   * `(` or `$` before it, a space or punctuation after it: not "3x^2", "x^2 at", "10th"). Where `key` is a
+   * conversion's unit (see conversionSide) beside a number key: every numeral of the question.
+   */
+  numeralsForNumberKeys(key: string): string[] {
+    const skill = this.currentSkill();
+    const numeric = skill === undefined ? undefined : this.numericKeys.get(skill);
+    if (!numeric?.length || numeric.includes(key)) return [];
+    const question = this.source.text.slice(0, this.questionChars);
+    // a conversion's unit begins with no numeral, the quantity's own written or not (SmolLM2's `"from":"150"` after
+    // `"value":150` for "How many kilograms is 150 pounds?")
+    if (conversionSide(key)) return [...new Set(numeralsOf(question))];
+    const written = this.writtenKeys();
+    const open = numeric.filter((other) => !written.has(other));
+    if (open.length === 0) return [];
+    return [...new Set(numeralsOf(question))].filter(
+      (numeral) =>
+        open.some((other) => this.fits(other, numeral)) &&
+        new RegExp(`(?<=^|[\\s($])${numeral.replaceAll(".", "\\.")}(?=[\\s?.!,;:)]|$)`, "u").test(question),
+    );
+  }
+
+  /**
+   * Where the names of the question begin that hold a word of `key` (4 letters or more; not `name` or a generic one)
+   * capitalized as one of their words: "Hilton Hotel" and "Hotel Paradise" for `hotel_name`, "English Premier League"
+   * for `league`. Gemma wrote the city ("Chicago", "Las Vegas") as the hotel's name.
+   */
+  namesHolding(key: string): number[] {
+    const text = this.source.text.slice(0, this.questionChars);
+    const starts = new Set<number>();
+    for (const word of keyWords(key)) {
+      if (word.length < 4 || word === "name" || GENERIC_FLAG_WORDS.has(word)) continue;
+      const capitalized = word[0].toUpperCase() + word.slice(1);
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${capitalized}(?![\\p{L}\\p{N}])`, "gu");
+      for (const match of text.matchAll(pattern)) {
+        let start = match.index;
+        while (this.insideName(start)) start = text.lastIndexOf(" ", start - 2) + 1;
+        // one word alone is no name ("Hotel" that begins a sentence)
+        if (start < match.index || this.nameGoesOn(match.index + word.length)) starts.add(start);
+      }
+    }
+    return [...starts];
+  }
+
+  /** Whether `key` takes a place (its head word is one of PLACE_WORDS). */
+  isPlaceKey(key: string): boolean {
+    return PLACE_WORDS.has(keyWords(key).at(-1) ?? "");
+  }
+
+  /** Whether the source goes on at `p` with a comma and a capitalized name: a place's region ("Denver, Colorado"). */
+  regionAfter(p: number): boolean {
+    return /^, \p{Lu}/u.test(this.source.following(p, 3));
+  }
+
+  /**
+   * A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`), or in
+   * more digits than the source's longest numeral plus the margin (`Safeway 1010101010…`): a number's runaway.
+   */
+  digitRunaway(state: ValueState): boolean {
+    if (state.positions.length > 0) return false;
+    const run = /(\d)\1*$/.exec(state.value)?.[0].length ?? 0;
+    const digits = /\d*$/.exec(state.value)![0].length;
+    return (
+      run >= Math.max(this.source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN) ||
+      digits > Math.max(this.source.maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN
+    );
+  }
+
+  /**
+   * The values the question anchors to `key`: the span right after an occurrence of the key's last word (its head
+   * noun: `income` of `net_income`, `title`, `radius`; its plural `s` aside) past a few joining words ("title
+   * 'David'", "net income of $2,000,000", "radius of 4 meters"), and the numeral right before one ("5 years", "4
+   * light years"). A value's start that copies one of them gets the anchor bonus over the question's other spans: a
+   * small model that sees the right values puts them in the wrong slots (`"artist":"David","title":"Michelangelo"`,
+   * `"net_income":200000` from the dividends). Only the question's text is read, not the schema's values. Where
+   * another key of the called skill has the same head word, neither is anchored.
+   */
+  anchors(key: string): { starts: number[]; numerals: string[] } {
+    const skill = this.currentSkill();
+    const memo = `${skill ?? ""}\u0000${key}`;
+    const known = this.anchored.get(memo);
+    if (known) return known;
+    const found = { starts: [] as number[], numerals: [] as string[] };
+    this.anchored.set(memo, found);
+    const keys = skill === undefined ? [] : (this.argumentKeys.get(skill) ?? []);
+    const text = this.source.text.slice(0, this.questionChars);
+    // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
+    const ordinal = ORDINAL_KEY.exec(key);
+    const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
+    if (ordinal && siblings > 1) {
+      const numeral = [...new Set(numeralsOf(text))][Number(ordinal[2]) - 1];
+      if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
+    }
+    // an optional key's value the question writes ("in Celsius" for `temp_unit`; see askingValues)
+    for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || [])
+      for (const at of this.questionWrites(value)) found.starts.push(at);
+    // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
+    if (this.isFormula(key)) found.starts.push(...this.arithmetic().map(([start]) => start));
+    // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
+    const side = conversionSide(key);
+    if (side && !keys.some((other) => other !== key && conversionSide(other) === side))
+      found.starts.push(...conversionUnits(text, side));
+    // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
+    // League" for `league`
+    found.starts.push(...this.namesHolding(key));
+    const head = keyWords(key).at(-1);
+    if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
+    // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
+    if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) return found;
+    const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
+    for (const match of text.matchAll(word)) {
+      const end = match.index + match[0].length;
+      const filler = ANCHOR_FILLER.exec(text.slice(end));
+      const at = end + (filler?.[0].length ?? 0);
+      // without a joining word or a quote, only a name or a number ("material Marble", "age 25"): "organic bananas"
+      // is an adjective and its noun
+      const linked = filler?.groups?.join !== undefined || filler?.groups?.quote !== undefined;
+      if (at > end && at < text.length && (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at])) {
+        found.starts.push(at);
+        const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
+        if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
+      }
+      const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+      if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+    }
+    if (this.isPlaceKey(key) && !keys.some((other) => other !== key && this.isPlaceKey(other))) {
+      const places = [...text.matchAll(PLACE_BEFORE)];
+      // none: the name after "of" ("the King of France", "within 50km of Denver, Colorado")
+      for (const match of places.length > 0 ? places : text.matchAll(PLACE_OF))
+        found.starts.push(match.index + match[0].length);
+    }
+    found.numerals = found.numerals.filter((numeral) => this.source.numerals.includes(numeral));
+    return found;
+  }
+
+  /**
+   * Whether the question names `key`: a word of it (4 letters or more, not a generic one such as `include`) begins a
+   * word of the question, its plural `s` aside (`include_dissent` and "... with dissent", `details` and "in detail").
+   * A flag the question names is nearly always meant on (an unnamed one is left alone), and an optional argument it
+   * names is nearly always meant given.
+   */
+  named(key: string): boolean {
+    this.sourceWords ??= new Set(this.source.text.toLowerCase().match(/\p{L}+/gu) ?? []);
+    const stems = keyWords(key)
+      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
+      .map((word) => word.replace(/s$/, "").slice(0, 6));
+    return stems.some((stem) => [...this.sourceWords!].some((word) => word.startsWith(stem)));
+  }
+
+  /**
+   * Where `items` (an array's items, in order) follow a list the question writes out ("[3, 4, 5, 6, 4]", "C, F and
+   * G", "'Age', 'Income' and 'Education'"; letter case aside): the item that comes next there, or `end` when the list
+   * ends with them. Undefined where they follow no list. Numbers go on only with a number.
+   */
+  listAfter(items: readonly string[]): { next?: string; end?: true } | undefined {
+    const text = this.source.text.toLowerCase();
+    const wanted = items.map((item) => item.toLowerCase());
+    const numeric = wanted.every((item) => LEADING_NUMERAL.test(item));
+    for (let start = text.indexOf(wanted[0]); start !== -1; start = text.indexOf(wanted[0], start + 1)) {
+      if (!itemAt(text, start, wanted[0])) continue;
+      let p = start + wanted[0].length;
+      let chained = true;
+      let joined = false;
+      for (const item of wanted.slice(1)) {
+        const separator = this.listSeparator(text, p);
+        if (separator === undefined || !itemAt(text, p + separator.length, item)) {
+          chained = false;
+          break;
+        }
+        joined ||= LIST_JOINER.test(separator);
+        p += separator.length + item.length;
+      }
+      if (!chained) continue;
+      const separator = this.listSeparator(text, p);
+      // "'Age', 'Income' and 'Education' and a target ...": the item after "and" is the list's last
+      if (separator === undefined || joined) return { end: true };
+      const rest = this.source.text.slice(p + separator.length).split(TEXT_JOINT)[0];
+      const next = numeric
+        ? LEADING_NUMERAL.exec(rest)?.[0]
+        : rest.slice(0, LIST_ITEM_END.exec(rest)?.index ?? rest.length).trim();
+      return next ? { next } : { end: true };
+    }
+    return undefined;
+  }
+
+  /** The separator of a list at `p` of `text` (lower case), an article after it included; undefined where none. */
+  listSeparator(text: string, p: number): string | undefined {
+    const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
+    if (separator === undefined) return undefined;
+    return separator + (ITEM_ARTICLE.exec(text.slice(p + separator.length))?.[0] ?? "");
+  }
+
+  /**
+   * Whether the question asks for an optional argument this call has not written yet: the skill being called (the
+   * last `skill_name` of the reply) has an optional key the question names (`sort_by` and "sort by importance",
+   * `detailed` and "with details") and the arguments so far lack it. A small model closes the arguments after the
+   * required ones; then a value that ends is followed by `,` rather than `}`.
+   */
+  optionalAsked(): boolean {
+    if (this.optionalKeys.size === 0) return false;
+    const skill = this.currentSkill();
+    const optional = skill === undefined ? undefined : this.optionalKeys.get(skill);
+    if (!optional?.length) return false;
+    const written = this.writtenKeys();
+    const numeric = this.numericKeys.get(skill!);
+    // named, given a value by the question (a place key's "in Rome, Italy"), asked for by one of its values ("in
+    // Celsius" for `temp_unit`), or a number key where a numeral of the question is still unheld ("within 10 miles")
+    return optional.some(
+      (key) =>
+        !written.has(key) &&
+        (this.named(key) || this.anchors(key).starts.length > 0 || (!!numeric?.includes(key) && !this.numeralsHeld())),
+    );
+  }
+
+  /**
+   * Where the question writes `value` as words of its own (letter case aside; a plural too: "ratings", "Wars"): the
+   * offsets it begins at.
+   */
+  questionWrites(value: string): number[] {
+    const question = this.source.text.slice(0, this.questionChars).toLowerCase();
+    const wanted = value.toLowerCase();
+    const found: number[] = [];
+    for (let at = question.indexOf(wanted); at !== -1; at = question.indexOf(wanted, at + 1)) {
+      const before = question[at - 1];
+      const after = question.slice(at + wanted.length);
+      if ((before === undefined || !WORD_AT.test(before)) && /^(?:s|es)?(?![\p{L}\p{N}])/u.test(after)) found.push(at);
+    }
+    return found;
+  }
+
+  /**
+   * Whether every numeral the question writes in digits is held by an argument written so far (as itself, a fraction
+   * of it or a hundred times it: "8%" as 0.08); one in words is none ("two sets").
+   */
+  numeralsHeld(): boolean {
+    if (!this.digitNumerals) {
+      const question = this.source.text.slice(0, this.questionChars);
+      const inDigits = new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g));
+      this.digitNumerals = numeralsOf(question).filter((numeral) => inDigits.has(numeral));
+    }
+    const args = numeralsOf(this.argumentsText()).map(Number);
+    const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
+    return this.digitNumerals.every((numeral) => held(Number(numeral)));
+  }
+
+  /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
+  currentSkill(): string | undefined {
+    if (this.skillOf?.text !== this.text)
+      this.skillOf = {
+        text: this.text,
+        skill: [...this.text.matchAll(/"skill_name"\s*:\s*"([^"]*)"/g)].at(-1)?.[1],
+      };
+    return this.skillOf.skill;
+  }
+
+  /**
+   * Whether `numeral` can be `key`'s value: not one with a fraction or an exponent where the called skill types the
+   * key `integer` (the bonus of `0.5` led SmolLM2 and Gemma into `"input_synaptic_rate":0`, which the grammar closed).
+   */
+  fits(key: string, numeral: string): boolean {
+    const skill = this.currentSkill();
+    const integer = skill !== undefined && (this.integerKeys.get(skill)?.includes(key) ?? false);
+    if (integer) return /^-?\d+$/.test(numeral);
+    // "an annual rate of 8%" is 0.08 (7 of the 8 such values of BFCL's even questions), unless the key asks for a
+    // percentage as such
+    return !this.percentOnly.has(numeral) || (skill !== undefined && !!this.percentKeys.get(skill)?.includes(key));
+  }
+
+  /**
+   * The values the question anchors to the called skill's other keys (see anchors), those it anchors to `key` as
+   * well aside: "title 'David' by Michelangelo" gives `David` to `title`, and `artist` leaves it alone.
+   */
+  othersAnchors(key: string): { starts: Set<number>; numerals: Set<string> } {
+    const others = { starts: new Set<number>(), numerals: new Set<string>() };
+    const skill = this.currentSkill();
+    const keys = skill === undefined ? undefined : this.argumentKeys.get(skill);
+    if (!keys) return others;
+    const own = this.anchors(key);
+    for (const other of keys) {
+      if (other === key) continue;
+      const anchors = this.anchors(other);
+      for (const p of anchors.starts) if (!own.starts.includes(p) && this.onlyAt(p)) others.starts.add(p);
+      for (const numeral of anchors.numerals) if (!own.numerals.includes(numeral)) others.numerals.add(numeral);
+    }
+    return others;
+  }
+
+  /** Whether the word at `p` of the source begins no other span of it (then its tokens are that value's alone). */
+  onlyAt(p: number): boolean {
+    const word = /^[\p{L}\p{N}]+/u.exec(this.source.following(p, 64))?.[0];
+    return word !== undefined && this.source.find(word).length === 1;
+  }
+
+  /**
+   * Whether what the called skill may still take is optional arguments the question does not ask for (see
+   * optionalAsked): its required keys are all in the arguments so far, and an optional one is not.
+   */
+  onlyUnaskedToCome(): boolean {
+    const skill = this.currentSkill();
+    const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
+    if (!all) return false;
+    const optional = new Set(this.optionalKeys.get(skill!) ?? []);
+    const written = this.writtenKeys();
+    if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
+      return false;
+    // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
+    // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
+    return this.numeralsHeld();
+  }
+
+  /** The keys the arguments so far name (of the reply's last `arguments`). */
+  writtenKeys(): Set<string> {
+    return new Set([...this.argumentsText().matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+  }
+
+  /** The reply from its last `"arguments"` on: the arguments written so far. */
+  argumentsText(): string {
+    return this.text.slice(this.text.lastIndexOf('"arguments"'));
+  }
+
+  constructor(source: SteerSource, index: GroundingIndex) {
+    this.source = index;
+    this.questionChars = source.source.join(TEXT_JOINT).length;
+    this.optionalKeys = source.optionalKeys ?? new Map();
+    this.argumentKeys = source.argumentKeys ?? new Map();
+    this.integerKeys = source.integerKeys ?? new Map();
+    this.numericKeys = source.numericKeys ?? new Map();
+    this.formulaKeys = source.formulaKeys ?? new Map();
+    this.askedBy = source.askedBy ?? new Map();
+    this.percentKeys = source.percentKeys ?? new Map();
+    this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
+  }
+}

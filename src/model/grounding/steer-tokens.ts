@@ -1,0 +1,230 @@
+import type { Token } from "./token.js";
+import { GROUNDING_AVOID_LOGIT, GROUNDING_MAX_POSITIONS } from "./defaults.js";
+import { GroundingIndex } from "./grounding-index.js";
+import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE } from "./grounding-words.js";
+import type { QuestionReading } from "./question-reading.js";
+import type { GroundingVocabulary, SteerSource } from "./steer-source.js";
+
+/**
+ * The tokens one call's steer biases, looked up in the model's vocabulary and kept: those that copy on a span of the
+ * source, begin a value at a span's start, the newest result's or an avoided text's, a written value or a quoted one,
+ * go on with a numeral; and the values earlier calls took. grounding-steer.ts decides which get what logit.
+ */
+export class SteerTokens {
+  readonly source: GroundingIndex;
+  readonly q: QuestionReading;
+  readonly vocab: GroundingVocabulary;
+  /** The argument values this reply has written so far (the steer's own set, shared). */
+  readonly written: Set<string>;
+  /** The avoid texts, indexed (kept in the vocabulary's memo across calls). */
+  readonly avoid: GroundingIndex;
+  startTokens: Map<Token, number> | undefined;
+  avoidStartTokens: Set<Token> | undefined;
+  /** The avoid texts, as the key of what the vocabulary's memo keeps for them. */
+  readonly avoidKey: string;
+  readonly quotedStartTokens = new Map<string, Token[]>();
+  /** The source's numerals that only echo the question, where the results bring numerals of their own. */
+  readonly echoed: ReadonlySet<string>;
+  /** Numerals earlier calls wrote that the source does not hold (see SteerSource.taken). */
+  readonly taken: readonly string[];
+  /** Texts earlier calls wrote that the first source text does not hold: no string value begins with one. */
+  readonly takenTexts: readonly string[];
+  /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
+  readonly newestChars: number;
+  newestStartTokens: Map<Token, number> | undefined;
+  /** Tokens that copy on from each of `positions` (the first `max` of them), each with `logit`. */
+  continuations(
+    index: GroundingIndex,
+    positions: readonly number[],
+    logit: number,
+    into: Map<Token, number>,
+    max = GROUNDING_MAX_POSITIONS,
+    skip?: RegExp,
+  ): void {
+    const { maxTokenChars, banned } = this.vocab;
+    for (const p of positions.length > max ? positions.slice(0, max) : positions) {
+      const following = index.following(p, maxTokenChars);
+      for (let length = 1; length <= following.length; length++) {
+        const piece = following.slice(0, length);
+        if (NEEDS_ESCAPE(piece[length - 1])) break;
+        if (skip?.test(piece)) continue;
+        for (const token of this.vocab.tokensFor(piece) ?? []) if (!banned.has(token)) into.set(token, logit);
+      }
+    }
+  }
+
+  /** The tokens that begin a span of the source, computed once per call (a value's first token). */
+  sourceStarts(): Map<Token, number> {
+    if (!this.startTokens) {
+      this.startTokens = new Map();
+      const starts = this.source.starts.filter((p) => !this.q.insideName(p));
+      this.continuations(this.source, starts, 1, this.startTokens, Infinity);
+    }
+    return this.startTokens;
+  }
+
+  /**
+   * A number an earlier call wrote that the source does not hold (the earlier item's, the value a conversion
+   * converted before its result): the tokens that go on to it from `value` get the malus, unless they go on to a
+   * numeral of the source too. Gemma wrote the first call's 10 again for "then convert that to feet", the first
+   * triangle's base for the second's.
+   */
+  takenMalus(opener: string, value: string, logits: Map<Token, number>): void {
+    for (const numeral of this.taken) {
+      if (!numeral.startsWith(value) || numeral.length <= value.length) continue;
+      const rest = numeral.slice(value.length, value.length + this.vocab.maxTokenChars);
+      for (let length = 1; length <= rest.length; length++)
+        for (const token of this.vocab.tokensFor(opener + rest.slice(0, length)) ?? [])
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
+    }
+  }
+
+  /**
+   * A text an earlier call wrote, where this call's own source (its item, the result it chains on) lacks it: the
+   * tokens that begin it get the malus, unless they begin a span of the source too (the earlier item's value; the hop
+   * before: "Alice" again for the manager of Alice's manager, after "Bob").
+   */
+  takenTextMalus(opener: string, logits: Map<Token, number>): void {
+    for (const text of this.takenTexts) {
+      const prefix = new Map<Token, number>();
+      this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), GROUNDING_AVOID_LOGIT, prefix);
+      for (const [token, malus] of prefix) if (!((logits.get(token) ?? 0) > 0)) logits.set(token, malus);
+    }
+  }
+
+  /** The tokens that begin a span of the newest result (see newestChars), computed once per call. */
+  newestStarts(): Map<Token, number> {
+    if (!this.newestStartTokens) {
+      this.newestStartTokens = new Map();
+      // the question's numerals the result only echoes (`"value":20` of "20 pounds") are no part of it to begin with
+      const echoes = (p: number) => {
+        const numeral = LEADING_NUMERAL.exec(this.source.text.slice(p, p + 32))?.[0];
+        return numeral !== undefined && this.echoed.has(numeral);
+      };
+      const starts = this.source.starts.filter((p) => p < this.newestChars && !echoes(p));
+      this.continuations(this.source, starts, 1, this.newestStartTokens, Infinity);
+    }
+    return this.newestStartTokens;
+  }
+
+  /**
+   * The tokens that begin, after `opener`, a string this reply gave another argument already: not favoured again for
+   * the next one (`state: "San Francisco"` after `city: "San Francisco"`), though the model may still write them.
+   */
+  writtenStarts(opener: string): Set<Token> {
+    const tokens = new Map<Token, number>();
+    for (const value of this.written) if (!/^-?\d/.test(value)) this.prefixTokens(opener, value, 1, tokens);
+    return new Set(tokens.keys());
+  }
+
+  /** The tokens that begin a span of the avoid texts (a word of the instructions), computed once per call. */
+  avoidStarts(): Set<Token> {
+    this.avoidStartTokens ??= this.memo(`avoid-starts\u0001${this.avoidKey}`, () => {
+      const tokens = new Map<Token, number>();
+      this.continuations(this.avoid, this.avoid.starts, 1, tokens, Infinity);
+      return new Set(tokens.keys());
+    });
+    return this.avoidStartTokens;
+  }
+
+  memo<T>(key: string, compute: () => T): T {
+    return this.vocab.memo ? this.vocab.memo(key, compute) : compute();
+  }
+
+  /**
+   * The tokens that write, after `opener`, one of the key's own words whole (`cell` for `cell_type`, `Crime` for
+   * `crime`): a value that begins with its key's word is most often that word alone, the question's noun beside the
+   * value it names ("the structure of human cell"), so it gets no copy bonus but a malus, even where the question
+   * holds it.
+   */
+  keyWordTokens(opener: string, key: string): Set<Token> {
+    const tokens = new Set<Token>();
+    for (const word of keyWords(key))
+      for (const text of [word, word[0].toUpperCase() + word.slice(1)])
+        for (const token of this.vocab.tokensFor(opener + text) ?? [])
+          if (!this.vocab.banned.has(token)) tokens.add(token);
+    return tokens;
+  }
+
+  /** The tokens of `texts`, each with `logit`, into `logits`; with `remove`, the tokens of those texts taken out. */
+  textTokens(texts: readonly string[], logit: number, logits: Map<Token, number>, remove: readonly string[]): void {
+    for (const text of remove) for (const token of this.vocab.tokensFor(text) ?? []) logits.delete(token);
+    for (const text of texts)
+      for (const token of this.vocab.tokensFor(text) ?? []) if (!this.vocab.banned.has(token)) logits.set(token, logit);
+  }
+
+  /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
+  prefixTokens(opener: string, text: string, logit: number, into: Map<Token, number>): void {
+    for (let length = 1; length <= text.length && opener.length + length <= this.vocab.maxTokenChars; length++) {
+      if (NEEDS_ESCAPE(text[length - 1])) break;
+      for (const token of this.vocab.tokensFor(opener + text.slice(0, length)) ?? [])
+        if (!this.vocab.banned.has(token)) into.set(token, logit);
+    }
+  }
+
+  /** The tokens that open a string with the start of a span of the source (`"New`, `:"New`), computed once per opener. */
+  quotedStarts(opener: string): Token[] {
+    let tokens = this.quotedStartTokens.get(opener);
+    if (!tokens) {
+      const found = new Map<Token, number>();
+      for (const p of this.source.starts)
+        this.prefixTokens(`${opener}"`, this.source.following(p, this.vocab.maxTokenChars), 1, found);
+      this.quotedStartTokens.set(opener, (tokens = [...found.keys()]));
+    }
+    return tokens;
+  }
+
+  /**
+   * Tokens that write on toward a numeral of the source that begins with `value` (a `-` the model wrote before a
+   * positive numeral kept: its digits are still favoured); numerals `used` says are written already (in an answer
+   * so far, or as another argument's value: "12000" given to distance is not favoured for efficiency_reduction) are
+   * not favoured again. Returns whether any numeral begins with `value`.
+   */
+  numeralContinuations(
+    value: string,
+    logit: number,
+    into: Map<Token, number>,
+    used: (numeral: string) => boolean = (numeral) => this.written.has(numeral),
+  ): boolean {
+    let any = false;
+    for (const numeral of this.source.numerals) {
+      if (used(numeral)) continue;
+      const signed = !numeral.startsWith("-") && value.startsWith("-") ? `-${numeral}` : numeral;
+      if (!signed.startsWith(value) || signed.length <= value.length) continue;
+      any = true;
+      const rest = signed.slice(value.length, value.length + this.vocab.maxTokenChars);
+      for (let length = 1; length <= rest.length; length++) {
+        for (const token of this.vocab.tokensFor(rest.slice(0, length)) ?? [])
+          if (!this.vocab.banned.has(token)) into.set(token, logit);
+      }
+    }
+    return any;
+  }
+
+  constructor(
+    source: SteerSource,
+    vocab: GroundingVocabulary,
+    index: GroundingIndex,
+    q: QuestionReading,
+    written: Set<string>,
+  ) {
+    this.source = index;
+    this.q = q;
+    this.vocab = vocab;
+    this.written = written;
+    const first = source.source[0];
+    this.newestChars =
+      source.question !== undefined && source.source.length > 1 && first !== source.question ? first.length : 0;
+    this.echoed = echoedNumerals(index.numerals, source.question);
+    const taken = [...new Set(source.taken ?? [])];
+    this.taken = taken.filter((value) => LEADING_NUMERAL.exec(value)?.[0] === value && !index.numerals.includes(value));
+    const own = (source.source[0] ?? "").toLowerCase();
+    this.takenTexts = taken.filter(
+      (value) =>
+        LEADING_NUMERAL.exec(value)?.[0] !== value && value.trim() !== "" && !own.includes(value.toLowerCase()),
+    );
+    const avoid = source.avoid ?? [];
+    this.avoidKey = avoid.join("\u0000");
+    this.avoid = this.memo(`avoid-index\u0001${this.avoidKey}`, () => new GroundingIndex(avoid));
+  }
+}
