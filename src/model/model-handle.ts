@@ -42,6 +42,13 @@ export interface GroundingOptions {
   /** Which parts of the steering act (see GroundingLever). Default: all of them. */
   levers?: readonly GroundingLever[];
   /**
+   * Rules of the steer turned off, by name (model/grounding/rules.ts, GROUNDING_RULES): for measuring each rule's
+   * gain. Default: none.
+   */
+  rulesOff?: readonly string[];
+  /** Told once per call of each rule that was asked where it would act (on or off): which rules shaped the reply. */
+  onRule?: (rule: string) => void;
+  /**
    * The texts values should come from, most important first: for a call, the user's question and the conversation's
    * user turns; for an answer, the run's latest tool results and the question.
    */

@@ -11,6 +11,7 @@ import { GroundingSteer, type GroundingVocabulary, type Steering } from "./groun
 import { JsonValueTracker } from "./json-value-tracker.js";
 import { numeralsOf } from "../../numerals.js";
 import { replySteer, type ReplySteer } from "./reply-steer.js";
+import { GROUNDING_RULES, isGroundingRuleList } from "./rules.js";
 import type { TokenClasses } from "./token-classes.js";
 
 const schemaValueCache = new WeakMap<object, string[]>();
@@ -284,6 +285,11 @@ function oneGroundingSteer(
     throw new TypeError(
       `generate: grounding.levers must be a list of ${GROUNDING_LEVERS.join(", ")} (got ${JSON.stringify(levers)})`,
     );
+  const rulesOff = grounding.rulesOff;
+  if (rulesOff !== undefined && !isGroundingRuleList(rulesOff))
+    throw new TypeError(
+      `generate: grounding.rulesOff must be a list of ${GROUNDING_RULES.map((r) => r.name).join(", ")} (got ${JSON.stringify(rulesOff)})`,
+    );
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
   const skills = [...skillArgumentKeys(schema)];
@@ -293,6 +299,8 @@ function oneGroundingSteer(
     {
       mode: grounding.mode,
       ...(levers && { levers }),
+      ...(rulesOff && { rulesOff }),
+      ...(typeof grounding.onRule === "function" && { onRule: grounding.onRule }),
       source,
       avoid,
       question: typeof grounding.question === "string" ? grounding.question : undefined,

@@ -20,6 +20,7 @@ export type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.
 import type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import { QuestionReading } from "./question-reading.js";
 import { SteerTokens } from "./steer-tokens.js";
+import { RuleGate } from "./rules.js";
 import {
   FUNCTION_WORDS,
   JSON_PUNCTUATION,
@@ -44,6 +45,8 @@ const NONE: Steering = { type: "none" };
 export class GroundingSteer {
   /** What the question says, read once per key and skill (see QuestionReading). */
   readonly #q: QuestionReading;
+  /** Which rules act (see GROUNDING_RULES), and which were asked. */
+  readonly #r: RuleGate;
   /** The tokens that copy, begin or close the values it steers toward (see SteerTokens). */
   readonly #t: SteerTokens;
   readonly #mode: "soft" | "strict";
@@ -62,9 +65,10 @@ export class GroundingSteer {
     this.#mode = source.mode;
     this.#levers = new Set(source.levers ?? GROUNDING_LEVERS);
     this.#source = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
-    this.#q = new QuestionReading(source, this.#source);
+    this.#r = new RuleGate(source.rulesOff, source.onRule);
+    this.#q = new QuestionReading(source, this.#source, this.#r);
     this.#vocab = vocab;
-    this.#t = new SteerTokens(source, vocab, this.#source, this.#q, this.#written);
+    this.#t = new SteerTokens(source, vocab, this.#source, this.#q, this.#written, this.#r);
     this.#avoid = this.#t.avoid;
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
@@ -100,7 +104,7 @@ export class GroundingSteer {
     const value = this.#value ?? this.#lastValue;
     if (!value || value.role !== "argument") return NONE;
     const justClosed = this.#value !== undefined && value.kind === "string" && text.endsWith('"');
-    if (justClosed && value.items) {
+    if (justClosed && value.items && this.#r.on("lists")) {
       // an item string just closed, the bare `,` or `]` next: the list steering, as on `",` and `"]`
       const logits = new Map<Token, number>();
       this.#listEnd(value, logits, ["]", "]}", "]}}", "]},", "],"], [",", ", ", ',"', ', "']);
@@ -175,8 +179,9 @@ export class GroundingSteer {
   /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
   #string(state: ValueState): Steering {
     const bounded = this.#levers.has("strings");
-    if (bounded && (state.value.length >= this.#stringBound || this.#q.digitRunaway(state)))
+    if (bounded && state.value.length >= this.#stringBound && this.#r.on("string-bound"))
       return { type: "close-string" };
+    if (bounded && this.#q.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
     if (!this.#levers.has("copy")) return NONE;
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
@@ -198,7 +203,7 @@ export class GroundingSteer {
         0,
         others,
       );
-      for (const token of others.keys()) logits.delete(token);
+      if (others.size > 0 && this.#r.on("other-keys-values")) for (const token of others.keys()) logits.delete(token);
       const anchored = new Map<Token, number>();
       this.#t.continuations(
         this.#source,
@@ -211,16 +216,18 @@ export class GroundingSteer {
       for (const [token, logit] of anchored) logits.set(token, logit);
       if (!state.items)
         for (const numeral of this.#q.numeralsForNumberKeys(state.key))
-          this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
+          if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
     } else this.#copyOn(state, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value)) {
-      for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
-      this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
-    } else if (FUNCTION_WORDS.has(state.value.trim().toLowerCase()))
+      if (this.#r.on("no-empty-value")) {
+        for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
+        this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
+      }
+    } else if (FUNCTION_WORDS.has(state.value.trim().toLowerCase()) && this.#r.on("no-function-word-value"))
       // nor is a word that only joins others (Gemma's `"location":"in"`, `"cell_compartment":"a"`)
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
@@ -231,7 +238,7 @@ export class GroundingSteer {
     const inUnit = this.#q.inUnits(units, state.positions);
     const wordInside = (p: number) =>
       units.some(([start, end]) => p > start && p < end) && this.#source.text[p] === " ";
-    if (inUnit.length > 0 && inUnit.every(wordInside))
+    if (inUnit.length > 0 && inUnit.every(wordInside) && this.#r.on("units"))
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
   }
@@ -241,17 +248,19 @@ export class GroundingSteer {
    * and no whole word of it (see GROUNDING_MID_WORD_LOGIT).
    */
   #copyOn(whole: ValueState, logits: Map<Token, number>): void {
-    if (this.#q.isFormula(whole.key)) return this.#formulaOn(whole, logits);
+    if (this.#q.isFormula(whole.key) && this.#r.on("formula")) return this.#formulaOn(whole, logits);
     // a unit the value copies goes on as that unit, not as another word it begins ("m" of "milliliters", not "many")
     const inUnit = this.#q.inUnits(this.#q.unitSpans(whole.key), whole.positions);
     const state = inUnit.length > 0 ? { ...whole, positions: inUnit } : whole;
     // only where the value is no whole word of the source yet: "C" of "C major" may close ("Compose" holds it too)
     const midWord = WORD_AT.test(state.value.at(-1) ?? "") && !state.positions.some((p) => this.#source.endsWord(p));
-    const inWord = midWord ? state.positions : [];
+    const inWord = midWord && this.#r.on("mid-word") ? state.positions : [];
     // a place's name goes on with its region ("Denver, Colorado"), ahead of closing at the comma
-    const region = this.#q.isPlaceKey(state.key) ? state.positions.filter((p) => this.#q.regionAfter(p)) : [];
+    const regions = this.#q.isPlaceKey(state.key) ? state.positions.filter((p) => this.#q.regionAfter(p)) : [];
+    const region = regions.length > 0 && this.#r.on("place-region") ? regions : [];
     // no copy bonus across a joining word ("New York | to Los Angeles"): closing there gets the bonus
-    const onward = state.positions.filter((p) => this.#source.text[p] !== " " || !this.#source.endsAtBoundary(p));
+    const stopped = state.positions.filter((p) => this.#source.text[p] !== " " || !this.#source.endsAtBoundary(p));
+    const onward = stopped.length < state.positions.length && !this.#r.on("join-stop") ? state.positions : stopped;
     this.#t.continuations(this.#source, onward, GROUNDING_COPY_LOGIT, logits);
     if (inWord.length > 0) this.#t.continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
     if (region.length > 0)
@@ -259,7 +268,7 @@ export class GroundingSteer {
     // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), and a quoted text to its
     // closing quote ('Guardian Sword+'), ahead of closing
     const name = state.positions.filter((p) => this.#q.nameGoesOn(p) || this.#source.quoted(p));
-    if (name.length > 0)
+    if (name.length > 0 && this.#r.on("name-goes-on"))
       this.#t.continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
   }
 
@@ -282,20 +291,26 @@ export class GroundingSteer {
   #closeLogit(state: ValueState): number | undefined {
     if (state.value === "") return undefined;
     // an expression closes where an arithmetic stretch of the question ends, nowhere else with a bonus
-    if (this.#q.isFormula(state.key))
+    if (this.#q.isFormula(state.key) && this.#r.on("formula"))
       return state.positions.some((p) => this.#q.arithmetic().some(([, end]) => p === end))
         ? GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT
         : undefined;
     // inside a name, a quoted text or a unit the question writes whole: no bonus for closing before its end
     const units = this.#q.unitSpans(state.key);
+    const inName = (p: number) => this.#q.nameGoesOn(p) || this.#source.quoted(p);
+    const inUnit = (p: number) => units.some(([start, end]) => p > start && p < end);
+    // (the units rule was asked by unitSpans; the names rule where a name holds a position units do not)
     if (
       state.positions.length > 0 &&
-      state.positions.every(
-        (p) => this.#q.nameGoesOn(p) || this.#source.quoted(p) || units.some(([start, end]) => p > start && p < end),
-      )
+      state.positions.every((p) => inName(p) || inUnit(p)) &&
+      (state.positions.every(inUnit) || this.#r.on("name-goes-on"))
     )
       return undefined;
-    if (this.#q.isPlaceKey(state.key) && state.positions.some((p) => this.#q.regionAfter(p)))
+    if (
+      this.#q.isPlaceKey(state.key) &&
+      state.positions.some((p) => this.#q.regionAfter(p)) &&
+      this.#r.on("place-region")
+    )
       return GROUNDING_COPY_LOGIT;
     if (state.positions.some((p) => this.#source.endsAtBoundary(p)))
       return GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
@@ -323,6 +338,7 @@ export class GroundingSteer {
    * from a schema, `The` of a description), where the source does not begin a span with them.
    */
   #startMalus(key: string, logits: Map<Token, number>): void {
+    if (!this.#r.on("start-malus")) return;
     const sourceStarts = this.#t.sourceStarts();
     const keyIndex = new GroundingIndex([key, key.replaceAll("_", " ")]);
     const keyTokens = new Map<Token, number>();
@@ -336,6 +352,7 @@ export class GroundingSteer {
     const offSource = state.value !== "" && state.positions.length === 0;
     if (!offSource || state.avoidPositions.length === 0 || state.avoidPositions.length > GROUNDING_MAX_POSITIONS)
       return;
+    if (!this.#r.on("avoid-malus")) return;
     this.#t.continuations(this.#avoid, state.avoidPositions, GROUNDING_AVOID_LOGIT, logits);
   }
 
@@ -345,7 +362,7 @@ export class GroundingSteer {
    */
   #answer(state: ValueState): Steering {
     // a runaway number ends the answer (SmolLM2: "150.0000000000000001", "5.555555555555555555555555")
-    if (this.#q.digitRunaway(state)) return { type: "close-string" };
+    if (this.#q.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
     this.#avoidMalus(state, logits);
@@ -353,7 +370,7 @@ export class GroundingSteer {
     if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
     // where the source begins with the newest result, an answer that begins with it gets more: it is what the last
     // call was for (Gemma answered "Japan" for the capital of the country where Mount Fuji is, after "Tokyo")
-    if (copy && this.#t.newestChars > 0)
+    if (copy && this.#t.newestChars > 0 && this.#r.on("answer-newest"))
       for (const token of this.#t.newestStarts().keys())
         logits.set(token, GROUNDING_ANSWER_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
     else
@@ -368,7 +385,7 @@ export class GroundingSteer {
     // at a word's start, a numeral of the results or the question not written yet: what an answer most often must
     // carry; not one that only echoes the question where the results bring their own (Gemma answered "98.6" for
     // "98.6 °F in Celsius?" from `{"value":98.6,...,"result":37}`)
-    if (state.value === "" || /[\s(]$/.test(state.value))
+    if ((state.value === "" || /[\s(]$/.test(state.value)) && this.#r.on("answer-numerals"))
       this.#t.numeralContinuations(
         "",
         GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
@@ -396,28 +413,30 @@ export class GroundingSteer {
     if (copy && (strict || this.#q.unitSpans(key).length === 0))
       for (const token of this.#t.quotedStarts(opener))
         if (!written.has(token) && !named.has(token)) logits.set(token, logit);
-    if (copy && !strict && this.#q.named(key)) this.#t.prefixTokens(opener, "true", logit, logits);
+    if (copy && !strict && this.#q.named(key) && this.#r.on("flag-true"))
+      this.#t.prefixTokens(opener, "true", logit, logits);
     if (copy && strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);
     if (numbers) {
       for (const numeral of this.#source.numerals)
-        if (!this.#written.has(numeral) && this.#q.fits(key, numeral))
+        if ((!this.#written.has(numeral) || !this.#r.on("written-once")) && this.#q.fits(key, numeral))
           this.#t.prefixTokens(opener, numeral.slice(0, this.#vocab.maxTokenChars), logit, logits);
-      if (!this.#source.numerals.some((n) => n.startsWith("-")))
+      if (!this.#source.numerals.some((n) => n.startsWith("-")) && this.#r.on("no-negative"))
         for (const minus of this.#vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
       this.#t.takenMalus(opener, "", logits);
     }
     if (copy && !strict) this.#t.takenTextMalus(opener, logits);
     if (!strict) this.#anchorBias(opener, key, logits, { copy, numbers });
     if (!copy) return logits.size ? { type: "bias", logits } : NONE;
-    if (!strict && !this.#source.empty) this.#emptyValueMalus(opener, items, logits);
+    if (!strict && !this.#source.empty && this.#r.on("no-empty-value")) this.#emptyValueMalus(opener, items, logits);
     if (!strict && !items)
       for (const numeral of this.#q.numeralsForNumberKeys(key))
-        this.#t.prefixTokens(`${opener}"`, numeral, GROUNDING_AVOID_LOGIT, logits);
+        if (this.#r.on("number-key-numerals"))
+          this.#t.prefixTokens(`${opener}"`, numeral, GROUNDING_AVOID_LOGIT, logits);
     // the next item of a list the question writes out, ahead of every other span
     const next = !strict && items?.length ? this.#q.listAfter(items)?.next : undefined;
-    if (next !== undefined) {
+    if (next !== undefined && this.#r.on("lists")) {
       const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
       this.#t.prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
@@ -451,7 +470,7 @@ export class GroundingSteer {
         for (let length = 1; length <= numeral.length && opener.length + length <= this.#vocab.maxTokenChars; length++)
           if (!free.has(numeral.slice(0, length)))
             for (const token of this.#vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
-    for (const token of theirs.keys()) logits.delete(token);
+    if (theirs.size > 0 && this.#r.on("other-keys-values")) for (const token of theirs.keys()) logits.delete(token);
     // the values the question puts beside the key's word, ahead of its other spans
     const anchors = this.#q.anchors(key);
     const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
@@ -484,7 +503,7 @@ export class GroundingSteer {
   #listEnd(state: ValueState, logits: Map<Token, number>, closers: string[], separators: string[]): void {
     if (!state.items || this.#mode === "strict") return;
     const list = this.#q.listAfter([...state.items, state.value]);
-    if (!list) return;
+    if (!list || !this.#r.on("lists")) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (!list.end) {
       this.#t.textTokens(separators, logit, logits, []);
@@ -516,9 +535,10 @@ export class GroundingSteer {
   #argumentsEnd(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
     if (state.items || state.nested || this.#mode === "strict") return;
     if (this.#q.optionalAsked()) {
+      if (!this.#r.on("arguments-end")) return;
       this.#t.textTokens(goOn, logit, logits, close);
       this.#t.textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
-    } else if (this.#q.onlyUnaskedToCome()) {
+    } else if (this.#q.onlyUnaskedToCome() && this.#r.on("arguments-end")) {
       // every required argument is written and no optional one is asked for: closing the arguments gets the bonus,
       // going on loses it (Gemma went on with `"z":2` for a hypotenuse of 4 and 5, `"permeability":12.57`); no malus
       // on going on, which kept SmolLM2 in its string no less ("psychology related to behaviour")
@@ -528,7 +548,7 @@ export class GroundingSteer {
 
   /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
   #askedStillToCome(state: ValueState): boolean {
-    return !state.nested && this.#mode !== "strict" && this.#q.optionalAsked();
+    return !state.nested && this.#mode !== "strict" && this.#q.optionalAsked() && this.#r.on("arguments-end");
   }
 
   /**
@@ -538,14 +558,18 @@ export class GroundingSteer {
   #number(state: ValueState): Steering {
     const { maxNumeralDigits, maxDigitRun, numerals } = this.#source;
     const value = state.value;
-    if (digitCount(value) > Math.max(maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN)
+    if (
+      (digitCount(value) > Math.max(maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN ||
+        longestDigitRun(value) >= Math.max(maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN)) &&
+      this.#r.on("number-bounds")
+    )
       return { type: "close-value" };
-    if (longestDigitRun(value) >= Math.max(maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN)) return { type: "close-value" };
     const strict = this.#mode === "strict" && numerals.length > 0;
     const logits = new Map<Token, number>();
     // a list may repeat an item ("[3, 4, 5, 6, 4]"): inside an array a numeral written already is favoured again;
     // a numeral the key's type cannot hold is not favoured
-    const used = (numeral: string) => !this.#q.fits(state.key, numeral) || (!state.items && this.#written.has(numeral));
+    const used = (numeral: string) =>
+      !this.#q.fits(state.key, numeral) || (!state.items && this.#written.has(numeral) && this.#r.on("written-once"));
     const onTrack = this.#t.numeralContinuations(
       value,
       strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT,
@@ -566,7 +590,7 @@ export class GroundingSteer {
         (numeral) => !towardAnchor.includes(numeral),
       );
     // a numeral cut short ("time": 9 of "9.8 within 5 seconds") is no value of the source: closing it gets the malus
-    if (!strict && onTrack && !whole && /\d$/.test(value))
+    if (!strict && onTrack && !whole && /\d$/.test(value) && this.#r.on("cut-numeral"))
       for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);

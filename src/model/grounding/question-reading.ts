@@ -1,5 +1,6 @@
 import type { GroundingIndex } from "./grounding-index.js";
 import type { SteerSource } from "./steer-source.js";
+import type { RuleGate } from "./rules.js";
 import {
   ANCHOR_FILLER,
   CAPITALIZED_WORD_BEFORE,
@@ -36,6 +37,8 @@ import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js
  */
 export class QuestionReading {
   readonly source: GroundingIndex;
+  /** Which rules act (see GROUNDING_RULES). */
+  readonly r: RuleGate;
   readonly optionalKeys: ReadonlyMap<string, readonly string[]>;
   readonly argumentKeys: ReadonlyMap<string, readonly string[]>;
   readonly integerKeys: ReadonlyMap<string, readonly string[]>;
@@ -94,6 +97,7 @@ export class QuestionReading {
               end += next[0].length;
             return [start, end];
           });
+    if (spans.length > 0 && !this.r.on("units")) spans = [];
     this.units.set(memo, spans);
     return spans;
   }
@@ -236,22 +240,25 @@ export class QuestionReading {
     // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
     const ordinal = ORDINAL_KEY.exec(key);
     const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
-    if (ordinal && siblings > 1) {
+    if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
       const numeral = [...new Set(numeralsOf(text))][Number(ordinal[2]) - 1];
       if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
     }
     // an optional key's value the question writes ("in Celsius" for `temp_unit`; see askingValues)
     for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || [])
-      for (const at of this.questionWrites(value)) found.starts.push(at);
+      for (const at of this.questionWrites(value)) if (this.r.on("anchors")) found.starts.push(at);
     // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
-    if (this.isFormula(key)) found.starts.push(...this.arithmetic().map(([start]) => start));
+    if (this.isFormula(key) && this.r.on("formula")) found.starts.push(...this.arithmetic().map(([start]) => start));
     // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
     const side = conversionSide(key);
-    if (side && !keys.some((other) => other !== key && conversionSide(other) === side))
-      found.starts.push(...conversionUnits(text, side));
+    if (side && !keys.some((other) => other !== key && conversionSide(other) === side)) {
+      const units = conversionUnits(text, side);
+      if (units.length > 0 && this.r.on("units")) found.starts.push(...units);
+    }
     // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
     // League" for `league`
-    found.starts.push(...this.namesHolding(key));
+    const names = this.namesHolding(key);
+    if (names.length > 0 && this.r.on("names-holding")) found.starts.push(...names);
     const head = keyWords(key).at(-1);
     if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
     // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
@@ -264,15 +271,24 @@ export class QuestionReading {
       // without a joining word or a quote, only a name or a number ("material Marble", "age 25"): "organic bananas"
       // is an adjective and its noun
       const linked = filler?.groups?.join !== undefined || filler?.groups?.quote !== undefined;
-      if (at > end && at < text.length && (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at])) {
+      if (
+        at > end &&
+        at < text.length &&
+        (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at]) &&
+        this.r.on("anchors")
+      ) {
         found.starts.push(at);
         const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
         if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
       }
       const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
-      if (before) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+      if (before && this.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
     }
-    if (this.isPlaceKey(key) && !keys.some((other) => other !== key && this.isPlaceKey(other))) {
+    if (
+      this.isPlaceKey(key) &&
+      !keys.some((other) => other !== key && this.isPlaceKey(other)) &&
+      this.r.on("place-anchors")
+    ) {
       const places = [...text.matchAll(PLACE_BEFORE)];
       // none: the name after "of" ("the King of France", "within 50km of Denver, Colorado")
       for (const match of places.length > 0 ? places : text.matchAll(PLACE_OF))
@@ -409,10 +425,14 @@ export class QuestionReading {
   fits(key: string, numeral: string): boolean {
     const skill = this.currentSkill();
     const integer = skill !== undefined && (this.integerKeys.get(skill)?.includes(key) ?? false);
-    if (integer) return /^-?\d+$/.test(numeral);
+    if (integer) return /^-?\d+$/.test(numeral) || !this.r.on("number-fits");
     // "an annual rate of 8%" is 0.08 (7 of the 8 such values of BFCL's even questions), unless the key asks for a
     // percentage as such
-    return !this.percentOnly.has(numeral) || (skill !== undefined && !!this.percentKeys.get(skill)?.includes(key));
+    return (
+      !this.percentOnly.has(numeral) ||
+      (skill !== undefined && !!this.percentKeys.get(skill)?.includes(key)) ||
+      !this.r.on("number-fits")
+    );
   }
 
   /**
@@ -467,7 +487,8 @@ export class QuestionReading {
     return this.text.slice(this.text.lastIndexOf('"arguments"'));
   }
 
-  constructor(source: SteerSource, index: GroundingIndex) {
+  constructor(source: SteerSource, index: GroundingIndex, rules: RuleGate) {
+    this.r = rules;
     this.source = index;
     this.questionChars = source.source.join(TEXT_JOINT).length;
     this.optionalKeys = source.optionalKeys ?? new Map();

@@ -35,6 +35,9 @@ export interface SteerSource {
   mode: Exclude<GroundingMode, "off">;
   /** Which parts act (see GroundingLever). Default: all of them. */
   levers?: readonly GroundingLever[];
+  /** Rules turned off (see GROUNDING_RULES), and who is told which rules were asked (see RuleGate). */
+  rulesOff?: readonly string[];
+  onRule?: (rule: string) => void;
   source: readonly string[];
   avoid?: readonly string[];
   /** Values the schema names (`enum`, `default`): spans a value may copy too. */

@@ -3,6 +3,7 @@ import { GROUNDING_AVOID_LOGIT, GROUNDING_MAX_POSITIONS } from "./defaults.js";
 import { GroundingIndex } from "./grounding-index.js";
 import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE } from "./grounding-words.js";
 import type { QuestionReading } from "./question-reading.js";
+import type { RuleGate } from "./rules.js";
 import type { GroundingVocabulary, SteerSource } from "./steer-source.js";
 
 /**
@@ -14,6 +15,8 @@ export class SteerTokens {
   readonly source: GroundingIndex;
   readonly q: QuestionReading;
   readonly vocab: GroundingVocabulary;
+  /** Which rules act (see GROUNDING_RULES). */
+  readonly r: RuleGate;
   /** The argument values this reply has written so far (the steer's own set, shared). */
   readonly written: Set<string>;
   /** The avoid texts, indexed (kept in the vocabulary's memo across calls). */
@@ -57,7 +60,9 @@ export class SteerTokens {
   sourceStarts(): Map<Token, number> {
     if (!this.startTokens) {
       this.startTokens = new Map();
-      const starts = this.source.starts.filter((p) => !this.q.insideName(p));
+      const outside = this.source.starts.filter((p) => !this.q.insideName(p));
+      const starts =
+        outside.length < this.source.starts.length && !this.r.on("inside-name") ? this.source.starts : outside;
       this.continuations(this.source, starts, 1, this.startTokens, Infinity);
     }
     return this.startTokens;
@@ -70,6 +75,7 @@ export class SteerTokens {
    * triangle's base for the second's.
    */
   takenMalus(opener: string, value: string, logits: Map<Token, number>): void {
+    if (this.taken.length === 0 || !this.r.on("taken")) return;
     for (const numeral of this.taken) {
       if (!numeral.startsWith(value) || numeral.length <= value.length) continue;
       const rest = numeral.slice(value.length, value.length + this.vocab.maxTokenChars);
@@ -85,6 +91,7 @@ export class SteerTokens {
    * before: "Alice" again for the manager of Alice's manager, after "Bob").
    */
   takenTextMalus(opener: string, logits: Map<Token, number>): void {
+    if (this.takenTexts.length === 0 || !this.r.on("taken")) return;
     for (const text of this.takenTexts) {
       const prefix = new Map<Token, number>();
       this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), GROUNDING_AVOID_LOGIT, prefix);
@@ -114,7 +121,7 @@ export class SteerTokens {
   writtenStarts(opener: string): Set<Token> {
     const tokens = new Map<Token, number>();
     for (const value of this.written) if (!/^-?\d/.test(value)) this.prefixTokens(opener, value, 1, tokens);
-    return new Set(tokens.keys());
+    return tokens.size > 0 && this.r.on("written-once") ? new Set(tokens.keys()) : new Set();
   }
 
   /** The tokens that begin a span of the avoid texts (a word of the instructions), computed once per call. */
@@ -143,7 +150,7 @@ export class SteerTokens {
       for (const text of [word, word[0].toUpperCase() + word.slice(1)])
         for (const token of this.vocab.tokensFor(opener + text) ?? [])
           if (!this.vocab.banned.has(token)) tokens.add(token);
-    return tokens;
+    return tokens.size > 0 && this.r.on("key-word-malus") ? tokens : new Set();
   }
 
   /** The tokens of `texts`, each with `logit`, into `logits`; with `remove`, the tokens of those texts taken out. */
@@ -207,7 +214,9 @@ export class SteerTokens {
     index: GroundingIndex,
     q: QuestionReading,
     written: Set<string>,
+    rules: RuleGate,
   ) {
+    this.r = rules;
     this.source = index;
     this.q = q;
     this.vocab = vocab;

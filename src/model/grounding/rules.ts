@@ -1,0 +1,239 @@
+/**
+ * Grounding's rules: each one job on top of the four parts (copy, numbers, strings, answers; GroundingLever), named so
+ * that it can be turned off alone (`GroundingOptions.rulesOff`) and so that a run can say which ones acted
+ * (`GroundingOptions.onRule`). What each reads in the question, what it biases, and why it is there; its measured
+ * gain is in docs/grounding.md's rule table (scripts/grounding-rules.ts).
+ */
+
+/** One rule of the table. */
+export interface GroundingRuleInfo {
+  name: string;
+  /** What it reads in the question, the schema or the reply. */
+  reads: string;
+  /** What it biases. */
+  biases: string;
+  /** Why it is there: the failure it was added for. */
+  reason: string;
+}
+
+export const GROUNDING_RULES = [
+  {
+    name: "string-bound",
+    reads: "the longest source text",
+    biases: "closes an argument string at that length",
+    reason: 'a runaway string ran to the grammar\'s cap ("New York, NY, you should format it as ...")',
+  },
+  {
+    name: "digit-runaway",
+    reads: "the source's longest digit run and numeral",
+    biases: "closes a string or an answer that ends in a longer run",
+    reason: 'SmolLM2 wrote "150.0000000000000001", Gemma "Safeway 1000000000..."',
+  },
+  {
+    name: "number-bounds",
+    reads: "the source's longest numeral and digit run",
+    biases: "closes a number past them (plus a margin)",
+    reason: "Gemma wrote 5000000000000000 for 50, 16 digits to the cap",
+  },
+  {
+    name: "start-malus",
+    reads: "the key's name, the instructions, the skill descriptions",
+    biases: "malus on a value's first token that begins them",
+    reason: 'values began with the schema\'s words ("string", "The ...") or the key itself',
+  },
+  {
+    name: "avoid-malus",
+    reads: "the instructions, notes and descriptions",
+    biases: "malus on copying them on, off the source",
+    reason: "a value went on with a description's wording",
+  },
+  {
+    name: "inside-name",
+    reads: "capitalized words after another inside a name",
+    biases: "no value begins inside a name",
+    reason: 'Gemma wrote "player_name":"Carlsen" for Magnus Carlsen',
+  },
+  {
+    name: "mid-word",
+    reads: "the source word a value is in the middle of",
+    biases: "a stronger bonus to finish that word",
+    reason: 'Gemma wrote "Yellowak" past a plain copy bonus on "stone"',
+  },
+  {
+    name: "join-stop",
+    reads: "joining words between spans",
+    biases: "no copy bonus across a joining word (closing there gets it)",
+    reason: '"New York" ran on into "to Los Angeles"',
+  },
+  {
+    name: "place-region",
+    reads: "a place name followed by a comma and a region",
+    biases: "goes on to the region before closing",
+    reason: '"Denver" closed before ", Colorado"',
+  },
+  {
+    name: "name-goes-on",
+    reads: "capitalized names and quoted texts",
+    biases: "goes on to a name's last word or the closing quote before closing",
+    reason: 'Gemma closed "Yellowstone" of "Yellowstone National Park"',
+  },
+  {
+    name: "written-once",
+    reads: "the values this reply wrote already",
+    biases: "no copy bonus for one of them again",
+    reason: "one numeral or name went into every argument",
+  },
+  {
+    name: "key-word-malus",
+    reads: "the words of the key's own name",
+    biases: "malus on a value that begins with them",
+    reason: 'values like "cell" for cell_type',
+  },
+  {
+    name: "other-keys-values",
+    reads: "values the question puts beside another key's word",
+    biases: "no copy bonus for them in this key",
+    reason: "a value anchored to one argument was written into another",
+  },
+  {
+    name: "anchors",
+    reads: "a key's word in the question and the value beside it",
+    biases: "bonus for that value, and a whole anchored numeral closes",
+    reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
+  },
+  {
+    name: "ordinal-keys",
+    reads: "keys numbered among siblings (number1, number2)",
+    biases: "the question's numerals in order, as anchors",
+    reason: '"the GCD of 36 and 24" took one numeral twice',
+  },
+  {
+    name: "names-holding",
+    reads: "names of the question that hold a word of the key",
+    biases: "those names as anchors",
+    reason: 'Gemma wrote the city ("Chicago") as hotel_name for "the Hilton Hotel"',
+  },
+  {
+    name: "place-anchors",
+    reads: '"in", "near", "around", "at", "of" before a capitalized name',
+    biases: "that name as the place key's anchor",
+    reason: 'Gemma wrote "location":"in", "hospital", "nearby"',
+  },
+  {
+    name: "number-key-numerals",
+    reads: "numerals a number key of the skill still needs",
+    biases: "malus on a string that begins with one",
+    reason: '"location":"1800" before "year":1800',
+  },
+  {
+    name: "no-empty-value",
+    reads: "the value so far",
+    biases: 'malus on an empty or punctuation-only value ("", [], [","])',
+    reason: 'SmolLM2 wrote "target":"" and empty lists',
+  },
+  {
+    name: "no-function-word-value",
+    reads: "articles, prepositions, conjunctions",
+    biases: "malus on closing a value that is one alone",
+    reason: 'Gemma wrote "location":"in", "cell_compartment":"a"',
+  },
+  {
+    name: "lists",
+    reads: "lists the question writes out (a, b and c)",
+    biases: "the next item ahead of other spans; the array ends where the list ends",
+    reason: "lists stopped after one item or went on past the question's",
+  },
+  {
+    name: "arguments-end",
+    reads: "optional arguments the question asks for or does not",
+    biases: "goes on to an asked one; closes the arguments when only unasked ones remain",
+    reason: 'Gemma closed before "standardize" that the question asked for; went on with "z":2',
+  },
+  {
+    name: "units",
+    reads: "a conversion's units in the question (from/to sides)",
+    biases: "unit keys copy only those units, to their last word",
+    reason: 'SmolLM2 wrote "from":"many", "from":"US" for "5 US gallons"',
+  },
+  {
+    name: "formula",
+    reads: "arithmetic stretches of the question",
+    biases: "expression keys copy a stretch whole, and close at its end",
+    reason: '"17*23" closed before "plus 4"',
+  },
+  {
+    name: "flag-true",
+    reads: "a flag whose name the question uses",
+    biases: "bonus for true",
+    reason: 'details=false for "in detail"',
+  },
+  {
+    name: "taken",
+    reads: "values earlier calls wrote (and other items' numerals)",
+    biases: "malus on beginning a value with one",
+    reason: "parallel calls copied one item into every call",
+  },
+  {
+    name: "no-negative",
+    reads: "whether any numeral of the source is negative",
+    biases: 'malus on "-" when none is',
+    reason: "numbers came out negative",
+  },
+  {
+    name: "number-fits",
+    reads: "integer keys, percentages written with %",
+    biases: "a numeral the key cannot hold is not favoured (8% is 0.08)",
+    reason: "a rate of 8% went in as 8; a decimal into an integer key",
+  },
+  {
+    name: "cut-numeral",
+    reads: "a numeral of the source the value is partway through",
+    biases: "malus on closing it cut short",
+    reason: '"time": 9 of "9.8"',
+  },
+  {
+    name: "answer-newest",
+    reads: "the newest result, where the source begins with it",
+    biases: "an answer that begins with it gets more",
+    reason: 'Gemma answered "Japan" after "Tokyo" for the capital of Mount Fuji\'s country',
+  },
+  {
+    name: "answer-numerals",
+    reads: "numerals of the results and the question not written yet",
+    biases: "bonus at a word's start of an answer; not those that only echo the question",
+    reason: 'Gemma answered "98.6" for 98.6 °F in Celsius after the result 37',
+  },
+] as const satisfies readonly GroundingRuleInfo[];
+
+export type GroundingRule = (typeof GROUNDING_RULES)[number]["name"];
+
+const NAMES: ReadonlySet<string> = new Set(GROUNDING_RULES.map((rule) => rule.name));
+
+/** Whether `value` is a list of rule names. */
+export function isGroundingRuleList(value: unknown): value is readonly GroundingRule[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string" && NAMES.has(item));
+}
+
+/**
+ * One call's rules: `on(rule)` is asked where the rule would act, and says whether it may (not when turned off); each
+ * rule asked is reported once (`onRule`), on or off. A rule never asked in a run did not change it: turning it off
+ * gives the same run (scripts/grounding-rules.ts re-runs only where a rule was asked).
+ */
+export class RuleGate {
+  readonly #off: ReadonlySet<string>;
+  readonly #asked = new Set<string>();
+  readonly #onRule: ((rule: GroundingRule) => void) | undefined;
+
+  constructor(off: readonly string[] = [], onRule?: (rule: GroundingRule) => void) {
+    this.#off = new Set(off);
+    this.#onRule = onRule;
+  }
+
+  on(rule: GroundingRule): boolean {
+    if (!this.#asked.has(rule)) {
+      this.#asked.add(rule);
+      this.#onRule?.(rule);
+    }
+    return !this.#off.has(rule);
+  }
+}

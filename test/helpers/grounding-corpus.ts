@@ -1,0 +1,165 @@
+/**
+ * A text-only corpus for grounding's steer: BFCL questions with replies written from their ground truth (each call
+ * alone, the calls list, an answer that copies the question, an answer after a result), steered character by
+ * character over a made-up vocabulary (every printable character, the question's words, JSON's closers). What the
+ * steer returns at every character is the corpus's output; no model and no llama.cpp.
+ */
+import { z } from "zod";
+import { buildActionJsonSchema } from "../../src/actions/action-json-schema.js";
+import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
+import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
+import { groundTruthCalls } from "../../src/eval/bfcl/ground-truth.js";
+import { groundingVocabulary, replySteerFor } from "../../src/model/grounding/grounding-setup.js";
+import type { GroundingVocabulary } from "../../src/model/grounding/grounding-steer.js";
+import { classifyTokens } from "../../src/model/grounding/token-classes.js";
+import type { Token } from "../../src/model/grounding/token.js";
+import type { GroundingOptions, JsonSchema } from "../../src/model/model-handle.js";
+import { calculatorSkill } from "../../src/skills/builtin/index.js";
+import { defineSkill } from "../../src/skills/skill.js";
+import { Registry } from "../../src/skills/registry.js";
+
+export interface CorpusCase {
+  id: string;
+  schema: JsonSchema;
+  grounding: GroundingOptions;
+  reply: string;
+}
+
+const CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"];
+
+/** The cases of the first `perCategory` questions of each of BFCL's five categories, and the vocabulary they share. */
+export function groundingCorpus(perCategory: number): {
+  cases: CorpusCase[];
+  vocabulary: GroundingVocabulary;
+  text: (t: Token) => string;
+} {
+  const texts = new Set<string>();
+  for (let c = 32; c < 127; c++) texts.add(String.fromCharCode(c));
+  for (const t of ['"}', '",', '","', "]}", "}}", '"]', '":"', "},", "],", "[]", '""']) texts.add(t);
+  const cases: CorpusCase[] = [];
+  for (const category of CATEGORIES) {
+    const data = loadBfclCategory(BUNDLED_BFCL_DIR, category);
+    const parallel = category.startsWith("parallel");
+    for (const task of bfclTasks(data, { parallelCalls: parallel }).tasks.slice(0, perCategory)) {
+      const question = data.questions.find((q) => q.id === task.id)!;
+      for (const word of task.query.match(/\s?[\p{L}\p{N}]+|./gu) ?? []) texts.add(word);
+      const schema = buildActionJsonSchema(task.registry, { parallelCalls: parallel });
+      const base: GroundingOptions = {
+        mode: "soft",
+        source: [task.query],
+        question: task.query,
+        avoid: ["Reply with JSON."],
+      };
+      const add = (suffix: string, reply: string, grounding: GroundingOptions = base) =>
+        cases.push({ id: `${task.id}/${suffix}`, schema, grounding, reply });
+      add("answer", JSON.stringify({ final_answer: `${task.query.split(/[?.]/)[0]} is 42.` }));
+      const truth = data.answers?.get(task.id);
+      const calls = truth ? groundTruthCalls(truth, task.registry, question.functions) : undefined;
+      if (!calls?.ok) continue;
+      const written = calls.calls.map((call) => ({ skill_name: call.skillName, arguments: call.arguments }));
+      written.forEach((call, i) => {
+        // each later call with the earlier calls' values taken
+        const taken = written.slice(0, i).flatMap((c) => Object.values(c.arguments).map(String));
+        add(`call${i}`, JSON.stringify(call), { ...base, taken });
+      });
+      if (written.length > 1) add("calls", JSON.stringify({ calls: written }));
+      const result = JSON.stringify({ result: 42.5, of: written[0].arguments });
+      add("after-result", JSON.stringify({ final_answer: `It is 42.5 for ${task.query.slice(0, 30)}` }), {
+        ...base,
+        source: [result, task.query],
+      });
+    }
+  }
+  for (const c of craftedCases()) {
+    for (const word of [...(c.grounding.source ?? []), c.reply].join(" ").match(/\s?[\p{L}\p{N}]+|./gu) ?? [])
+      texts.add(word);
+    cases.push(c);
+  }
+  const list = [...texts];
+  const classes = classifyTokens({
+    iterateAllTokens: () => list.map((_, i) => i as Token),
+    isEogToken: () => false,
+    detokenize: (tokens) => tokens.map((t) => list[t]).join(""),
+    getTokenAttributes: () => ({ unknown: false }),
+  });
+  return { cases, vocabulary: groundingVocabulary(classes, new Set()), text: (t) => list[t] };
+}
+
+/** Cases BFCL's first questions lack: a runaway string and number, an expression, a value that is the key's word. */
+function craftedCases(): CorpusCase[] {
+  const lookup = defineSkill({
+    name: "find_place",
+    description: "Find a place.",
+    parameters: z.object({ location: z.string(), cell_type: z.string().optional() }),
+    run: () => "ok",
+  });
+  const circle = defineSkill({
+    name: "circle_area",
+    description: "The area of a circle.",
+    parameters: z.object({ radius: z.number(), city: z.string().optional() }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill]);
+  const schema = buildActionJsonSchema(registry);
+  const crafted = (id: string, question: string, reply: object, taken?: string[]): CorpusCase => ({
+    id: `crafted/${id}`,
+    schema,
+    grounding: { mode: "soft", source: [question], question, ...(taken && { taken }) },
+    reply: JSON.stringify(reply),
+  });
+  return [
+    crafted("runaway-string", "Restaurants in New York.", {
+      skill_name: "find_place",
+      arguments: { location: "New York, NY, you should format it as City, State, and so on" },
+    }),
+    crafted("runaway-digits", "Find the Safeway store 12.", {
+      skill_name: "find_place",
+      arguments: { location: "Safeway 1000000000" },
+    }),
+    crafted("expression", "What is 17 times 23 plus 4?", {
+      skill_name: "calculator",
+      arguments: { expression: "17 times 23 plus 4" },
+    }),
+    crafted("runaway-number", "The area of a circle of radius 50.", {
+      skill_name: "circle_area",
+      arguments: { radius: 5000000000000000 },
+    }),
+    crafted(
+      "taken",
+      "The area of a circle of radius 5 in Paris.",
+      { skill_name: "circle_area", arguments: { radius: 5, city: "Paris" } },
+      ["3", "Boston"],
+    ),
+    crafted("key-word", "Where do cells of the neuron type live?", {
+      skill_name: "find_place",
+      arguments: { location: "brain", cell_type: "cell neuron" },
+    }),
+  ];
+}
+
+/** The steer's output for `c` at every character of its reply, one line per character; and the rules it asked. */
+export function steerCase(
+  c: CorpusCase,
+  vocabulary: GroundingVocabulary,
+  text: (t: Token) => string,
+  rulesOff: readonly string[] = [],
+): { outputs: string[]; asked: Set<string> } {
+  const asked = new Set<string>();
+  const steer = replySteerFor(vocabulary, { ...c.grounding, rulesOff, onRule: (r) => asked.add(r) }, c.schema);
+  const outputs: string[] = [];
+  if (!steer) return { outputs, asked };
+  for (let i = 0; i <= c.reply.length; i++) {
+    const s = steer.next(c.reply.slice(0, i));
+    outputs.push(
+      s.type === "bias"
+        ? [...s.logits]
+            .sort((a, b) => a[0] - b[0])
+            .map(([t, l]) => `${text(t)}=${l}`)
+            .join("|")
+        : s.type,
+    );
+    const token = vocabulary.tokensFor(c.reply[i] ?? "")?.[0];
+    if (token !== undefined) steer.picked(token, undefined);
+  }
+  return { outputs, asked };
+}
