@@ -20,3 +20,20 @@ export function parseJsonLines<T>(
   });
   return out;
 }
+
+/**
+ * `text` without a torn last line: a last line without its newline that is not JSON (its writer was killed, or the
+ * power cut, in the middle of it) is dropped, so a reader takes the whole lines before it. A last line that parses is
+ * whole (only its newline is missing) and stays; so does every newline-ended line, whatever it holds.
+ */
+export function withoutTornTail(text: string): string {
+  const start = text.lastIndexOf("\n") + 1;
+  const tail = text.slice(start);
+  if (tail.trim() === "") return text;
+  try {
+    JSON.parse(tail);
+    return text;
+  } catch {
+    return text.slice(0, start);
+  }
+}

@@ -96,6 +96,9 @@ export class Conversation {
       const read = readConversationFile(conversation.path!);
       if (read.tornLine) conversation.warnings.push(read.tornLine);
       for (const record of read.records) conversation.#take(record);
+      // a file with no record (its first write was cut short by a crash, and the torn line cut off) starts again with
+      // its header, as a new one does
+      conversation.#started = read.records.length > 0;
     }
     return conversation;
   }

@@ -8,6 +8,7 @@ import { abortError } from "../../abort.js";
 import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 import { CodedError } from "../../coded-error.js";
 import { EvalSetupError } from "../errors.js";
+import { withoutTornTail } from "../../json-lines.js";
 
 /**
  * How a replay parted from its recording: `beyond_recording` (more model calls than the trace holds),
@@ -115,7 +116,10 @@ export function recordedSteps(trace: Iterable<AgentEvent>): RecordedStep[] {
   return steps;
 }
 
-/** Read a trace file written by `ask --trace` (JSON Lines of events). Throws `EvalSetupError("trace_invalid")`. */
+/**
+ * Read a trace file written by `ask --trace` (JSON Lines of events). A torn last line (the run was killed while writing
+ * it) is left out: the events before it are the trace. Throws `EvalSetupError("trace_invalid")`.
+ */
 export function readTrace(path: string): AgentEvent[] {
   let text: string;
   try {
@@ -126,7 +130,7 @@ export function readTrace(path: string): AgentEvent[] {
     });
   }
   try {
-    const events = EventStream.fromJSONL(text).toArray();
+    const events = EventStream.fromJSONL(withoutTornTail(text)).toArray();
     if (recordedSteps(events).length === 0) throw new Error("it records no model reply");
     return events;
   } catch (error) {

@@ -97,8 +97,9 @@ function readHeader(line: string, path: string): ResultsHeader {
  * MAX_RESULTS_FILE_BYTES). A last line without its newline (the process was killed while writing it) is cut off the
  * file at the byte where it starts, invalid UTF-8 before it or not, so that appending goes on from a whole line (with
  * `cut` only: a fresh sweep's check reads without changing the file). A whole line that is not a record is an error.
+ * Undefined when no line is whole (an empty file, or one whose header was torn: the sweep wrote no run).
  */
-function readEarlier(path: string, cut: boolean): { header: ResultsHeader; records: RunRecord[] } {
+function readEarlier(path: string, cut: boolean): { header: ResultsHeader; records: RunRecord[] } | undefined {
   let bytes: Buffer;
   try {
     bytes = readRegularFile(path, MAX_RESULTS_FILE_BYTES, "a results file");
@@ -115,6 +116,8 @@ function readEarlier(path: string, cut: boolean): { header: ResultsHeader; recor
   } catch (error) {
     throw fileError(path, error);
   }
+  // no whole line: the sweep was stopped before its header was written whole, so it holds no run
+  if (bytes.length === 0) return undefined;
   const lines = bytes.toString("utf8").split("\n");
   lines.pop(); // after the last newline: nothing
   const header = readHeader(lines[0] ?? "", path);
@@ -157,6 +160,7 @@ function refuseUnfinished(path: string, header: ResultsHeader): void {
     if ((error as { cause?: unknown }).cause instanceof RegularFileError) throw error;
     return;
   }
+  if (!read) return;
   const expected = expectedRuns(read.header);
   if (read.records.length >= expected) return;
   const same = sameHeader(read.header, header) === undefined;
@@ -180,7 +184,8 @@ function lockResults(path: string): () => void {
 
 /**
  * Open the results file of a sweep: a new one (its header written now), or with `resume` the file of an interrupted
- * sweep of the same suite, models, budgets and seeds, whose records are returned and appended to. Each finished run
+ * sweep of the same suite, models, budgets and seeds, whose records are returned and appended to (a file that holds no
+ * whole line, its sweep killed before the header was written, is started over). Each finished run
  * is one line, written whole or not at all (a full disk stops the sweep with an error; the lines before stay); a run
  * cut short by an interrupt or a harness error is not written, so a resumed sweep runs it again (and none twice: a
  * record already in the file is never written again). The file is locked while open: a second sweep on it refuses.
@@ -203,6 +208,7 @@ function openLocked(path: string, header: ResultsHeader, resume: boolean, releas
     if (!existsSync(path))
       throw new EvalSetupError("unsupported", `--resume: there is no ${path} to resume (run once without --resume)`);
     const read = readEarlier(path, true);
+    if (!read) return openLocked(path, header, false, release); // killed before its header was whole: start over
     const differs = sameHeader(read.header, header);
     if (differs) throw new EvalSetupError("unsupported", `--resume: ${path} is another sweep (${differs})`);
     if (read.records.length > expectedRuns(read.header))

@@ -3,11 +3,15 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
+  fsyncSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readSync,
+  renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
@@ -34,8 +38,8 @@ export const ENTRY_NAME = /^([0-9a-f]{40})\.(state|json)$/;
 export const KEY_FILE = "gemma-agent-prompt-cache.key";
 /** The cache's own folder for files being written (mode 0700, this user's): what a killed write leaves lies there. */
 const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
-/** A file being written: an entry's name, the writing process's id, a random tag. */
-const TEMP_NAME = /^[0-9a-f]{40}\.(state|json)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+/** A file being written: an entry's name (or the key's), the writing process's id, a random tag. */
+const TEMP_NAME = /^(?:[0-9a-f]{40}\.(?:state|json)|gemma-agent-prompt-cache\.key)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
 /**
  * The cache's folder for files being written, made now (0700) or checked (a folder of this user's that no one else
@@ -55,7 +59,7 @@ export function tempFolder(dir: string): string {
     throw new Error(`${path} is not this user's private folder`);
   for (const name of readdirSync(path)) {
     const match = TEMP_NAME.exec(name);
-    if (match && Number(match[2]) !== process.pid && !processAlive(Number(match[2])))
+    if (match && Number(match[1]) !== process.pid && !processAlive(Number(match[1])))
       rmSync(join(path, name), { force: true });
   }
   return path;
@@ -82,33 +86,76 @@ export function entryPaths(dir: string, key: string): EntryPaths {
   return { key, state: join(dir, `${key}.state`), record: join(dir, `${key}.json`) };
 }
 
-/**
- * The folder's signing key: read when it is there (a regular file of 32 bytes, owned by this user and readable by no
- * one else; otherwise the cache is not trusted and throws), else made now (O_EXCL, mode 0600).
- */
-export function cacheKey(dir: string): Buffer {
-  const path = join(dir, KEY_FILE);
+/** The key file's bytes, or undefined when there is none; a key file that is not this user's private file throws. */
+function readKeyFile(path: string): Buffer | undefined {
+  let info;
   try {
-    const fd = openRegularFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    const key = randomBytes(32);
-    try {
-      if (writeSync(fd, key) !== key.length) throw new Error(`${path}: short write`);
-    } finally {
-      closeSync(fd);
-    }
-    return key;
+    info = lstatSync(path);
   } catch (error) {
-    if (!/EEXIST/.test((error as Error).message)) throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
-  const info = lstatSync(path);
   const uid = process.getuid?.();
   if (!info.isFile() || (uid !== undefined && info.uid !== uid) || (info.mode & 0o077) !== 0)
     throw new Error(
       `${path} is not this user's private key file (owner ${info.uid}, mode ${(info.mode & 0o777).toString(8)})`,
     );
-  const key = readRegularFile(path, 64, "the prompt cache's key");
-  if (key.length !== 32) throw new Error(`${path} does not hold a key`);
-  return key;
+  return readRegularFile(path, 64, "the prompt cache's key");
+}
+
+/** Link errors of a file system without hard links. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
+
+/**
+ * Give the whole file `temp` the name `path` when there is none there (EEXIST otherwise). On a file system without
+ * hard links, a rename when the name is free (two processes at once may then both rename: the last one's key is the
+ * folder's, and what the other signed is deleted on use and saved again).
+ */
+function linkInOrRename(temp: string, path: string): void {
+  try {
+    linkSync(temp, path);
+  } catch (error) {
+    if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    if (existsSync(path)) throw Object.assign(new Error(`${path} exists`), { code: "EEXIST" });
+    renameSync(temp, path);
+  }
+}
+
+/**
+ * The folder's signing key: read when it is there (a regular file of 32 bytes, owned by this user and readable by no
+ * one else; otherwise the cache is not trusted and throws), else made now: written whole and flushed in the cache's
+ * temporary folder (mode 0600), then linked in under its name, so that no process, killed or not, ever leaves the
+ * name holding a part of a key (an empty key file turned the cache off for good). When two processes make one at
+ * once, the one linked first is the key. An empty key file (left by a process killed between making and writing it,
+ * before keys were linked in whole) is replaced.
+ */
+export function cacheKey(dir: string): Buffer {
+  const path = join(dir, KEY_FILE);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = readKeyFile(path);
+    if (existing?.length === 32) return existing;
+    if (existing && existing.length > 0) throw new Error(`${path} does not hold a key`);
+    const key = randomBytes(32);
+    const temp = tempName(tempFolder(dir), KEY_FILE);
+    const fd = openRegularFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      if (writeSync(fd, key) !== key.length) throw new Error(`${temp}: short write`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      if (existing) renameSync(temp, path);
+      else linkInOrRename(temp, path);
+      return key;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      // another process linked its key first: read that one
+    } finally {
+      rmSync(temp, { force: true });
+    }
+  }
+  throw new Error(`${path} does not hold a key`);
 }
 
 function mac(key: Buffer, name: string, record: Pick<EntryRecord, "tokens" | "bytes" | "sha256">): string {
