@@ -171,6 +171,12 @@ export const MAX_DEFINITION_FILE_BYTES = 1 << 20;
  */
 export const MAX_CONVERSATION_FILE_BYTES = 64 << 20;
 /**
+ * A script of replies (`--model script:FILE`, a JSON array) is read whole, through the bounded reader, before the run:
+ * a calculator action is about 100 bytes, so 8 MiB holds some 80,000 replies (a 10,000-step script is under 1 MB);
+ * `ask` with an 8 MiB script of 80,000 replies peaks at 134 MB, under the 300 MB any single input may cost.
+ */
+export const MAX_SCRIPT_FILE_BYTES = 8 << 20;
+/**
  * Nested agent definitions one top file may reach, counted once per file (a file named twice is loaded once and
  * shared): 64 agents is far past any team a small model can delegate to, and bounds the work of a hostile fan-out.
  */

@@ -106,6 +106,19 @@ export function readRegularFile(path: string, maxBytes: number, what = "such a f
   }
 }
 
+/**
+ * Check `path` as {@link readRegularFile} would before reading it (a regular file, at most `maxBytes`) without reading
+ * a byte, and return its size: for a file read later, so that a bad one is refused before work starts on it.
+ */
+export function checkRegularFile(path: string, maxBytes: number, what = "such a file"): number {
+  const fd = openRegularFile(path, constants.O_RDONLY);
+  try {
+    return boundedSize(fd, path, maxBytes, what);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** {@link readRegularFile} decoded as UTF-8 (invalid bytes become U+FFFD). */
 export function readRegularText(path: string, maxBytes: number, what?: string): string {
   return readRegularFile(path, maxBytes, what).toString("utf8");

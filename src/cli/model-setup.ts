@@ -1,5 +1,5 @@
 import { abortError, raceAbort } from "../abort.js";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { budgetsFor, catalogModelFor, defaultModelAlias, type ModelBudgets } from "../model/catalog.js";
 import { catalogMismatch } from "../model/catalog-mismatch.js";
@@ -10,6 +10,8 @@ import type { ModelHandle, ModelInfo } from "../model/model-handle.js";
 import { modelsDir, modelsDirs } from "../model/models-dir.js";
 import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/resolve-model.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
+import { MAX_SCRIPT_FILE_BYTES } from "../defaults.js";
+import { readRegularText, RegularFileError } from "../regular-file.js";
 import { loadServerModel, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
@@ -26,12 +28,17 @@ export type CliModel = ModelHandle & {
   dispose(): Promise<void> | void;
 };
 
-/** The replies of a script file: objects become their JSON, strings stay as they are. */
+/**
+ * The replies of a script file: objects become their JSON, strings stay as they are. Read through the bounded reader:
+ * a regular file of at most MAX_SCRIPT_FILE_BYTES (a FIFO, device or folder is refused at once, never waited on).
+ */
 export function scriptedReplies(path: string): string[] {
   let replies: unknown;
   try {
-    replies = JSON.parse(readFileSync(path, "utf8"));
+    replies = JSON.parse(readRegularText(path, MAX_SCRIPT_FILE_BYTES, "a script of replies"));
   } catch (error) {
+    if (error instanceof RegularFileError && error.code !== "not_found")
+      throw new CliUsageError(`--model ${SCRIPT_PREFIX}${error.message}`);
     throw new CliUsageError(
       `--model ${SCRIPT_PREFIX}${path}: cannot read a JSON array of replies (${(error as Error).message})`,
     );

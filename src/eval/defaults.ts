@@ -47,3 +47,26 @@ export const PROGRESS_REDRAW_EVERY_MS = 100;
  * records, stays under the 300 MB any single input may cost. A larger file is refused (split the sweep).
  */
 export const MAX_RESULTS_FILE_BYTES = 64 << 20;
+/**
+ * A suite file (JSON or YAML) is read whole through the bounded reader (a FIFO or device refused, the size checked
+ * before a byte is read). evals/basic.json holds 36 tasks in 24 KB; 2 MiB holds over 5,000 tasks. YAML is the costly
+ * one: a 2 MiB YAML suite of 5,400 tasks peaks at 247 MB through `eval` (a 2 MiB JSON one, 126 MB), near the 300 MB
+ * any single input may cost. Past it the suite is refused (split it).
+ */
+export const MAX_SUITE_FILE_BYTES = 2 << 20;
+/**
+ * A report.json (`profile:fit:`) or profile file (`profile:file:`) is read whole: the largest report measured, 400
+ * BFCL questions under one model, is 0.7 MB, so 16 MiB is twenty times that; parsing 16 MiB of JSON peaks near
+ * 135 MB (measured in bare Node).
+ */
+export const MAX_REPORT_FILE_BYTES = 16 << 20;
+/**
+ * A replay trace (`--model replay:FILE`, or each `<task-id>.jsonl` of a folder) is read whole: a scripted calculator
+ * step takes about 330 bytes of trace, so 16 MiB holds some 50,000 steps; replaying a 16 MiB trace peaks at 176 MB.
+ */
+export const MAX_TRACE_FILE_BYTES = 16 << 20;
+/**
+ * A BFCL data file (`--bfcl DIR`: a category's questions or its possible answers) is read whole: the largest bundled
+ * category, parallel_multiple, is 0.35 MB: 16 MiB is forty-five times that, and its JSON parses near 135 MB.
+ */
+export const MAX_BFCL_FILE_BYTES = 16 << 20;

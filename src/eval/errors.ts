@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { CodedError } from "../coded-error.js";
+import { readRegularText, RegularFileError } from "../regular-file.js";
 
 /** Why an eval could not start. Stable: the CLI and tests switch on it. */
 export type EvalSetupErrorCode =
@@ -21,16 +21,17 @@ export class EvalSetupError extends CodedError<EvalSetupErrorCode> {
 }
 
 /**
- * The text of a file an eval reads (a suite, a report, a profile); a file that cannot be read is an
- * `EvalSetupError(code)` saying why in words: "cannot read <what> <path>: no such file".
+ * The text of a file an eval reads (a suite, a report, a profile), through the bounded reader: a regular file of at
+ * most `maxBytes` (a FIFO, device or folder is refused at once, never waited on; the size is checked before a byte is
+ * read). A file that cannot be read is an `EvalSetupError(code)` saying why in one line: "cannot read <what> <path>: no
+ * such file", "<what> <path> is not a regular file ...", "<what> <path>: N bytes, over the M-byte limit ...".
  */
-export function readEvalFile(path: string, code: EvalSetupErrorCode, what: string): string {
+export function readEvalFile(path: string, code: EvalSetupErrorCode, what: string, maxBytes: number): string {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularText(path, maxBytes, `a ${what} file`);
   } catch (error) {
-    const errno = (error as NodeJS.ErrnoException).code;
-    const why =
-      errno === "ENOENT" ? "no such file" : errno === "EISDIR" ? "it is a directory" : (error as Error).message;
-    throw new EvalSetupError(code, `cannot read ${what} ${path}: ${why}`, { cause: error });
+    const missing = error instanceof RegularFileError && error.code === "not_found";
+    const message = missing ? `cannot read ${what} ${path}: no such file` : `${what} ${(error as Error).message}`;
+    throw new EvalSetupError(code, message, { cause: error });
   }
 }

@@ -10,7 +10,12 @@ import { openResultsFile, type ResultsFile } from "./runner/results-file.js";
 import { buildReport } from "./report/build-report.js";
 import type { EvalReport } from "./report/eval-report.js";
 import type { EvalTask } from "./runner/eval-task.js";
-import { createModelProvider, type ModelProvider, type ProviderOptions } from "./runner/model-providers.js";
+import {
+  checkReplayFolder,
+  createModelProvider,
+  type ModelProvider,
+  type ProviderOptions,
+} from "./runner/model-providers.js";
 import { runEval, type EvalProgress, type RunEvalOptions } from "./runner/run-eval.js";
 import { loadSuite } from "./suite/load-suite.js";
 import type { Suite } from "./suite/suite-schema.js";
@@ -93,7 +98,16 @@ function seedList(count: number | undefined): number[] {
   return Array.from({ length: n }, (_, i) => FIRST_SEED + i);
 }
 
-function providersFor(options: EvaluateOptions, bfcl: boolean, taskCount: number): ModelProvider[] {
+/**
+ * The providers of `options.models` for `taskCount` chosen tasks; `runTasks` are those the sweep runs (with their
+ * loop baselines): a replay folder's traces are checked for them before anything runs.
+ */
+function providersFor(
+  options: EvaluateOptions,
+  bfcl: boolean,
+  taskCount: number,
+  runTasks: readonly EvalTask[],
+): ModelProvider[] {
   if (options.providers) return [...options.providers];
   if (options.models.length === 0) throw new EvalSetupError("model_spec", "no model given (--model)");
   const specs = mergeServerSpecs(options.models.map((m) => (typeof m === "string" ? parseModelSpec(m) : m)));
@@ -109,6 +123,11 @@ function providersFor(options: EvaluateOptions, bfcl: boolean, taskCount: number
         `replay:${spec.path} is the trace of one run, and this eval has ${taskCount} tasks: pick its task with --task ID, or replay a directory of <task-id>.jsonl traces`,
       );
     }
+    if (spec.kind === "replay")
+      checkReplayFolder(
+        spec.path,
+        runTasks.map((task) => task.id),
+      );
     return createModelProvider(spec, options);
   });
 }
@@ -140,7 +159,8 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
   checkTraceDir(options.traces);
   const chosen = chooseTasks(tasks, options.taskIds);
   const sample = sampleTasks(chosen, options.limit);
-  const providers = providersFor(options, kind === "bfcl", sample.length);
+  const runTasks = options.compareLoop ? withLoopBaselines(sample) : sample;
+  const providers = providersFor(options, kind === "bfcl", sample.length, runTasks);
   const names = providers.map((p) => p.name);
   if (new Set(names).size !== names.length)
     throw new EvalSetupError("model_spec", `a model is named twice: ${names.join(", ")}`);
@@ -152,7 +172,7 @@ async function evaluate(run: EvaluateRun): Promise<EvalReport> {
   const header = { source, models: names, budgets, seeds, tasks: sample.length, grammar };
   const results = options.results && openResultsFile(options.results.path, header, options.results.resume ?? false);
   const { records, interrupted } = await runSweep(results, {
-    tasks: options.compareLoop ? withLoopBaselines(sample) : sample,
+    tasks: runTasks,
     providers,
     budgets,
     seeds,

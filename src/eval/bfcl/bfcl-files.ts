@@ -1,9 +1,10 @@
 import { fileURLToPath } from "node:url";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { parseJsonLines } from "../../json-lines.js";
 import { join } from "node:path";
 import { z } from "zod";
-import { EvalSetupError } from "../errors.js";
+import { MAX_BFCL_FILE_BYTES } from "../defaults.js";
+import { EvalSetupError, readEvalFile } from "../errors.js";
 import { formatIssuePath } from "../schema-issues.js";
 
 const messageSchema = z.object({ role: z.string(), content: z.string() });
@@ -50,10 +51,11 @@ export interface BfclCategory {
   answers?: Map<string, BfclGroundTruth>;
 }
 
+/** A BFCL data file's lines, each checked against `schema`; read bounded (a regular file, MAX_BFCL_FILE_BYTES). */
 function readJsonLines<T>(path: string, schema: z.ZodType<T>): T[] {
   const fail = (message: string) => new EvalSetupError("bfcl_invalid", `${path} ${message}`);
   return parseJsonLines(
-    readFileSync(path, "utf8"),
+    readEvalFile(path, "bfcl_invalid", "BFCL data", MAX_BFCL_FILE_BYTES),
     (value, line) => {
       const parsed = schema.safeParse(value);
       if (parsed.success) return parsed.data;

@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { MAX_REPORT_FILE_BYTES } from "../defaults.js";
 import { EvalSetupError, readEvalFile } from "../errors.js";
 import type { EvalReport } from "../report/eval-report.js";
 import { parseOrSetupError } from "../schema-issues.js";
@@ -11,7 +12,7 @@ import { checkFailureRates, failureProfile } from "./failure-profiles.js";
 import { fitFailureProfile, parseEvalReport, type FitOptions, type FittedProfile } from "./fit-profile.js";
 
 function readJson(path: string, what: string): unknown {
-  const text = readEvalFile(path, "profile_invalid", what);
+  const text = readEvalFile(path, "profile_invalid", what, MAX_REPORT_FILE_BYTES);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { MAX_TRACE_FILE_BYTES } from "../defaults.js";
 import { EventStream } from "../../agent/event-stream.js";
 import { finalRoundText, observationText } from "../../agent/build-messages.js";
 import { isOwnEvent, modelReplyOf, type AgentEvent, type ObservationEvent } from "../../agent/events.js";
@@ -7,7 +7,7 @@ import { neutralizeControlText } from "../../prompt/chat-format.js";
 import { abortError } from "../../abort.js";
 import { scriptedModelInfo } from "../../testing/scripted-model-info.js";
 import { CodedError } from "../../coded-error.js";
-import { EvalSetupError } from "../errors.js";
+import { EvalSetupError, readEvalFile } from "../errors.js";
 import { withoutTornTail } from "../../json-lines.js";
 
 /**
@@ -121,14 +121,8 @@ export function recordedSteps(trace: Iterable<AgentEvent>): RecordedStep[] {
  * it) is left out: the events before it are the trace. Throws `EvalSetupError("trace_invalid")`.
  */
 export function readTrace(path: string): AgentEvent[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new EvalSetupError("trace_invalid", `cannot read trace ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  // bounded: a regular file of at most MAX_TRACE_FILE_BYTES (a FIFO or device refused, never waited on)
+  const text = readEvalFile(path, "trace_invalid", "trace", MAX_TRACE_FILE_BYTES);
   try {
     const events = EventStream.fromJSONL(withoutTornTail(text)).toArray();
     if (recordedSteps(events).length === 0) throw new Error("it records no model reply");

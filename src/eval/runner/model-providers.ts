@@ -10,7 +10,8 @@ import type { ModelSpec } from "../models/model-spec.js";
 import { readTrace, ReplayModel } from "../models/replay-model.js";
 import { TrajectoryModel } from "../models/trajectory-model.js";
 import { hashSeed, seededRandom } from "../../random.js";
-import { GGUF_CONCURRENCY, SCRIPTED_CONCURRENCY, SERVER_CONCURRENCY } from "../defaults.js";
+import { GGUF_CONCURRENCY, MAX_TRACE_FILE_BYTES, SCRIPTED_CONCURRENCY, SERVER_CONCURRENCY } from "../defaults.js";
+import { checkRegularFile, RegularFileError } from "../../regular-file.js";
 import type { EvalTask } from "./eval-task.js";
 import type { ServerThroughput } from "../report/eval-report.js";
 import type { ServerModelRef } from "../../model/http/index.js";
@@ -69,6 +70,24 @@ function trajectoryProvider(name: string, rates: FailureRates = FAILURE_PROFILES
     },
     async dispose() {},
   };
+}
+
+/**
+ * The traces a replay folder holds for `taskIds`, checked before the sweep starts: a `<task-id>.jsonl` there that is
+ * a FIFO, a device or a folder, or is over MAX_TRACE_FILE_BYTES, is an `EvalSetupError("trace_invalid")` naming it
+ * (a missing one fails its task's runs only: a folder may hold the traces of some tasks). Nothing is read here; each
+ * trace is read, through the same bounded reader, when its run starts. A `path` that is not a folder is left alone.
+ */
+export function checkReplayFolder(path: string, taskIds: Iterable<string>): void {
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) return;
+  for (const id of taskIds) {
+    try {
+      checkRegularFile(join(path, `${id}.jsonl`), MAX_TRACE_FILE_BYTES, "a trace file");
+    } catch (error) {
+      if (error instanceof RegularFileError && error.code === "not_found") continue;
+      throw new EvalSetupError("trace_invalid", `trace ${(error as Error).message}`, { cause: error });
+    }
+  }
 }
 
 function replayProvider(name: string, path: string): ModelProvider {

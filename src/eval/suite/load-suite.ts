@@ -1,5 +1,6 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { MAX_SUITE_FILE_BYTES } from "../defaults.js";
 import { EvalSetupError, readEvalFile } from "../errors.js";
 import { formatIssues } from "../schema-issues.js";
 import { suiteSchema, type Suite } from "./suite-schema.js";
@@ -30,8 +31,12 @@ export function parseSuiteText(text: string, source: string): Suite {
   return parseSuite(data, source);
 }
 
-/** Read and validate a suite file (JSON, or YAML by extension). Throws `EvalSetupError` with code `suite_not_found` or `suite_invalid`. */
+/**
+ * Read and validate a suite file (JSON, or YAML by extension): a regular file of at most MAX_SUITE_FILE_BYTES (a FIFO
+ * or device is refused without waiting on it). Throws `EvalSetupError` with code `suite_not_found` (not there, not a
+ * regular file, too large) or `suite_invalid`.
+ */
 export function loadSuite(path: string): Suite {
-  const text = readEvalFile(path, "suite_not_found", "suite");
+  const text = readEvalFile(path, "suite_not_found", "suite", MAX_SUITE_FILE_BYTES);
   return parseSuiteText(text, path);
 }
