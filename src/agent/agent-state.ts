@@ -62,15 +62,31 @@ export class AgentState {
   readonly usage: RunUsage = { inputTokens: 0, outputTokens: 0, largestPrompt: 0, estimated: false };
   /** The earlier turns of the conversation this run is a turn of (`Agent.invoke`), shown before the query. */
   readonly history: HistoryView | undefined;
+  /**
+   * Under `trim_policy: summarize_oldest`: has the model summarize the turns `history` leaves out at trim level
+   * `level` that no summary stands for yet, before they leave the prompt (fitStep calls it when a trim inside the turn
+   * drops turns). Resolves true when the summary was written (it stands for them from then on), false when it failed
+   * (they are left out without one, as `drop_oldest` would).
+   */
+  readonly summarizeHistory: ((level: number) => Promise<boolean>) | undefined;
   /** The run's spans (telemetry), while it runs. */
   trace: AgentRunTrace | undefined;
   readonly #startedAt = performance.now();
 
-  constructor(query: string, options: { stream?: EventStream; depth?: number; history?: HistoryView } = {}) {
+  constructor(
+    query: string,
+    options: {
+      stream?: EventStream;
+      depth?: number;
+      history?: HistoryView;
+      summarizeHistory?: (level: number) => Promise<boolean>;
+    } = {},
+  ) {
     this.query = query;
     this.stream = options.stream ?? new EventStream();
     this.depth = options.depth ?? 0;
     this.history = options.history;
+    this.summarizeHistory = options.summarizeHistory;
   }
 
   /** Milliseconds since the run started. */

@@ -52,6 +52,7 @@ export async function fitStep(
     condensed = true;
   }
   if (!fit) return undefined;
+  if (history > 0) fit = await summarizeDropped(state, condensed ? compactInput(input, render) : input, fit, history);
   state.stats.contextTrims++;
   state.emit({
     type: "context-trimmed",
@@ -70,18 +71,49 @@ export async function fitStep(
 }
 
 /**
+ * Under `summarize_oldest` (the run's `summarizeHistory`): the turns of the history that `fit` leaves out and no
+ * summary stands for yet are summarized before they leave the prompt, which then shows the summary in their place.
+ * The prompt is measured again at the level reached (the summary may take more room than the note it replaces) and,
+ * over the budget or the trim target, trimmed further, summarizing again any turn that trim leaves out. A failed
+ * summary leaves the turns out without one (its warning says so), as the turn's first prompt does. Returns the fit
+ * the prompt now has.
+ */
+async function summarizeDropped(
+  state: AgentState,
+  input: FitInput,
+  fit: ContextFit,
+  history: number,
+): Promise<ContextFit> {
+  const summarize = state.summarizeHistory;
+  if (!summarize || !state.history) return fit;
+  let current = fit;
+  for (;;) {
+    const level = Math.min(current.droppedSteps, history);
+    if (state.history.droppedAt(level).length === 0 || !(await summarize(level))) return current;
+    // what was dropped stays dropped; from there, fit (to the trim target) the prompt that shows the summary
+    const again = await fitContext({ ...input, dropped: current.droppedSteps, trimming: true });
+    current = { ...again!, promptTokensBefore: fit.promptTokensBefore };
+  }
+}
+
+/** `input` with the system prompt in the compact style. */
+function compactInput(input: FitInput, render: RenderStepPrompt): FitInput {
+  return { ...input, render: (drop) => render(drop, true), compact: true };
+}
+
+/**
  * The fit with the system prompt in the compact style, from the trim level the run had (the compact prompt may keep
  * steps the full one had to leave out); `promptTokensBefore` is the full prompt's. Throws ContextOverflowError when
  * even the compact prompt leaves too little room.
  */
 async function condensedFit(input: FitInput, render: RenderStepPrompt, fullTokens: number): Promise<ContextFit> {
-  const compactInput: FitInput = { ...input, render: (drop) => render(drop, true), compact: true };
-  const fit = await fitContext(compactInput);
+  const compacted = compactInput(input, render);
+  const fit = await fitContext(compacted);
   if (fit) return { ...fit, promptTokensBefore: fullTokens };
   return {
     droppedSteps: input.dropped,
     promptTokensBefore: fullTokens,
-    promptTokensAfter: await input.countTokens(compactInput.render(input.dropped)),
+    promptTokensAfter: await input.countTokens(compacted.render(input.dropped)),
     replyTokens: input.replyTokens,
   };
 }

@@ -1,7 +1,12 @@
 import { DEFAULT_USE_GRAMMAR } from "../defaults.js";
 import { Conversation, type ConversationCall, type NewTurn, type TurnMessage } from "../memory/conversation.js";
-import { historyView } from "../memory/history.js";
-import { summarizeOldest, type SummaryWritten } from "../memory/summarize-oldest.js";
+import { historyView, type HistoryView } from "../memory/history.js";
+import {
+  summarizeOldest,
+  summarizeTurns,
+  type SummarizeOldestResult,
+  type SummaryWritten,
+} from "../memory/summarize-oldest.js";
 import type { ModelHandle } from "../model/model-handle.js";
 import type { ChatFormat } from "../prompt/chat-format.js";
 import { withoutUndefined } from "../without-undefined.js";
@@ -119,29 +124,97 @@ async function summarizeForTurn(
 /** Count a summary's model call into the turn's state, and say what came of it. */
 function recordSummary(state: AgentState, summarized: Summarized | undefined): void {
   if (!summarized) return;
-  if ("failed" in summarized) {
+  if (!("failed" in summarized)) {
+    const { stats } = summarized;
+    state.stats.modelCalls += stats.modelCalls;
+    state.stats.modelMs += stats.modelMs;
+    state.stats.promptTokens += stats.promptTokens;
+    state.stats.evaluatedPromptTokens += stats.evaluatedPromptTokens;
+    state.stats.generatedTokens += stats.generatedTokens;
+  }
+  emitSummary(state, summarized);
+}
+
+/**
+ * What came of a summary, in the turn's state: its tokens and `memory-summarized` event, or the warning it failed;
+ * `step`: the step the events are stamped with (default: the run's current one).
+ */
+function emitSummary(state: AgentState, result: SummarizeOldestResult, step?: number): void {
+  if ("failed" in result) {
     state.emit({
       type: "warning",
       code: "summary_failed",
-      message: `old turns left out instead: ${summarized.failed}`,
+      message: `old turns left out instead: ${result.failed}`,
+      ...(step !== undefined && { step }),
     });
     return;
   }
-  const { stats, summarizedTurns, covers, summaryTokens, estimated } = summarized;
-  state.stats.modelCalls += stats.modelCalls;
-  state.stats.modelMs += stats.modelMs;
-  state.stats.promptTokens += stats.promptTokens;
-  state.stats.evaluatedPromptTokens += stats.evaluatedPromptTokens;
-  state.stats.generatedTokens += stats.generatedTokens;
-  state.usage.inputTokens += summarized.input;
-  state.usage.outputTokens += summarized.output;
+  const { summarizedTurns, covers, summaryTokens, estimated } = result;
+  state.usage.inputTokens += result.input;
+  state.usage.outputTokens += result.output;
   state.emit({
     type: "memory-summarized",
     summarizedTurns,
     covers,
     summaryTokens,
     ...(estimated && { estimated: true as const }),
+    ...(step !== undefined && { step }),
   });
+}
+
+/**
+ * Under `summarize_oldest`, the run's `summarizeHistory` (see AgentState): a trim inside the turn (fitStep, when the
+ * prompt outgrows the budget after a skill result) that leaves turns of `history` out has the model summarize them
+ * first, as the turn's first prompt does: the call counted into the turn's stats, its `memory-summarized` event (or
+ * `summary_failed` warning) in the turn's events, the summary kept by the conversation. After a failed summary
+ * (`firstFailed`: the turn's first one) the turn asks for none again: the turns are left out without one.
+ */
+function turnSummarizer(
+  host: InvokeHost,
+  conversation: Conversation,
+  history: HistoryView,
+  signal: AbortSignal | undefined,
+  firstFailed: boolean,
+): ((state: AgentState, level: number) => Promise<boolean>) | undefined {
+  const budget = agentBudget(host);
+  if (host.options.memory?.trimPolicy !== "summarize_oldest" || !budget) return undefined;
+  const temperature = host.options.temperature;
+  let failed = firstFailed;
+  return async (state, level) => {
+    const dropped = history.droppedAt(level);
+    if (failed || dropped.length === 0) return false;
+    const writer = {
+      conversation,
+      counter: budget.counter,
+      format: host.chatFormat,
+      generate: (prompt: string, { maxTokens }: { maxTokens: number }) =>
+        generateCounted(host.model, prompt, { maxTokens, ...withoutUndefined({ signal, temperature }) }, state.stats),
+      signal,
+    };
+    const result = await summarizeTurns(writer, dropped);
+    // stamped, as the trim's `context-trimmed` event is, with the step whose prompt it fits
+    emitSummary(state, result, state.iterations + 1);
+    failed = "failed" in result;
+    return !failed;
+  };
+}
+
+/** The turn's run: its message, the conversation's `history` and, under `summarize_oldest`, its summarizer. */
+function turnState(
+  host: InvokeHost,
+  conversation: Conversation,
+  message: string,
+  history: HistoryView,
+  signal: AbortSignal | undefined,
+  summarized: Summarized | undefined,
+): AgentState {
+  const firstFailed = summarized !== undefined && "failed" in summarized;
+  const summarizer = turnSummarizer(host, conversation, history, signal, firstFailed);
+  const state: AgentState = new AgentState(message, {
+    history,
+    ...(summarizer && { summarizeHistory: (level: number) => summarizer(state, level) }),
+  });
+  return state;
 }
 
 /** The turn's skill calls, each with its result or error, from the run's own events. */
@@ -196,7 +269,7 @@ export async function invokeTurn(
   }
   const summarized = await summarizeForTurn(host, conversation, message, options.signal);
   const history = historyView(conversation);
-  const state = new AgentState(message, { history });
+  const state = turnState(host, conversation, message, history, options.signal, summarized);
   const unsubscribe = options.onEvent ? state.stream.subscribe(options.onEvent) : undefined;
   try {
     recordSummary(state, summarized);

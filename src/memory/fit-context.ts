@@ -30,6 +30,11 @@ export interface FitInput {
   trimTarget?: { tokens: number; levels: number };
   /** The system prompt is already in the compact style (the error's advice then leaves that out). */
   compact?: boolean;
+  /**
+   * A trim is under way whose prompt changed at the level reached (a summary took the place of the turns it left
+   * out): fit it, to `trimTarget`, even when it fits as it is, and return the fit rather than undefined.
+   */
+  trimming?: boolean;
 }
 
 /** How a step fits: the trim level, prompt tokens before and after, tokens left for the reply. */
@@ -59,7 +64,7 @@ export class ContextOverflowError extends CodedError<"context_overflow"> {
  * Keep prompt + reply (+ overrun) inside the context, and the prompt inside `promptBudget`: go to the lowest trim
  * level that makes the whole reply budget fit (further, to `trimTarget`, when one is given); when the last level is
  * still too large, shrink the reply budget, down to MIN_REPLY_TOKENS, and then the room kept for the overrun, down to
- * MIN_WRAP_UP_TOKENS. Returns undefined when the prompt fits as it is.
+ * MIN_WRAP_UP_TOKENS. Returns undefined when the prompt fits as it is (unless `trimming`).
  */
 export async function fitContext(input: FitInput): Promise<ContextFit | undefined> {
   const room = (tokens: number) => input.contextSize - tokens - input.replyOverrun;
@@ -68,7 +73,7 @@ export async function fitContext(input: FitInput): Promise<ContextFit | undefine
   let drop = input.dropped;
   const before = await input.countTokens(input.render(drop));
   let tokens = before;
-  if (fits(tokens)) return undefined;
+  if (fits(tokens) && !input.trimming) return undefined;
   const maxDrop = Math.max(input.dropped, input.steps - 1);
   while (drop < maxDrop && !fits(tokens)) tokens = await input.countTokens(input.render(++drop));
   const target = input.trimTarget;

@@ -13,9 +13,9 @@ export interface HistoryView {
   readonly levels: number;
   /** The messages at `level`, to go between the system prompt and the current message. */
   messages(level: number): ChatMessage[];
-  /** The trim `level` stands for (what the conversation keeps for the next turn). */
+  /** The trim `level` stands for (what the conversation keeps for the next turn), over the turns no summary covers. */
   trimAt(level: number): HistoryTrim;
-  /** The turns left out at `level` (what a summary would stand for). */
+  /** The turns left out at `level` that no summary stands for yet (what a summary would stand for). */
   droppedAt(level: number): readonly ConversationTurn[];
 }
 
@@ -51,22 +51,40 @@ function trimLevels(turns: readonly ConversationTurn[], from: HistoryTrim): Hist
   return levels;
 }
 
-/** The history of `conversation` for the next turn's prompt, starting at the trim the conversation is at. */
+/**
+ * The history of `conversation` for the next turn's prompt, starting at the trim the conversation is at. The levels
+ * are fixed when the view is made; the summary is read as the conversation has it now: a summary written during the
+ * turn (`summarize_oldest`, when a trim inside the turn leaves turns out) stands, from then on, for the turns it
+ * covers, in place of the note that says turns are left out, and those turns are never shown again.
+ */
 export function historyView(conversation: Conversation): HistoryView {
   const turns = historyTurns(conversation);
   const levels = trimLevels(turns, conversation.trim);
-  const summary = conversation.summary;
   const at = (level: number) => levels[Math.max(0, Math.min(level, levels.length - 1))];
+  /** Turns of this view the conversation's summary now stands for (the oldest ones). */
+  const summarized = () => {
+    const covers = conversation.summary?.covers ?? 0;
+    let k = 0;
+    while (k < turns.length && turns[k].index <= covers) k++;
+    return k;
+  };
   return {
     levels: levels.length - 1,
-    trimAt: (level) => ({ ...at(level) }),
-    droppedAt: (level) => turns.slice(0, at(level).droppedTurns),
-    messages(level) {
+    trimAt(level) {
+      const k = summarized();
       const { strippedTurns, droppedTurns } = at(level);
+      return { strippedTurns: Math.max(0, strippedTurns - k), droppedTurns: Math.max(0, droppedTurns - k) };
+    },
+    droppedAt: (level) => turns.slice(summarized(), at(level).droppedTurns),
+    messages(level) {
+      const { strippedTurns } = at(level);
+      const k = summarized();
+      const droppedTurns = Math.max(at(level).droppedTurns, k);
+      const summary = conversation.summary;
       const out: ChatMessage[] = [];
       if (summary) out.push({ role: "user", content: renderPrompt("memory-summary", { summary: summary.text }) });
-      if (droppedTurns > 0)
-        out.push({ role: "user", content: renderPrompt("memory-dropped", { count: droppedTurns }) });
+      if (droppedTurns > k)
+        out.push({ role: "user", content: renderPrompt("memory-dropped", { count: droppedTurns - k }) });
       for (let p = droppedTurns; p < turns.length; p++)
         out.push(
           ...(p < strippedTurns

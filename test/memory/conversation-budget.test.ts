@@ -14,10 +14,9 @@ import { defineSkill, Registry } from "../../src/skills/index.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 
 const TURNS = 50;
-// Sized so that a turn's first prompt outgrows the budget when old turns must go (summarize_oldest summarizes only
-// there: a trim inside a turn, after its skill result, drops turns without a summary). At 1,500 with the action format
-// that shows no answer value, the first overflow needed only results stripped, and later drops came inside turns.
-const BUDGET = 1_450;
+// At 1,500 most trims come inside a turn, after its skill result (the step-2 prompt outgrows the budget), old turns
+// leaving with them: summarize_oldest must summarize them there too, not only at a turn's first prompt.
+const BUDGET = 1_500;
 const count = (prompt: string) => Math.ceil(prompt.length / 4);
 
 const registry = new Registry([
@@ -134,6 +133,18 @@ describe("a 50-turn conversation under a token budget", () => {
         );
         const covers = summaries.map((s) => s.covers);
         expect(covers).toEqual([...covers].sort((a, b) => a - b));
+        // old turns left the prompt inside turns (at a later step than the first), and were summarized there
+        expect(summaries.filter((s) => s.step >= 2).length).toBeGreaterThan(0);
+        // no turn ever left a prompt unsummarized: where turns are missing, the summary there covers exactly them
+        for (const { n, prompts } of turns)
+          for (const prompt of prompts) {
+            const { questions } = shown(prompt, n);
+            if (questions.length === n - 1) continue;
+            expect(prompt).not.toMatch(/earlier turn\(s\) of this conversation are left out/);
+            const upTo = /Summary of the earlier part of this conversation: .*questions \d+ to (\d+)\./.exec(prompt);
+            expect(Number(upTo?.[1]), `turn ${n}`).toBe((questions[0] ?? n) - 1);
+          }
+        expect(stored.summary?.covers).toBe(covers.at(-1));
       } else expect(turns.at(-1)!.prompts[0]).toMatch(/\(\d+ earlier turn\(s\) of this conversation are left out/);
     }, 60_000);
   }
