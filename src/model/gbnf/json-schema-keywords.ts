@@ -3,9 +3,9 @@ import type { JsonSchema } from "../../json-schema.js";
 
 /**
  * Why a schema has no grammar: `unsatisfiable` (no value matches it: `false`, contradictory bounds, an `allOf` of
- * parts that exclude each other), `malformed` (a keyword of the wrong shape), `unknown_type` (a `type` JSON Schema
- * does not have), `unresolved_ref` (a `$ref` outside "#", "#/$defs/..." and "#/definitions/..."). Stable: callers
- * switch on it.
+ * parts that exclude each other), `malformed` (a keyword of the wrong shape, or a `$ref` cycle that reads no
+ * character), `unknown_type` (a `type` JSON Schema does not have), `unresolved_ref` (a `$ref` outside "#",
+ * "#/$defs/..." and "#/definitions/..."). Stable: callers switch on it.
  */
 export type JsonSchemaGrammarErrorCode = "unsatisfiable" | "malformed" | "unknown_type" | "unresolved_ref";
 

@@ -25,6 +25,8 @@ export { JsonSchemaGrammarError } from "./json-schema-keywords.js";
 class SchemaCompiler implements GbnfCompiler {
   readonly rules = new GbnfRules();
   readonly #refs = new Map<string, string>();
+  /** `$ref`s being compiled since the last `{` or `[`: meeting one again is a cycle that reads no character. */
+  #openRefs = new Set<string>();
   readonly #root: JsonSchema;
 
   constructor(root: JsonSchema) {
@@ -100,14 +102,32 @@ class SchemaCompiler implements GbnfCompiler {
       case "null":
         return this.rules.primitive("null");
       case "object":
-        return compileObject(this, schema, hint);
+        return this.#inside(() => compileObject(this, schema, hint));
       default:
-        return compileArray(this, schema, hint);
+        return this.#inside(() => compileArray(this, schema, hint));
+    }
+  }
+
+  /** Compile an object's or array's parts: they come after its `{` or `[`, so a `$ref` there may recur. */
+  #inside(compile: () => string): string {
+    const open = this.#openRefs;
+    this.#openRefs = new Set();
+    try {
+      return compile();
+    } finally {
+      this.#openRefs = open;
     }
   }
 
   /** `$ref` to `#`, `#/$defs/*` or `#/definitions/*`: one rule per target, so recursive schemas stay finite. */
   #compileRef(ref: string, hint: string): string {
+    // `{"$ref": "#"}` at the root, or `a: {"anyOf": [{"$ref": "#/$defs/a"}, ...]}`: the grammar rule would start with
+    // itself (left recursion), which llama.cpp refuses ("Failed to parse grammar"); no finite JSON value unfolds it.
+    if (this.#openRefs.has(ref))
+      throw new JsonSchemaGrammarError(
+        "malformed",
+        `jsonSchemaToGbnf: "$ref": "${ref}" at "${hint}" refers back to itself before any object or array opens (a cycle that reads nothing)`,
+      );
     const known = this.#refs.get(ref);
     if (known) return known;
     let target: unknown;
@@ -126,7 +146,12 @@ class SchemaCompiler implements GbnfCompiler {
     const name = this.rules.uniqueName(`ref-${ref.split("/").pop()}`);
     this.#refs.set(ref, name);
     this.rules.define(name, "");
-    this.rules.define(name, this.compile(target as Schema, name));
+    this.#openRefs.add(ref);
+    try {
+      this.rules.define(name, this.compile(target as Schema, name));
+    } finally {
+      this.#openRefs.delete(ref);
+    }
     return name;
   }
 }
@@ -149,7 +174,8 @@ class SchemaCompiler implements GbnfCompiler {
  * 8999999999999999 in their integer part (a safe integer; `UNBOUNDED_MAX` in gbnf-integer-range.ts), 16 decimals
  * and a 2-digit exponent so a runaway model cannot spin.
  *
- * Throws {@link JsonSchemaGrammarError} for a schema nothing can satisfy, an unknown `type`, or an unresolvable `$ref`.
+ * Throws {@link JsonSchemaGrammarError} for a schema nothing can satisfy, an unknown `type`, an unresolvable `$ref`,
+ * or a `$ref` that comes back to itself before an object or array opens (`{"$ref": "#"}` at the root).
  */
 export function jsonSchemaToGbnf(schema: JsonSchema | boolean): string {
   const compiler = new SchemaCompiler(isObject(schema) ? schema : {});
