@@ -30,8 +30,8 @@ import {
 
 const TURNS = 120;
 const FILLER = " and so on".repeat(100);
-/** A turn record (about 3 KB: the answer is in it three times) in 6 pieces: about 1 ms a write. */
-const SLOW_PIECE = 512;
+/** A turn record (about 3 KB: the answer is in it three times) in 24 pieces: about 5 ms a write. */
+const SLOW_PIECE = 128;
 const record = z.union([turnRecordSchema, headerRecordSchema, summaryRecordSchema, resetRecordSchema]);
 
 /** The answer of turn `turn` of run `run` (unique, so that a turn can be told from every other). */

@@ -2,16 +2,24 @@
  * The crash-consistency harness (issue 42 item 3): the built CLI is started on a writer's work, SIGKILLed after a delay
  * drawn from a seeded random source, and what it left on disk is checked, then the next run. Each writer
  * (`eval-writer.ts`, `conversation-writer.ts`, ...) says how to start its work, how to draw the kill, and what counts as
- * a record lost, doubled or torn, or a partial state accepted; this file holds what they share: the child process and
- * its kill, the tally, the loop of trials. Used by `test/reliability/crash-consistency.test.ts` (a short seeded run) and
+ * a record lost, doubled or torn, or a partial state accepted; this file holds what they share: the tally and the loop
+ * of trials (the killable CLI run is in cli-run.ts, the seeded kill delays in kill-window.ts). Used by `test/reliability/crash-consistency.test.ts` (a short seeded run) and
  * `scripts/crash-kills.ts` (hundreds of kills).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync, watch, type FSWatcher } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hashSeed, seededRandom, type Random } from "../../../src/random.js";
 import { CLI } from "../../helpers/hostile-cli.js";
-import { slowWritesPreload } from "./write-faults.js";
+export {
+  described,
+  runCli,
+  startCli,
+  type CrashRun,
+  type KillDraw,
+  type StartedRun,
+  type StartOptions,
+} from "./cli-run.js";
+export { between, calibrate, drawKill, windowText, type KillWindow } from "./kill-window.js";
 
 export { CLI };
 
@@ -53,192 +61,6 @@ export function tallyLine(t: KillTally): string {
 /** Every count that must be 0, summed. */
 export function tallyFailures(t: KillTally): number {
   return t.lost + t.doubled + t.torn + t.partialAccepted + t.failures.length;
-}
-
-/** One CLI run, killed or not. */
-export interface CrashRun {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  /** Ended by the harness's SIGKILL. */
-  killed: boolean;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** How to start a CLI run. */
-export interface StartOptions {
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** Written to stdin, then stdin is closed. Default: closed at once. */
-  input?: string;
-  /** Writes of files under this path are slowed (see write-faults.ts), so that a kill lands inside one. */
-  slowWritesUnder?: string;
-  /** Bytes per piece of a slowed write. Default SLOW_PIECE_BYTES (64). */
-  slowPieceBytes?: number;
-  /** Another preload (`node --import`), e.g. killAtWritePreload with its env. */
-  preload?: string;
-  /** A run still going after this is killed and reported as a failure (hung). Default 60 s. */
-  timeoutMs?: number;
-  /** Watch this folder (recursively, made first) for the run's first change: see {@link StartedRun.firstChange}. */
-  watch?: string;
-}
-
-/** A started CLI run: its process, its end, and the kill. */
-export interface StartedRun {
-  child: ChildProcess;
-  /** When it was started (performance.now()). */
-  startedAt: number;
-  result: Promise<CrashRun>;
-  /** ms after its start when the watched folder first changed (with `watch`; never resolves without a change). */
-  firstChange: Promise<number>;
-  /** SIGKILL it now, when it still runs. */
-  kill(): void;
-  /** SIGKILL it as drawn: `ms` after its start, or after the watched folder's first change. */
-  killAt(draw: KillDraw): void;
-}
-
-/** Start `gemma-agent ARGS` (the CLI at `cli`). */
-export function startCli(cli: string, args: readonly string[], options: StartOptions = {}): StartedRun {
-  let changed: (ms: number) => void = () => {};
-  const firstChange = new Promise<number>((resolve) => (changed = resolve));
-  let watcher: FSWatcher | undefined;
-  let startedAt = performance.now();
-  if (options.watch !== undefined) {
-    mkdirSync(options.watch, { recursive: true });
-    watcher = watch(options.watch, { recursive: true }, () => {
-      changed(performance.now() - startedAt);
-      watcher?.close();
-    });
-  }
-  const preload = [
-    ...(options.slowWritesUnder === undefined ? [] : ["--import", slowWritesPreload]),
-    ...(options.preload === undefined ? [] : ["--import", options.preload]),
-  ];
-  const child = spawn(process.execPath, [...preload, cli, ...args], {
-    cwd: options.cwd,
-    env: {
-      ...process.env,
-      ...options.env,
-      ...(options.slowWritesUnder !== undefined && { CRASH_SLOW_WRITES_UNDER: options.slowWritesUnder }),
-      ...(options.slowPieceBytes !== undefined && { CRASH_SLOW_WRITES_PIECE: String(options.slowPieceBytes) }),
-    },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  startedAt = performance.now();
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin.on("error", () => {});
-  child.stdin.end(options.input ?? "");
-  let sentKill = false;
-  let hung = false;
-  const timers: NodeJS.Timeout[] = [];
-  const kill = () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    sentKill = true;
-    child.kill("SIGKILL");
-  };
-  timers.push(
-    setTimeout(() => {
-      hung = child.exitCode === null && child.signalCode === null;
-      kill();
-    }, options.timeoutMs ?? 60_000),
-  );
-  const result = new Promise<CrashRun>((resolve) =>
-    child.on("close", (status, signal) => {
-      for (const timer of timers) clearTimeout(timer);
-      watcher?.close();
-      resolve({
-        status,
-        signal,
-        killed: sentKill && !hung && signal === "SIGKILL",
-        stdout,
-        stderr: hung ? `${stderr}\n(hung: killed after ${options.timeoutMs ?? 60_000} ms)` : stderr,
-        ms: performance.now() - startedAt,
-      });
-    }),
-  );
-  return {
-    child,
-    startedAt,
-    result,
-    firstChange,
-    kill,
-    killAt(draw) {
-      const at = (from: number) => {
-        const wait = from + draw.ms - (performance.now() - startedAt);
-        if (wait <= 0) kill();
-        else timers.push(setTimeout(kill, wait));
-      };
-      if (draw.from === "start") at(0);
-      else void firstChange.then(at);
-    },
-  };
-}
-
-/** Run the CLI to its end (no kill). */
-export function runCli(cli: string, args: readonly string[], options: StartOptions = {}): Promise<CrashRun> {
-  return startCli(cli, args, options).result;
-}
-
-/**
- * When a run writes: from its first change under the watched folder to its end, in ms after its start (a CLI spends
- * its first few hundred ms starting; a kill drawn there finds nothing written).
- */
-export interface KillWindow {
-  from: number;
-  to: number;
-}
-
-/**
- * Run the CLI to its end once, watching `folder` (recursively; made first) for its first change: the run and its
- * {@link KillWindow}. A writer calibrates its kills with it.
- */
-export async function calibrate(
-  cli: string,
-  args: readonly string[],
-  folder: string,
-  options: StartOptions = {},
-): Promise<{ run: CrashRun; window: KillWindow }> {
-  const started = startCli(cli, args, { ...options, watch: folder });
-  let first: number | undefined;
-  void started.firstChange.then((ms) => (first = ms));
-  const run = await started.result;
-  return { run, window: { from: Math.min(first ?? 0, run.ms), to: run.ms } };
-}
-
-/** When to kill a run: `ms` after its start, or after the first change in the folder it writes. */
-export interface KillDraw {
-  from: "start" | "first-change";
-  ms: number;
-}
-
-/**
- * A kill drawn for a run that writes in `window`: mostly (85%) a delay after its first change, uniform over the time
- * it writes and a little past (the start takes a few hundred ms, and varies by more than a short run writes: counted
- * from the start, many kills would land before the first write or after the last); else a delay from the start,
- * uniform over its start (a kill before anything is written: the next run must start from nothing).
- */
-export function drawKill(random: Random, window: KillWindow): KillDraw {
-  if (random() < 0.15) return { from: "start", ms: between(random, 0, window.from) };
-  return { from: "first-change", ms: between(random, 0, 1.03 * Math.max(window.to - window.from, 1)) };
-}
-
-/** `400-1300 ms`, for a log line. */
-export function windowText(window: KillWindow): string {
-  return `${window.from.toFixed(0)}-${window.to.toFixed(0)} ms`;
-}
-
-/** A uniform draw in [from, to). */
-export function between(random: Random, from: number, to: number): number {
-  return from + random() * (to - from);
-}
-
-/** A run's output for a failure line: its exit, and the start of its stderr. */
-export function described(run: CrashRun): string {
-  return `exit ${run.status ?? run.signal}: ${run.stderr.trim().slice(0, 300)}`;
 }
 
 /** What a trial is given. */

@@ -1,14 +1,15 @@
 /**
  * Crash trials of the prompt cache (`ask` on a GGUF model saves its system prompt's state): `ask` on the fixture model
- * (real llama.cpp) with a fresh cache folder, killed mostly while it saves the state (a delay drawn after the first
- * change in the cache folder, over the time a save takes), else at any point of the run. After each kill, an entry at
+ * (real llama.cpp), in a new cache folder (the save makes the key) or, half the trials, in one holding its key (the save
+ * is the state's alone), killed mostly while it saves (a delay drawn after the folder's first change, over the time a
+ * save takes), else at any point of the run. After each kill, an entry at
  * its final name is looked at (a state whose sha256 is not the whole state's is a half-written entry), and the next
  * `ask` on the same folder must answer exactly as an uninterrupted run, without a warning (the cache left on), with
  * either the whole state restored or the prompt prefilled: restoring from a state that was not whole when the kill
  * left it counts as a partial state accepted. In the end the folder holds the whole entry.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixtureModelPath } from "../../helpers/fixture-model.js";
 import {
@@ -24,6 +25,7 @@ import {
 
 const STATE = /^[0-9a-f]{40}\.state$/;
 const TEMP_DIR = "gemma-agent-prompt-cache.tmp";
+const KEY_FILE = "gemma-agent-prompt-cache.key";
 
 const ask = (model: string) => [
   "ask",
@@ -74,48 +76,69 @@ interface CacheSetup {
   /** The whole state's sha256, and its tokens (what a restore restores). */
   stateSha: string;
   tokens: number;
-  /** ms from the cache folder's first change to the state at its final name; ms of a whole run. */
-  saveMs: number;
+  /** The cache's key, for a folder that has one already. */
+  key: Buffer;
+  /** ms from the folder's first change to the state at its final name: in a new folder, and in one with its key. */
+  saveMs: { fresh: number; keyed: number };
+  /** ms of a whole run. */
   runMs: number;
+}
+
+/** A new cache folder, or one holding the cache's key and temporary folder (its first change is then the state's). */
+function cacheFolder(dir: string, key?: Buffer): string {
+  const cache = join(dir, "cache");
+  mkdirSync(cache, { recursive: true });
+  if (key) {
+    writeFileSync(join(cache, KEY_FILE), key, { mode: 0o600 });
+    mkdirSync(join(cache, TEMP_DIR), { mode: 0o700 });
+  }
+  return cache;
+}
+
+/** One uninterrupted run on `cache`: when the folder first changed, and when the state was at its final name. */
+async function timedRun(cli: string, model: string, cache: string) {
+  const times = { first: NaN, state: NaN };
+  const started = startCli(cli, ask(model), { env: { GEMMA_AGENT_PROMPT_CACHE: cache }, watch: cache });
+  void started.firstChange.then((ms) => (times.first = ms));
+  // the state at its final name: looked for every millisecond (a watch may drop the rename's event)
+  const poll = setInterval(() => {
+    if (Number.isNaN(times.state) && states(cache).size > 0) times.state = performance.now() - started.startedAt;
+  }, 1);
+  const run = await started.result;
+  clearInterval(poll);
+  return { run, saveMs: times.state - times.first, firstMs: times.first };
 }
 
 export const promptCacheWriter: CrashWriter = {
   name: "prompt-cache",
   async prepare(work, cli, log) {
     const model = fixtureModelPath();
-    const cache = join(work, "cache");
-    mkdirSync(cache, { recursive: true });
-    const times = { first: NaN, state: NaN };
-    const started = startCli(cli, ask(model), { env: { GEMMA_AGENT_PROMPT_CACHE: cache }, watch: cache });
-    void started.firstChange.then((ms) => (times.first = ms));
-    // the state at its final name: looked for every millisecond (a watch may drop the rename's event)
-    const poll = setInterval(() => {
-      if (Number.isNaN(times.state) && states(cache).size > 0) times.state = performance.now() - started.startedAt;
-    }, 1);
-    const first = await started.result;
-    clearInterval(poll);
+    const cache = cacheFolder(join(work, "fresh"));
+    const fresh = await timedRun(cli, model, cache);
     const [stateSha] = [...states(cache).values()];
     const again = await runCli(cli, ask(model), { env: { GEMMA_AGENT_PROMPT_CACHE: cache } });
+    const key = readFileSync(join(cache, KEY_FILE));
+    const keyed = await timedRun(cli, model, cacheFolder(join(work, "keyed"), key));
+    const runs = [fresh.run, again, keyed.run];
     if (
       !stateSha ||
-      Number.isNaN(times.state + times.first) ||
-      first.signal ||
-      again.signal ||
-      outcome(first) !== outcome(again) ||
+      Number.isNaN(fresh.saveMs + keyed.saveMs) ||
+      runs.some((run) => run.signal || outcome(run) !== outcome(fresh.run)) ||
       restoredOf(again) === 0
     )
-      throw new Error(`reference runs: ${described(first)}; ${described(again)}`);
+      throw new Error(`reference runs: ${runs.map(described).join("; ")}`);
     const setup: CacheSetup = {
       cli,
       model,
-      expected: outcome(first),
+      expected: outcome(fresh.run),
       stateSha,
       tokens: restoredOf(again),
-      saveMs: times.state - times.first,
-      runMs: first.ms,
+      key,
+      saveMs: { fresh: fresh.saveMs, keyed: keyed.saveMs },
+      runMs: fresh.run.ms,
     };
     log(
-      `prompt-cache: a run takes ${first.ms.toFixed(0)} ms, its save ${setup.saveMs.toFixed(1)} ms from ${times.first.toFixed(0)} ms; ${setup.tokens} tokens restored`,
+      `prompt-cache: a run takes ${fresh.run.ms.toFixed(0)} ms; its save ${fresh.saveMs.toFixed(1)} ms from ${fresh.firstMs.toFixed(0)} ms in a new folder, ${keyed.saveMs.toFixed(1)} ms with the key made; ${setup.tokens} tokens restored`,
     );
     return {
       trial: (context: TrialContext) => cacheTrial(context, setup),
@@ -126,12 +149,14 @@ export const promptCacheWriter: CrashWriter = {
 
 async function cacheTrial(context: TrialContext, setup: CacheSetup): Promise<void> {
   const { random, dir, tally } = context;
-  const cache = join(dir, "cache");
-  mkdirSync(cache, { recursive: true });
+  // half the trials in a new folder (the key is made in the save), half in one with its key (the state is all)
+  const keyed = random() < 0.5;
+  const cache = cacheFolder(dir, keyed ? setup.key : undefined);
   const env = { GEMMA_AGENT_PROMPT_CACHE: cache };
   const run = startCli(setup.cli, ask(setup.model), { env, watch: cache });
   // mostly while the state is saved (from the folder's first change, over a little more than a save takes)
-  if (random() < 0.7) run.killAt({ from: "first-change", ms: between(random, 0, 1.5 * setup.saveMs + 2) });
+  const saveMs = keyed ? setup.saveMs.keyed : setup.saveMs.fresh;
+  if (random() < 0.8) run.killAt({ from: "first-change", ms: between(random, 0, 1.2 * saveMs + 1) });
   else run.killAt({ from: "start", ms: between(random, 0, setup.runMs) });
   const ended = await run.result;
   if (!ended.killed) {
