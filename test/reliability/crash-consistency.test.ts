@@ -5,7 +5,8 @@
  * test/integration/crash-prompt-cache.test.ts). Then kills at exact points of a write (a preload of the test's own that
  * kills the process inside it), one for each failure the random kills found: a torn results header that `--resume`
  * refused, a conversation whose torn first write lost its header, a torn trace event that made the replay reader
- * refuse the whole trace, an empty prompt cache key that turned the cache off for good.
+ * refuse the whole trace, an empty prompt cache key that turned the cache off for good, a pull's lock and validator
+ * left beside the model by a kill just after its rename.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readTrace } from "../../src/eval/models/replay-model.js";
 import { withoutTornTail } from "../../src/json-lines.js";
 import { cacheKey } from "../../src/model/llama/prompt-cache-entry.js";
+import { FILE, PAYLOAD, startSlowServer } from "./crash/download-writer.js";
 import { CLI, runCli, type CrashRun } from "./crash/harness.js";
 import { killAtWritePreload, runKills, tallyFailures, tallyLine, WRITERS, type KillTally } from "./crash/index.js";
 
@@ -40,17 +42,21 @@ const wrong = (t: KillTally) => ({
 const none = { lost: 0, doubled: 0, torn: 0, partialAccepted: 0, failures: [] };
 
 describe(`crash consistency: ${KILLS} seeded SIGKILLs per writer (issue 42 item 3)`, () => {
-  it.each(["eval", "conversation", "trace", "download"] as const)(
-    "%s: every kill leaves what the next run starts cleanly from",
-    async (writer) => {
-      const tally = await runKills(WRITERS[writer], { kills: KILLS, seed: SEED, work: dir });
-      lines.push(tallyLine(tally));
-      expect(tally.kills).toBeGreaterThanOrEqual(KILLS);
-      expect(wrong(tally)).toEqual(none);
+  it("eval, conversation, trace, download: every kill leaves what the next run starts cleanly from", async () => {
+    // the four at once: each waits on its CLI runs, its kills and a slow server more than it computes
+    const writers = ["eval", "conversation", "trace", "download"] as const;
+    const tallies = await Promise.all(
+      writers.map((writer) => runKills(WRITERS[writer], { kills: KILLS, seed: SEED, work: dir })),
+    );
+    lines.push(...tallies.map(tallyLine));
+    for (const tally of tallies) {
+      expect(tally.kills, tally.writer).toBeGreaterThanOrEqual(KILLS);
+      expect(wrong(tally), tally.writer).toEqual(none);
       expect(tallyFailures(tally)).toBe(0);
-    },
-    90_000,
-  );
+    }
+    // the kills land inside writes (a torn record, a partial .part), not only between them
+    expect(tallies.reduce((sum, tally) => sum + tally.midWrite, 0)).toBeGreaterThan(0);
+  }, 120_000);
 });
 
 /** A CLI run killed inside its `skip + 1`-th write to a file matching `match`, after `bytes` bytes of it. */
@@ -164,6 +170,28 @@ describe("kills at exact points of a write: the failures the random kills found,
       const read = readTrace(cutPath);
       // the last record whole but for its newline is a record; any shorter cut is not
       expect(read).toEqual(end === text.length - 1 ? events : events.slice(0, -1));
+    }
+  }, 60_000);
+
+  it("download: a pull killed just after its rename leaves its lock and validator; the next pull removes them", async () => {
+    const { server, url } = await startSlowServer();
+    try {
+      const models = join(dir, "models-renamed");
+      const env = { GEMMA_AGENT_MODELS: models };
+      const killed = await runCli(CLI, ["pull", url], {
+        env: { ...env, CRASH_KILL_AFTER_RENAME: `${FILE}$` },
+        preload: killAtWritePreload,
+      });
+      expect(killed.signal).toBe("SIGKILL");
+      expect(readdirSync(models).sort()).toEqual([FILE, `${FILE}.part.lock`, `${FILE}.part.validator`]);
+      expect(readFileSync(join(models, FILE)).equals(PAYLOAD)).toBe(true);
+      const next = await runCli(CLI, ["pull", url], { env });
+      expect(next.status).toBe(0);
+      expect(next.stderr).toMatch(/already downloaded/);
+      // before: the lock and the validator stayed beside the model for good
+      expect(readdirSync(models)).toEqual([FILE]);
+    } finally {
+      server.close();
     }
   }, 60_000);
 

@@ -1,7 +1,7 @@
 import { processAlive } from "../../lock-file.js";
 import type { Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
+import { open, readFile, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { DownloadError } from "../errors.js";
 
 /* File steps of a pull: writing, hashing and checking a `.part`; file-system failures become `disk` errors. */
@@ -65,6 +65,17 @@ export async function lockPart(partPath: string, fileName: string): Promise<() =
     }
   }
   throw new DownloadError("in_progress", `Another pull of ${fileName} keeps taking its lock (${lockPath}); try again.`);
+}
+
+/**
+ * Removes what a pull killed between its rename and its cleanup left beside a finished file: the `.part`'s validator
+ * (when there is no `.part`) and its lock (when its process no longer runs). A `.part` and a live pull's lock stay.
+ */
+export async function removePartLeftovers(partPath: string): Promise<void> {
+  if (await stat(partPath).catch(() => undefined)) return;
+  await rm(validatorPathOf(partPath), { force: true });
+  const pid = Number((await readFile(lockPathOf(partPath), "utf8").catch(() => "")).trim());
+  if (!(Number.isInteger(pid) && pid > 0 && processAlive(pid))) await rm(lockPathOf(partPath), { force: true });
 }
 
 /** What identifies the version of the file a `.part` holds: the first response's ETag or Last-Modified. */

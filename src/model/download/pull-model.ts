@@ -1,8 +1,8 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { stallTimeoutFromEnv } from "../defaults.js";
+import { PART_SUFFIX, stallTimeoutFromEnv } from "../defaults.js";
 import { modelsDir } from "../models-dir.js";
-import { withDiskError } from "./part-file.js";
+import { removePartLeftovers, withDiskError } from "./part-file.js";
 import type { PullOptions, PullResult } from "./pull-options.js";
 import { resolvePullSource } from "./pull-source.js";
 import { throwIfAborted, Transfer } from "./transfer.js";
@@ -37,6 +37,8 @@ export async function pullModel(source: string, options: PullOptions = {}): Prom
 
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isFile() && !options.force) {
+    // best effort: a folder that cannot be written still holds its model
+    await removePartLeftovers(path + PART_SUFFIX).catch(() => undefined);
     return { path, bytes: existing.size, resumed: false, alreadyPresent: true, url: pull.url };
   }
   return new Transfer(pull, path, { ...options, stallTimeoutMs }).run();

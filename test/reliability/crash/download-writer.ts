@@ -23,14 +23,16 @@ import {
   type TrialContext,
 } from "./harness.js";
 
-const PAYLOAD = gemmaLikeGguf({ name: "Crash Test Model", payloadBytes: 1536 * 1024 + 77 });
+/** The file served: a GGUF of 1.5 MB. */
+export const PAYLOAD = gemmaLikeGguf({ name: "Crash Test Model", payloadBytes: 1536 * 1024 + 77 });
 const PIECE = 32 * 1024;
 const PIECE_MS = 10;
 const ETAG = '"crash-v1"';
-const FILE = "crash-model.gguf";
+/** The file's name, in the URL and in the models folder. */
+export const FILE = "crash-model.gguf";
 
-/** The slow server: the payload from the requested offset, a piece at a time. */
-async function startServer(): Promise<{ server: Server; url: string }> {
+/** The slow server on 127.0.0.1: the payload from the requested offset (`Range`, `If-Range`), a piece at a time. */
+export async function startSlowServer(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
     const ifRange = req.headers["if-range"];
@@ -66,7 +68,7 @@ const pull = (url: string) => ["pull", url];
 export const downloadWriter: CrashWriter = {
   name: "download",
   async prepare(work, cli, log) {
-    const { server, url } = await startServer();
+    const { server, url } = await startSlowServer();
     const models = join(work, "models");
     const { run, window } = await calibrate(cli, pull(url), models, { env: { GEMMA_AGENT_MODELS: models } });
     if (run.status !== 0 || !readFileSync(join(models, FILE)).equals(PAYLOAD))

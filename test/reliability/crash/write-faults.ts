@@ -65,6 +65,17 @@ fs.writeSync = function (fd, data, a, b) {
   process.kill(process.pid, "SIGKILL");
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10000);
 };
+const renamed = process.env.CRASH_KILL_AFTER_RENAME ? new RegExp(process.env.CRASH_KILL_AFTER_RENAME) : undefined;
+if (renamed) {
+  const rename = fs.promises.rename;
+  fs.promises.rename = async function (from, to) {
+    await rename.call(fs.promises, from, to);
+    if (renamed.test(String(to))) {
+      process.kill(process.pid, "SIGKILL");
+      await new Promise(() => {});
+    }
+  };
+}
 syncBuiltinESMExports();
 `;
 
@@ -72,6 +83,7 @@ syncBuiltinESMExports();
  * `killAtWritePreload`: the process SIGKILLs itself in an `fs.writeSync` to a file whose path matches the regular
  * expression `CRASH_KILL_WRITE_MATCH` (the first, or the one after `CRASH_KILL_WRITE_SKIP` such writes), after letting the first
  * `CRASH_KILL_WRITE_BYTES` bytes of that write through (default 0):
- * a kill at an exact point of a write, for the tests of what such a kill used to leave.
+ * a kill at an exact point of a write, for the tests of what such a kill used to leave. With `CRASH_KILL_AFTER_RENAME`
+ * (a regular expression), it SIGKILLs itself just after an `fs.promises.rename` to a matching path instead.
  */
 export const killAtWritePreload = `data:text/javascript,${encodeURIComponent(killSource)}`;
