@@ -4,11 +4,7 @@ import { GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { conversionSide, conversionUnits } from "../../src/model/grounding/grounding-words.js";
-import {
-  GroundingSteer,
-  type GroundingVocabulary,
-  type Steering,
-} from "../../src/model/grounding/grounding-steer.js";
+import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/grounding/grounding-steer.js";
 import {
   askingValues,
   formulaKey,
