@@ -31,3 +31,18 @@ export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 64;
  * as evaluating a few dozen tokens.
  */
 export const PROMPT_CACHE_MIN_TOKENS = 64;
+
+/**
+ * Native garbage a process may gather before a full garbage collection (see NativeGarbage): node-llama-cpp's
+ * samplers, whose whole-vocabulary buffers only V8's collector frees and V8 does not count. 256 MiB is a collection
+ * every 6 calls on Gemma's vocabulary (about 50 ms each on a busy 2-core machine, against calls of 100 ms on the
+ * fixture model and seconds on a real one), every 32 on SmolLM2's.
+ */
+export const NATIVE_GARBAGE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Samplers node-llama-cpp makes in one agent call (each evaluation makes one: the prompt's slices, the reply's
+ * generators, speculation batches, full passes): 12 to 14 a call, measured on the fixture model over evals/basic.json
+ * (budgets 1 and 3). Each holds 12 bytes a vocabulary token.
+ */
+export const SAMPLERS_PER_CALL = 14;

@@ -6,5 +6,7 @@
 export { loadModel, type LoadModelOptions } from "./load-model.js";
 export { LlamaModelHandle, type LlamaModelInfo, type LlamaSamplingDefaults } from "./llama-model-handle.js";
 export type { LlamaBackend } from "./llama-runtime.js";
+export { MODEL_CALL_CHANNEL, type LiveSequences, type ModelCallMessage } from "./model-call-channel.js";
+export type { SequenceUse } from "./sequence-slot.js";
 export { JsonSchemaGrammarError, type JsonSchemaGrammarErrorCode } from "../gbnf/json-schema-keywords.js";
 export { ModelLoadError, type ModelLoadErrorCode } from "../errors.js";

@@ -1,7 +1,7 @@
 import { LlamaGrammarEvaluationState, type LlamaContext, type LlamaModel, type Token } from "node-llama-cpp";
 import { abortError, raceAbort } from "../../abort.js";
 import type { ChatFormat } from "../../prompt/chat-format.js";
-import type { GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
+import type { CallStats, GenerateOptions, GenerationStats, ModelHandle, ModelInfo } from "../model-handle.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import {
   DEFAULT_CANDIDATE_SAMPLING,
@@ -23,6 +23,8 @@ import type { LlamaBackend } from "./llama-runtime.js";
 import { commonPrefixLength, promptTokens, withBos } from "./prompt-tokens.js";
 import { samplingBiases, type SamplingBiases } from "../decoding/sampling-biases.js";
 import { SequencePool, SequenceSlot } from "./sequence-slot.js";
+import { modelCallChannel, type LiveSequences } from "./model-call-channel.js";
+import { NativeGarbage } from "./native-garbage.js";
 import type { TokenClasses } from "../grounding/token-classes.js";
 import { TokenRun } from "../decoding/token-run.js";
 import { TokenSampler, type LlamaSamplingDefaults } from "./token-sampler.js";
@@ -109,6 +111,8 @@ export class LlamaModelHandle implements ModelHandle {
   #lastReply: LastReply = { promptTokens: [], tokens: [], samples: [], fullPasses: 0, batches: [] };
   #stats: GenerationStats = emptyStats();
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Collects node-llama-cpp's samplers, whose native buffers V8 does not see (see NativeGarbage). */
+  readonly #garbage: NativeGarbage;
   #disposed = false;
 
   constructor(parts: LlamaModelHandleParts) {
@@ -126,6 +130,7 @@ export class LlamaModelHandle implements ModelHandle {
     this.#sampling = parts.sampling;
     this.#candidateSampling = parts.candidateSampling ?? DEFAULT_CANDIDATE_SAMPLING;
     this.#promptCache = parts.promptCache;
+    this.#garbage = new NativeGarbage(parts.info.vocabularySize);
     this.#biases = samplingBiases(parts.model, parts.chatFormat, parts.tokenClasses);
     this.#s = new TokenSampler(parts.model, this.#biases, parts.sampling, {
       jumpForward: parts.jumpForward ?? DEFAULT_JUMP_FORWARD,
@@ -162,6 +167,14 @@ export class LlamaModelHandle implements ModelHandle {
   /** The context window of each sequence, in tokens. */
   get contextSize(): number {
     return this.#pool.slots[0].sequence.contextSize;
+  }
+
+  /**
+   * The context's sequences now: the pool's (lent to calls, calls waiting) and how many the context has handed out.
+   * Between calls `busy` and `waiting` are 0 and `obtained` is `sequences`; anything else is a leak.
+   */
+  get liveSequences(): LiveSequences {
+    return { ...this.#pool.use, obtained: this.#context.totalSequences - this.#context.sequencesLeft };
   }
 
   /** How many `generate` calls may run at once (the context's sequences; more wait). */
@@ -201,12 +214,19 @@ export class LlamaModelHandle implements ModelHandle {
   generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
     if (typeof prompt !== "string") return Promise.reject(new TypeError("generate: prompt must be a string"));
     const signal = options.signal;
+    // diagnostics (see MODEL_CALL_CHANNEL): the call's own counts, published once its sequence is back in the pool
+    const watched = modelCallChannel.hasSubscribers ? { stats: undefined as CallStats | undefined } : undefined;
+    const callOptions: GenerateOptions = watched
+      ? { ...options, onStats: (stats) => ((watched.stats = stats), options.onStats?.(stats)) }
+      : options;
     const run = this.#pool.acquire(prompt).then(async (slot) => {
       try {
         if (signal?.aborted) throw abortError(signal.reason);
-        return await this.#generate(slot, prompt, options);
+        return await this.#generate(slot, prompt, callOptions);
       } finally {
         this.#pool.release(slot);
+        this.#garbage.afterCall();
+        if (watched) modelCallChannel.publish({ sequences: this.liveSequences, stats: watched.stats });
       }
     });
     const settled = run.catch(() => undefined);

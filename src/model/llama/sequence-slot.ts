@@ -63,6 +63,16 @@ export class SequenceSlot {
   }
 }
 
+/** How a {@link SequencePool}'s sequences are used now. */
+export interface SequenceUse {
+  /** The pool's sequences (fixed when the model loads). */
+  total: number;
+  /** Lent to a `generate` call and not given back yet. */
+  busy: number;
+  /** Calls waiting for a free sequence. */
+  waiting: number;
+}
+
 /**
  * The sequences of one context, lent to one `generate` call each: a call takes the free slot whose held text shares
  * the most with its prompt (its KV cache is reused), or waits for one, in the order calls came. With several
@@ -76,6 +86,11 @@ export class SequencePool {
   constructor(slots: readonly SequenceSlot[]) {
     this.slots = slots;
     this.#free = [...slots];
+  }
+
+  /** How many sequences are lent and how many calls wait, now. */
+  get use(): SequenceUse {
+    return { total: this.slots.length, busy: this.slots.length - this.#free.length, waiting: this.#waiting.length };
   }
 
   /** A free slot for `prompt`, now or when one is released. */
