@@ -60,7 +60,7 @@ run() { # run ROW NAME ARGS...: one eval into OUT/ROW/NAME, kept when its report
   mkdir -p "$dest"
   # shellcheck disable=SC2086
   echo "node dist/cli/main.js eval $* --threads ${THREADS:-2} --model $model ${flags[$row]} --quiet --out $dest" \
-    | sed -E 's/--task [^ ]+/--task <the ids in tasks.txt>/' >"$dest/command.txt"
+    >"$dest/command.txt"
   echo "build $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p')" \
     >>"$dest/command.txt"
   echo ">> $row/$name" >&2
@@ -76,8 +76,6 @@ for row in ${ROWS:-off default fit words fit-words items progress items-progress
     if { [ "$row" = off ] || [ "$row" = default ]; } && [[ " ${FULL:-$categories} " == *" $category "* ]]; then step=2; fi
     [ -f "$out/$row/$category/report.json" ] && { echo ">> $row/$category: kept" >&2; continue; }
     tasks="$(ids "$category" "$step")"
-    mkdir -p "$out/$row/$category"
-    echo "$tasks" | tr , '\n' >"$out/$row/$category/tasks.txt"
     run "$row" "$category" --bfcl "$bfcl" --category "$category" --task "$tasks" --budgets 4
   done
   [ "$row" = stepwise ] || run "$row" basic evals/basic.json --budgets 8
