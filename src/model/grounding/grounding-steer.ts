@@ -5,7 +5,6 @@ import {
   GROUNDING_AVOID_LOGIT,
   GROUNDING_CLOSE_LOGIT,
   GROUNDING_COPY_LOGIT,
-  GROUNDING_LIST_END_LOGIT,
   GROUNDING_MAX_POSITIONS,
   GROUNDING_MID_WORD_LOGIT,
   GROUNDING_MIN_DIGIT_RUN,
@@ -21,6 +20,7 @@ import type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.
 import { QuestionReading } from "./question-reading.js";
 import { SteerTokens } from "./steer-tokens.js";
 import { RuleGate } from "./rules.js";
+import { ValueEnds } from "./value-ends.js";
 import {
   FUNCTION_WORDS,
   JSON_PUNCTUATION,
@@ -47,6 +47,8 @@ export class GroundingSteer {
   readonly #q: QuestionReading;
   /** Which rules act (see GROUNDING_RULES), and which were asked. */
   readonly #r: RuleGate;
+  /** What may come after a value (see ValueEnds). */
+  readonly #ends: ValueEnds;
   /** The tokens that copy, begin or close the values it steers toward (see SteerTokens). */
   readonly #t: SteerTokens;
   readonly #mode: "soft" | "strict";
@@ -70,6 +72,7 @@ export class GroundingSteer {
     this.#vocab = vocab;
     this.#t = new SteerTokens(source, vocab, this.#source, this.#q, this.#written, this.#r);
     this.#avoid = this.#t.avoid;
+    this.#ends = new ValueEnds(this.#mode, this.#q, this.#t, this.#r);
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
 
@@ -107,7 +110,7 @@ export class GroundingSteer {
     if (justClosed && value.items && this.#r.on("lists")) {
       // an item string just closed, the bare `,` or `]` next: the list steering, as on `",` and `"]`
       const logits = new Map<Token, number>();
-      this.#listEnd(value, logits, ["]", "]}", "]}}", "]},", "],"], [",", ", ", ',"', ', "']);
+      this.#ends.listEnd(value, logits, ["]", "]}", "]}}", "]},", "],"], [",", ", ", ',"', ', "']);
       return logits.size ? { type: "bias", logits } : NONE;
     }
     // a list's bare `]` (after a number item its value is still the current one, after a string item the last one)
@@ -115,7 +118,7 @@ export class GroundingSteer {
     if (value.nested || !closed) return NONE;
     const logits = new Map<Token, number>();
     // a list's `]`: the list is whole, its arguments' end as after any value
-    this.#argumentsEnd(
+    this.#ends.argumentsEnd(
       { ...value, items: undefined },
       logits,
       [",", ', "', ',"'],
@@ -230,9 +233,10 @@ export class GroundingSteer {
     } else if (FUNCTION_WORDS.has(state.value.trim().toLowerCase()) && this.#r.on("no-function-word-value"))
       // nor is a word that only joins others (Gemma's `"location":"in"`, `"cell_compartment":"a"`)
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
-    if (state.value !== "") this.#listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
+    if (state.value !== "")
+      this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
-      this.#argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
+      this.#ends.argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
     // a unit of several words closes at its last one (SmolLM2's "from":"US" for "5 US gallons")
     const units = this.#q.unitSpans(state.key);
     const inUnit = this.#q.inUnits(units, state.positions);
@@ -496,62 +500,6 @@ export class GroundingSteer {
   }
 
   /**
-   * An array item that is whole where the question's list has it: closing the array where the list ends there, the
-   * separator where it goes on (`closers`: the tokens that end the item and the array; `separators`: that end the item
-   * and go on).
-   */
-  #listEnd(state: ValueState, logits: Map<Token, number>, closers: string[], separators: string[]): void {
-    if (!state.items || this.#mode === "strict") return;
-    const list = this.#q.listAfter([...state.items, state.value]);
-    if (!list || !this.#r.on("lists")) return;
-    const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
-    if (!list.end) {
-      this.#t.textTokens(separators, logit, logits, []);
-      // the question's list goes on: closing the array gets the malus (Gemma closed "open hole, C foot, and silver
-      // headjoint" after its first item)
-      this.#t.textTokens(closers, GROUNDING_AVOID_LOGIT, logits, []);
-    } else if (!this.#askedStillToCome(state)) {
-      this.#t.textTokens(closers, logit, logits, []);
-      // past the list's end: another item gets the malus (SmolLM2 went on with "Purchase_Amount", "regression", ...)
-      this.#t.textTokens(separators, GROUNDING_LIST_END_LOGIT, logits, []);
-    } else {
-      // the list is whole, and an optional argument the question asks for is still to come: `],` and not `]}`
-      const [goOn, close] = [closers.filter((c) => !c.includes("}")), closers.filter((c) => c.includes("}"))];
-      this.#t.textTokens(goOn, logit, logits, []);
-      this.#t.textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
-      this.#t.textTokens(separators, GROUNDING_LIST_END_LOGIT, logits, []);
-    }
-  }
-
-  /**
-   * At a value's end directly under `arguments` (not in an array or object of its own): where an optional argument
-   * the question asks for is still to come (see QuestionReading.optionalAsked), the bonus of closing the value (`logit`) goes to the
-   * tokens that go on (`goOn`, with `,`), and those that close the arguments (`close`, with `}`) get the malus (the
-   * bonus alone did not keep Gemma from `"}` after "Purchase_Amount" when "Also apply standardization" asked for
-   * `standardize`). Where instead only optional arguments the question does not ask for may still come (see
-   * QuestionReading.onlyUnaskedToCome), that bonus goes to the tokens that close the arguments, and going on loses it. A value is not
-   * closed sooner for either.
-   */
-  #argumentsEnd(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
-    if (state.items || state.nested || this.#mode === "strict") return;
-    if (this.#q.optionalAsked()) {
-      if (!this.#r.on("arguments-end")) return;
-      this.#t.textTokens(goOn, logit, logits, close);
-      this.#t.textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
-    } else if (this.#q.onlyUnaskedToCome() && this.#r.on("arguments-end")) {
-      // every required argument is written and no optional one is asked for: closing the arguments gets the bonus,
-      // going on loses it (Gemma went on with `"z":2` for a hypotenuse of 4 and 5, `"permeability":12.57`); no malus
-      // on going on, which kept SmolLM2 in its string no less ("psychology related to behaviour")
-      this.#t.textTokens(close, logit, logits, goOn);
-    }
-  }
-
-  /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
-  #askedStillToCome(state: ValueState): boolean {
-    return !state.nested && this.#mode !== "strict" && this.#q.optionalAsked() && this.#r.on("arguments-end");
-  }
-
-  /**
    * An argument number: closed past the source's longest numeral plus a margin or in a long run of one digit; a
    * bonus toward the source's numerals and for closing on one (strict: only those, where the source has numerals).
    */
@@ -603,8 +551,8 @@ export class GroundingSteer {
         if (logit > 0 && !this.#vocab.valueClosers.includes(token)) logits.set(token, GROUNDING_AVOID_LOGIT);
       for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
     }
-    if (whole) this.#listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
-    if (whole) this.#argumentsEnd(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
+    if (whole) this.#ends.listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
+    if (whole) this.#ends.argumentsEnd(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 }
