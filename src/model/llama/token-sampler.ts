@@ -40,7 +40,7 @@ interface CandidateStep {
 type CandidateIterator = AsyncGenerator<CandidateStep, void, void | Token | Token[]>;
 
 /** What one call samples with. */
-export interface SamplingCall {
+interface SamplingCall {
   temperature: number;
   grammar: CompiledGrammar | undefined;
   started: number;
