@@ -9,16 +9,24 @@
  *   npx tsx scripts/grounding-rules.ts --model <gguf> [--category simple_python] [--parity odd|even|all]
  *     [--stride 1] [--rules a,b] [--threads 2] [--out FILE.json]
  *
- * Prints one row per rule: the questions that asked it, their score on and off, and the gain in points of all the
- * questions run.
+ *   npx tsx scripts/grounding-rules.ts --model <gguf> --suite evals/basic.json    (a suite's tasks instead of BFCL's)
+ *   npx tsx scripts/grounding-rules.ts --model <gguf> --rules a,b,c --together     (those rules off at once: pruning)
+ *
+ * Prints one row per rule (with --together, one row for the set): the questions that asked it, their score on and
+ * off, and the gain in points of all the questions run. With --out the JSON is rewritten after each row, so a run cut
+ * short keeps the rows it finished (`"partial": true` until the last).
  */
 import { writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../src/eval/bfcl/bfcl-files.js";
 import { bfclTasks } from "../src/eval/bfcl/bfcl-tasks.js";
 import type { EvalTask } from "../src/eval/runner/eval-task.js";
 import type { ModelProvider } from "../src/eval/runner/model-providers.js";
 import { runEval } from "../src/eval/runner/run-eval.js";
+import { loadSuite } from "../src/eval/suite/load-suite.js";
+import { suiteTasks } from "../src/eval/suite/suite-tasks.js";
+import { loadSuiteWorkflows } from "../src/eval/suite/suite-workflows.js";
 import { GROUNDING_RULES } from "../src/model/grounding/rules.js";
 import { loadModel } from "../src/model/llama/index.js";
 import type { GenerateOptions, ModelHandle } from "../src/model/model-handle.js";
@@ -27,7 +35,9 @@ const { values } = parseArgs({
   options: {
     model: { type: "string" },
     category: { type: "string", default: "simple_python" },
-    parity: { type: "string", default: "odd" },
+    suite: { type: "string" },
+    together: { type: "boolean", default: false },
+    parity: { type: "string" },
     stride: { type: "string", default: "1" },
     rules: { type: "string" },
     threads: { type: "string", default: "2" },
@@ -40,12 +50,24 @@ const rules = values.rules ? values.rules.split(",") : GROUNDING_RULES.map((r) =
 const unknown = rules.filter((r) => !GROUNDING_RULES.some((g) => g.name === r));
 if (unknown.length) throw new Error(`unknown rules: ${unknown.join(", ")}`);
 const number = (id: string) => Number(id.slice(id.lastIndexOf("_") + 1));
-const parity = values.parity;
-const category = values.category;
-const tasks = bfclTasks(loadBfclCategory(BUNDLED_BFCL_DIR, category), {
-  parallelCalls: category.startsWith("parallel"),
-})
-  .tasks.filter((t) => parity === "all" || number(t.id) % 2 === (parity === "odd" ? 1 : 0))
+// a suite's tasks are all run unless a parity is asked (by position: the first task is odd); BFCL's, the odd half
+const parity = values.parity ?? (values.suite ? "all" : "odd");
+const category = values.suite ?? values.category;
+/** The tasks: BFCL's by their id's number, a suite's by position. */
+async function loadTasks(): Promise<{ task: EvalTask; number: number }[]> {
+  if (!values.suite) {
+    const bfcl = bfclTasks(loadBfclCategory(BUNDLED_BFCL_DIR, category), {
+      parallelCalls: category.startsWith("parallel"),
+    });
+    return bfcl.tasks.map((task) => ({ task, number: number(task.id) }));
+  }
+  const suite = loadSuite(values.suite);
+  const workflows = await loadSuiteWorkflows(suite, dirname(resolve(values.suite)), resolve(values.suite));
+  return suiteTasks(suite, workflows).map((task, i) => ({ task, number: i + 1 }));
+}
+const tasks = (await loadTasks())
+  .filter((t) => parity === "all" || t.number % 2 === (parity === "odd" ? 1 : 0))
+  .map((t) => t.task)
   .filter((_, i) => i % Number(values.stride) === 0);
 const budget = Number(values.budget);
 
@@ -94,21 +116,55 @@ async function score(subset: readonly EvalTask[], rulesOff: string[], asked = ne
 const all = await score(tasks, []);
 const n = tasks.length;
 process.stderr.write(`every rule on: ${all.passed.size}/${n} in ${(all.ms / 1000).toFixed(0)} s\n`);
-const rows: { rule: string; asked: number; on: number; off: number; gain: number; seconds: number }[] = [];
-for (const rule of rules) {
-  const subset = tasks.filter((t) => all.asked.get(t.id)?.has(rule));
+/** Per rule (or set): the questions that asked it, how many of them passed on and off, and which changed. */
+interface Row {
+  rule: string;
+  asked: number;
+  on: number;
+  off: number;
+  gain: number;
+  seconds: number;
+  /** The questions that passed with the rule on and failed off, and the other way round. */
+  lost: string[];
+  won: string[];
+}
+const rows: Row[] = [];
+const passedOn = [...all.passed].sort();
+const summary = () => ({
+  category,
+  parity,
+  stride: Number(values.stride),
+  n,
+  budget,
+  allOn: all.passed.size,
+  passedOn,
+  rows,
+});
+/** The JSON so far (partial until the last row). */
+function save(partial: boolean) {
+  if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...summary(), partial }, null, 2)}\n`);
+}
+// one ablation per rule, or (--together) one of the whole set
+const ablations = values.together ? [rules] : rules.map((rule) => [rule]);
+for (const off of ablations) {
+  const subset = tasks.filter((t) => off.some((rule) => all.asked.get(t.id)?.has(rule)));
   const on = subset.filter((t) => all.passed.has(t.id)).length;
-  const off = subset.length === 0 ? { passed: new Set<string>(), ms: 0 } : await score(subset, [rule]);
+  const result = subset.length === 0 ? { passed: new Set<string>(), ms: 0 } : await score(subset, off);
   const row = {
-    rule,
+    rule: off.join("+"),
     asked: subset.length,
     on,
-    off: off.passed.size,
-    gain: (100 * (on - off.passed.size)) / n,
-    seconds: Math.round(off.ms / 1000),
+    off: result.passed.size,
+    gain: (100 * (on - result.passed.size)) / n,
+    seconds: Math.round(result.ms / 1000),
+    lost: subset.filter((t) => all.passed.has(t.id) && !result.passed.has(t.id)).map((t) => t.id),
+    won: subset.filter((t) => !all.passed.has(t.id) && result.passed.has(t.id)).map((t) => t.id),
   };
   rows.push(row);
-  process.stderr.write(`${rule}: asked in ${row.asked}, ${row.on} -> ${row.off} off (${row.gain.toFixed(1)} points)\n`);
+  save(true);
+  process.stderr.write(
+    `${row.rule}: asked in ${row.asked}, ${row.on} -> ${row.off} off (${row.gain.toFixed(1)} points)\n`,
+  );
 }
 const header = `${category} ${parity} (stride ${values.stride}), ${n} questions, budget ${budget}: every rule on ${all.passed.size}/${n} (${((100 * all.passed.size) / n).toFixed(1)}%)`;
 console.log(header);
@@ -116,13 +172,5 @@ console.log("| rule | asked in | on | off | gain (points) |");
 console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows)
   console.log(`| ${r.rule} | ${r.asked} | ${r.on} | ${r.off} | ${r.gain >= 0 ? "+" : ""}${r.gain.toFixed(1)} |`);
-if (values.out)
-  writeFileSync(
-    values.out,
-    JSON.stringify(
-      { category, parity, stride: Number(values.stride), n, budget, allOn: all.passed.size, rows },
-      null,
-      2,
-    ),
-  );
+save(false);
 await model.dispose();
