@@ -4,11 +4,12 @@
  * model's live sequences (a probe preloaded into them listens on the loader's `gemma-agent:model-call` diagnostics
  * channel), and the prompt cache's size on disk (a temporary folder, GEMMA_AGENT_PROMPT_CACHE). Between samples
  * /proc is polled and each interval's peak RSS kept: memory that saws between garbage collections is judged by its
- * peaks. Prints the samples and a verdict: after the warm-up (the first 10%), the peak RSS grows <= 5%, and fds,
+ * peaks. Prints the samples and a verdict: after the warm-up (the first 25%, --warmup), the peak RSS grows <= 5%, and fds,
  * threads and live sequences do not grow; any process warning (MaxListenersExceededWarning, ...) is listed.
  *
  *   npx tsx scripts/soak.ts eval [--runs 2000] [--model GGUF] [--budget 2] [--parallel 2] [--samples 20]
  *   npx tsx scripts/soak.ts chat [--turns 500] [--model GGUF] [--token-budget 1000] [--samples 20]
+ *   npx tsx scripts/soak.ts verdict FILE.json [--warmup 0.1]    (judge a soak's saved samples again)
  *
  * eval: ONE `eval` process, evals/basic.json's first 25 tasks x runs/25 seeds (the fixture model by default: random
  * weights, real llama.cpp); chat: a `chat` session in a pty (util-linux `script`), one line a turn, with a token
@@ -17,7 +18,7 @@
  * this machine, `flock /tmp/eval.lock npx tsx scripts/soak.ts eval --model $GEMMA_AGENT_TEST_MODEL --runs 200`.
  * Needs `npm run build` first. `--json FILE` writes the samples and the verdict. Exits 1 when the verdict is GROWS.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -38,11 +39,26 @@ const { values, positionals } = parseArgs({
     "token-budget": { type: "string", default: "1000" },
     threads: { type: "string" },
     samples: { type: "string", default: "20" },
+    warmup: { type: "string", default: "0.25" },
     json: { type: "string" },
   },
 });
 const kind = positionals[0];
-if (kind !== "eval" && kind !== "chat") throw new Error("usage: soak.ts eval|chat [options] (see the file's header)");
+if (kind !== "eval" && kind !== "chat" && kind !== "verdict")
+  throw new Error("usage: soak.ts eval|chat|verdict [options] (see the file's header)");
+const warmup = Number(values.warmup);
+if (!(warmup >= 0 && warmup < 1)) throw new Error("--warmup must be a fraction in [0, 1)");
+if (kind === "verdict") {
+  const saved = JSON.parse(readFileSync(positionals[1] ?? "", "utf8")) as {
+    kind: string;
+    total: number;
+    samples: SoakSample[];
+  };
+  const verdict = soakVerdict(saved.samples, saved.total, { warmup });
+  console.log(`${renderSamples(saved.samples, saved.kind === "chat" ? "turns" : "runs")}\n`);
+  console.log(renderVerdict(verdict, saved.kind === "chat" ? "turns" : "runs"));
+  process.exit(verdict.failures.length === 0 ? 0 : 1);
+}
 const int = (name: keyof typeof values) => {
   const n = Number(values[name]);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1`);
@@ -106,7 +122,7 @@ try {
     ];
   }
   process.stderr.write("\n");
-  const verdict = soakVerdict(samples, total);
+  const verdict = soakVerdict(samples, total, { warmup });
   console.log(`${kind} soak on ${model}\n`);
   console.log(renderSamples(samples, unit));
   console.log(`\n${extra.join("\n")}\n${renderVerdict(verdict, unit)}`);

@@ -21,6 +21,8 @@ export interface RoleFigures {
   rssPeakMb: number;
   /** (end - after warm-up) / after warm-up, in %. */
   rssGrowthPct: number;
+  /** (end - at half the runs or turns) / at half, in %: the plateau, past any slow warm-up. */
+  rssSecondHalfPct: number;
   fdsStart: number;
   fdsWarm: number;
   fdsEnd: number;
@@ -46,7 +48,10 @@ export interface SoakVerdict {
 }
 
 export interface VerdictOptions {
-  /** The fraction of the runs that is warm-up. Default 0.1. */
+  /**
+   * The fraction of the runs that is warm-up. Default 0.25: the eval process's V8 heap sizes itself up over its first
+   * ~800 runs of 2,000 (+4.7 MB, then flat; docs/reliability.md), which a 10% warm-up counts as growth.
+   */
   warmup?: number;
   /** Resident memory growth allowed after the warm-up, in %. Default 5. */
   maxRssGrowthPct?: number;
@@ -54,17 +59,26 @@ export interface VerdictOptions {
 
 const mb = (kb: number) => Math.round(kb / 102.4) / 10;
 
-function roleFigures(samples: readonly SoakSample[], warm: SoakSample, role: string): RoleFigures | undefined {
+const pct = (from: number, to: number) => Math.round(((to - from) / from) * 1000) / 10;
+
+function roleFigures(
+  samples: readonly SoakSample[],
+  warm: SoakSample,
+  half: SoakSample,
+  role: string,
+): RoleFigures | undefined {
   const seen = samples.flatMap((s) => s.procs[role] ?? []);
   const after = samples.filter((s) => s.done >= warm.done).flatMap((s) => s.procs[role] ?? []);
-  if (seen.length === 0 || after.length === 0) return undefined;
+  const second = samples.filter((s) => s.done >= half.done).flatMap((s) => s.procs[role] ?? []);
+  if (seen.length === 0 || after.length === 0 || second.length === 0) return undefined;
   const [start, warmed, end] = [seen[0], after[0], after.at(-1)!];
   return {
     rssStartMb: mb(start.rssKb),
     rssWarmMb: mb(warmed.peakRssKb),
     rssEndMb: mb(end.peakRssKb),
     rssPeakMb: mb(Math.max(...after.map((p) => p.peakRssKb))),
-    rssGrowthPct: Math.round(((end.peakRssKb - warmed.peakRssKb) / warmed.peakRssKb) * 1000) / 10,
+    rssGrowthPct: pct(warmed.peakRssKb, end.peakRssKb),
+    rssSecondHalfPct: pct(second[0].peakRssKb, end.peakRssKb),
     fdsStart: start.fds,
     fdsWarm: warmed.fds,
     fdsEnd: end.fds,
@@ -76,15 +90,16 @@ function roleFigures(samples: readonly SoakSample[], warm: SoakSample, role: str
 
 /** The verdict on `samples` (in the order taken; `total` runs or turns in all). */
 export function soakVerdict(samples: readonly SoakSample[], total: number, options: VerdictOptions = {}): SoakVerdict {
-  const warmup = options.warmup ?? 0.1;
+  const warmup = options.warmup ?? 0.25;
   const maxGrowth = options.maxRssGrowthPct ?? 5;
   if (samples.length < 2) throw new Error(`soak: ${samples.length} sample(s); a verdict needs at least two`);
   const warm = samples.find((s) => s.done >= total * warmup) ?? samples.at(-1)!;
+  const half = samples.find((s) => s.done >= total / 2) ?? samples.at(-1)!;
   const end = samples.at(-1)!;
   const failures: string[] = [];
   const roles: Record<string, RoleFigures> = {};
   for (const role of Object.keys(samples[0].procs)) {
-    const figures = roleFigures(samples, warm, role);
+    const figures = roleFigures(samples, warm, half, role);
     if (!figures) {
       failures.push(`${role}: no sample after the warm-up`);
       continue;
@@ -142,12 +157,14 @@ export function renderSamples(samples: readonly SoakSample[], unit: string): str
   return textTable(header, rows, { numbersRight: true });
 }
 
+const signed = (n: number) => `${n >= 0 ? "+" : ""}${n}`;
+
 /** The verdict in a few lines: per role RSS start / after warm-up / end and growth, fds, sequences, cache; then the goals. */
 export function renderVerdict(verdict: SoakVerdict, unit: string): string {
   const lines = [`warm-up: the first ${verdict.warmDone} ${unit}; end: ${verdict.endDone} ${unit}`];
   for (const [role, f] of Object.entries(verdict.roles))
     lines.push(
-      `${role}: RSS ${f.rssStartMb} MB at start; interval peaks ${f.rssWarmMb} MB after warm-up, ${f.rssEndMb} MB at end (highest ${f.rssPeakMb}): ${f.rssGrowthPct >= 0 ? "+" : ""}${f.rssGrowthPct}%; fds ${f.fdsStart} -> ${f.fdsWarm} -> ${f.fdsEnd} (max ${f.fdsMax}); threads ${f.threadsWarm} -> ${f.threadsEnd}`,
+      `${role}: RSS ${f.rssStartMb} MB at start; interval peaks ${f.rssWarmMb} MB after warm-up, ${f.rssEndMb} MB at end (highest ${f.rssPeakMb}): ${signed(f.rssGrowthPct)}% (second half ${signed(f.rssSecondHalfPct)}%); fds ${f.fdsStart} -> ${f.fdsWarm} -> ${f.fdsEnd} (max ${f.fdsMax}); threads ${f.threadsWarm} -> ${f.threadsEnd}`,
     );
   if (verdict.sequencesWarm !== undefined)
     lines.push(`live sequences: ${verdict.sequencesWarm} after warm-up, ${verdict.sequencesEnd} at end`);
