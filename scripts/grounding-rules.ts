@@ -110,7 +110,8 @@ async function score(subset: readonly EvalTask[], rulesOff: string[], asked = ne
     seeds: [1],
   });
   const passed = new Set(records.filter((r) => r.success).map((r) => r.taskId));
-  return { passed, asked, ms: performance.now() - started };
+  const tokens = new Map(records.map((r) => [r.taskId, r.generatedTokens ?? 0]));
+  return { passed, tokens, asked, ms: performance.now() - started };
 }
 
 const all = await score(tasks, []);
@@ -124,6 +125,9 @@ interface Row {
   off: number;
   gain: number;
   seconds: number;
+  /** Tokens the questions that asked it generated, on and off (a guard that bounds a runaway earns its place here). */
+  tokensOn: number;
+  tokensOff: number;
   /** The questions that passed with the rule on and failed off, and the other way round. */
   lost: string[];
   won: string[];
@@ -149,7 +153,11 @@ const ablations = values.together ? [rules] : rules.map((rule) => [rule]);
 for (const off of ablations) {
   const subset = tasks.filter((t) => off.some((rule) => all.asked.get(t.id)?.has(rule)));
   const on = subset.filter((t) => all.passed.has(t.id)).length;
-  const result = subset.length === 0 ? { passed: new Set<string>(), ms: 0 } : await score(subset, off);
+  const result =
+    subset.length === 0
+      ? { passed: new Set<string>(), tokens: new Map<string, number>(), ms: 0 }
+      : await score(subset, off);
+  const sum = (tokens: Map<string, number>) => subset.reduce((total, t) => total + (tokens.get(t.id) ?? 0), 0);
   const row = {
     rule: off.join("+"),
     asked: subset.length,
@@ -157,6 +165,8 @@ for (const off of ablations) {
     off: result.passed.size,
     gain: (100 * (on - result.passed.size)) / n,
     seconds: Math.round(result.ms / 1000),
+    tokensOn: sum(all.tokens),
+    tokensOff: sum(result.tokens),
     lost: subset.filter((t) => all.passed.has(t.id) && !result.passed.has(t.id)).map((t) => t.id),
     won: subset.filter((t) => !all.passed.has(t.id) && result.passed.has(t.id)).map((t) => t.id),
   };
@@ -168,9 +178,11 @@ for (const off of ablations) {
 }
 const header = `${category} ${parity} (stride ${values.stride}), ${n} questions, budget ${budget}: every rule on ${all.passed.size}/${n} (${((100 * all.passed.size) / n).toFixed(1)}%)`;
 console.log(header);
-console.log("| rule | asked in | on | off | gain (points) |");
-console.log("| --- | --- | --- | --- | --- |");
+console.log("| rule | asked in | on | off | gain (points) | tokens on | tokens off |");
+console.log("| --- | --- | --- | --- | --- | --- | --- |");
 for (const r of rows)
-  console.log(`| ${r.rule} | ${r.asked} | ${r.on} | ${r.off} | ${r.gain >= 0 ? "+" : ""}${r.gain.toFixed(1)} |`);
+  console.log(
+    `| ${r.rule} | ${r.asked} | ${r.on} | ${r.off} | ${r.gain >= 0 ? "+" : ""}${r.gain.toFixed(1)} | ${r.tokensOn} | ${r.tokensOff} |`,
+  );
 save(false);
 await model.dispose();
