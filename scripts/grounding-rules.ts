@@ -11,6 +11,7 @@
  *
  *   npx tsx scripts/grounding-rules.ts --model <gguf> --suite evals/basic.json    (a suite's tasks instead of BFCL's)
  *   npx tsx scripts/grounding-rules.ts --model <gguf> --rules a,b,c --together     (those rules off at once: pruning)
+ *   npx tsx scripts/grounding-rules.ts --model <gguf> --rules a+b,c                 (a and b off together, then c)
  *
  * Prints one row per rule (with --together, one row for the set): the questions that asked it, their score on and
  * off, and the gain in points of all the questions run. With --out the JSON is rewritten after each row, so a run cut
@@ -46,7 +47,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.model) throw new Error("--model <gguf> is required");
-const rules = values.rules ? values.rules.split(",") : GROUNDING_RULES.map((r) => r.name);
+// each item of --rules one ablation; `a+b` turns a and b off together
+const items = values.rules ? values.rules.split(",") : GROUNDING_RULES.map((r) => r.name);
+const rules = items.flatMap((item) => item.split("+"));
 const unknown = rules.filter((r) => !GROUNDING_RULES.some((g) => g.name === r));
 if (unknown.length) throw new Error(`unknown rules: ${unknown.join(", ")}`);
 const number = (id: string) => Number(id.slice(id.lastIndexOf("_") + 1));
@@ -149,7 +152,7 @@ function save(partial: boolean) {
   if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...summary(), partial }, null, 2)}\n`);
 }
 // one ablation per rule, or (--together) one of the whole set
-const ablations = values.together ? [rules] : rules.map((rule) => [rule]);
+const ablations = values.together ? [rules] : items.map((item) => item.split("+"));
 for (const off of ablations) {
   const subset = tasks.filter((t) => off.some((rule) => all.asked.get(t.id)?.has(rule)));
   const on = subset.filter((t) => all.passed.has(t.id)).length;
