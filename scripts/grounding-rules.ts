@@ -12,6 +12,7 @@
  *   npx tsx scripts/grounding-rules.ts --model <gguf> --suite evals/basic.json    (a suite's tasks instead of BFCL's)
  *   npx tsx scripts/grounding-rules.ts --model <gguf> --rules a,b,c --together     (those rules off at once: pruning)
  *   npx tsx scripts/grounding-rules.ts --model <gguf> --rules a+b,c                 (a and b off together, then c)
+ *   npx tsx scripts/grounding-rules.ts --model <gguf> --category parallel --tasks parallel_25   (only those tasks)
  *
  * Prints one row per rule (with --together, one row for the set): the questions that asked it, their score on and
  * off, and the gain in points of all the questions run. With --out the JSON is rewritten after each row, so a run cut
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     model: { type: "string" },
     category: { type: "string", default: "simple_python" },
     suite: { type: "string" },
+    tasks: { type: "string" },
     together: { type: "boolean", default: false },
     parity: { type: "string" },
     stride: { type: "string", default: "1" },
@@ -71,7 +73,8 @@ async function loadTasks(): Promise<{ task: EvalTask; number: number }[]> {
 const tasks = (await loadTasks())
   .filter((t) => parity === "all" || t.number % 2 === (parity === "odd" ? 1 : 0))
   .map((t) => t.task)
-  .filter((_, i) => i % Number(values.stride) === 0);
+  .filter((_, i) => i % Number(values.stride) === 0)
+  .filter((t) => !values.tasks || values.tasks.split(",").includes(t.id));
 const budget = Number(values.budget);
 
 const model = await loadModel({ model: values.model, gpu: false, contextSize: 8192, threads: Number(values.threads) });

@@ -319,7 +319,7 @@ describe("GroundingSteer (soft)", () => {
     expect(afterYork[","]).toBeGreaterThan(0); // ", NY" goes on
   });
 
-  it("a place's name goes on with its region; no value goes on across a joining word", () => {
+  it("a place's name goes on with its region", () => {
     const at = (source: string, key: string, value: string) =>
       steerAfter(
         new GroundingSteer({ mode: "soft", source: [source] }, vocab),
@@ -329,10 +329,6 @@ describe("GroundingSteer (soft)", () => {
     // a place key: ", NY" ahead of closing at the comma
     const place = at("How far is New York, NY? The distance is 50 km.", "city", "New York");
     expect(place[","]).toBeGreaterThan(place['"']);
-    // "New York | in winter": closing gets the bonus, " in" none
-    const joined = at("Trips to New York in winter", "team", "New York");
-    expect(joined['"']).toBeGreaterThan(0);
-    expect(joined[" in"]).toBeUndefined();
   });
 
   it("does not favour again what another argument of this reply got: a string's start, a numeral", () => {
@@ -789,21 +785,6 @@ describe("GroundingSteer (soft)", () => {
     expect(at("Carlsen plays. Magnus Carlsen wins.", "").Carlsen).toBeGreaterThan(0);
   });
 
-  it("a value that is a joining word alone (`in`, `a`, `the`) is not closed", () => {
-    const steer = new GroundingSteer({ mode: "soft", source: ["Forest growth in Yellowstone Park"] }, vocab);
-    const closers = steerAfter(steer, vocab, '{"skill_name": "f", "arguments": {"species": " in') as Record<
-      string,
-      number
-    >;
-    expect(closers['"']).toBeLessThan(0);
-    const whole = steerAfter(
-      new GroundingSteer({ mode: "soft", source: ["Crime: San Francisco"] }, vocab),
-      vocab,
-      '{"skill_name": "f", "arguments": {"city": "San Francisco',
-    ) as Record<string, number>;
-    expect(whole['"']).toBeGreaterThan(0);
-  });
-
   it("an integer argument is not steered toward a numeral with a fraction", () => {
     const source = ["Synaptic rate of 200 and weight 0.5"];
     const at = (integerKeys?: Map<string, string[]>) =>
@@ -945,11 +926,11 @@ describe("GroundingSteer (soft)", () => {
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
     // "The distance is 50 km": 50 stands beside the key's word, so it gets the anchor bonus
     expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 6, '"New': 4 });
-    // "5" is no numeral of the source, only the start of 50: closing it gets the malus, going on the bonus
-    expect(steerAfter(steer, vocab, `${prefix}5`)).toMatchObject({ 0: 6, ",": -4, "}": -4 }); // 6: toward the anchored 50
-    // "9" of "9.8 within 5 seconds": the decimal point, not the end
+    // "5" is no numeral of the source, only the start of 50: going on gets the bonus, closing none
+    expect(steerAfter(steer, vocab, `${prefix}5`)).toEqual({ 0: 6 }); // 6: toward the anchored 50
+    // "9" of "9.8 within 5 seconds": the decimal point gets the bonus, the end none
     const decimal = new GroundingSteer({ mode: "soft", source: ["acceleration of 9.8 within 5 seconds"] }, vocab);
-    expect(steerAfter(decimal, vocab, `${prefix}9`)).toMatchObject({ ".": 4, ",": -4, "}": -4 });
+    expect(steerAfter(decimal, vocab, `${prefix}9`)).toEqual({ ".": 4 });
     expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 6, "}": 6 });
     // "1" is a whole numeral and begins "1000": closing and going on get the same bonus
     const both = new GroundingSteer({ mode: "soft", source: ["1 year, 1000 dollars"] }, vocab);

@@ -5,7 +5,6 @@ import {
   GROUNDING_AVOID_LOGIT,
   GROUNDING_CLOSE_LOGIT,
   GROUNDING_COPY_LOGIT,
-  GROUNDING_MAX_POSITIONS,
   GROUNDING_MID_WORD_LOGIT,
   GROUNDING_MIN_DIGIT_RUN,
   GROUNDING_MIN_STRING_CHARS,
@@ -22,7 +21,6 @@ import { SteerTokens } from "./steer-tokens.js";
 import { RuleGate } from "./rules.js";
 import { ValueEnds } from "./value-ends.js";
 import {
-  FUNCTION_WORDS,
   JSON_PUNCTUATION,
   LEADING_NUMERAL,
   type ValueState,
@@ -54,7 +52,6 @@ export class GroundingSteer {
   readonly #mode: "soft" | "strict";
   readonly #levers: ReadonlySet<GroundingLever>;
   readonly #source: GroundingIndex;
-  readonly #avoid: GroundingIndex;
   readonly #vocab: GroundingVocabulary;
   readonly #tracker = new JsonValueTracker();
   readonly #stringBound: number;
@@ -71,7 +68,6 @@ export class GroundingSteer {
     this.#q = new QuestionReading(source, this.#source, this.#r);
     this.#vocab = vocab;
     this.#t = new SteerTokens(source, vocab, this.#source, this.#q, this.#written, this.#r);
-    this.#avoid = this.#t.avoid;
     this.#ends = new ValueEnds(this.#mode, this.#q, this.#t, this.#r);
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
@@ -150,12 +146,10 @@ export class GroundingSteer {
         ...role,
         value: "",
         positions: [],
-        avoidPositions: [],
         items: position.items,
         nested: position.path.length > position.path.indexOf("arguments") + 2,
       };
       this.#value.positions = position.kind === "string" ? [...this.#source.starts] : [];
-      this.#value.avoidPositions = position.kind === "string" ? [...this.#avoid.starts] : [];
     }
     const state = this.#value!;
     const piece = position.value.slice(state.value.length);
@@ -165,18 +159,14 @@ export class GroundingSteer {
   }
 
   /**
-   * Follow the spans of the source and the avoid texts through `piece`; after a boundary a soft argument value that
-   * left the source may begin another span (an answer does not: SmolLM2 then wrote "17.17.17…"), and the avoid texts
-   * are followed again from any word.
+   * Follow the spans of the source through `piece`; after a boundary a soft argument value that left the source may
+   * begin another span (an answer does not: SmolLM2 then wrote "17.17.17…").
    */
   #extend(state: ValueState, piece: string): void {
     state.positions = this.#source.advance(state.positions, piece);
-    state.avoidPositions = this.#avoid.advance(state.avoidPositions, piece);
     if (!/[^\p{L}\p{N}_]$/u.test(piece)) return;
-    // after a word: a soft value or an answer may copy another span; an avoid text is followed again from any word
     if (state.role === "argument" && this.#mode === "soft" && state.positions.length === 0)
       state.positions = [...this.#source.starts];
-    if (state.avoidPositions.length === 0) state.avoidPositions = [...this.#avoid.starts];
   }
 
   /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
@@ -189,7 +179,6 @@ export class GroundingSteer {
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
-    this.#avoidMalus(state, logits);
     const copy = state.value === "" ? this.#t.sourceStarts().keys() : undefined;
     if (copy) {
       // a conversion's unit: only where the question writes one (SmolLM2's "from":"many" for "How many grams is 12
@@ -225,14 +214,10 @@ export class GroundingSteer {
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
-    if (!/[\p{L}\p{N}]/u.test(state.value)) {
-      if (this.#r.on("no-empty-value")) {
-        for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
-        this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
-      }
-    } else if (FUNCTION_WORDS.has(state.value.trim().toLowerCase()) && this.#r.on("no-function-word-value"))
-      // nor is a word that only joins others (Gemma's `"location":"in"`, `"cell_compartment":"a"`)
+    if (!/[\p{L}\p{N}]/u.test(state.value) && this.#r.on("no-empty-value")) {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
+      this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
+    }
     if (state.value !== "")
       this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
@@ -262,10 +247,7 @@ export class GroundingSteer {
     // a place's name goes on with its region ("Denver, Colorado"), ahead of closing at the comma
     const regions = this.#q.isPlaceKey(state.key) ? state.positions.filter((p) => this.#q.regionAfter(p)) : [];
     const region = regions.length > 0 && this.#r.on("place-region") ? regions : [];
-    // no copy bonus across a joining word ("New York | to Los Angeles"): closing there gets the bonus
-    const stopped = state.positions.filter((p) => this.#source.text[p] !== " " || !this.#source.endsAtBoundary(p));
-    const onward = stopped.length < state.positions.length && !this.#r.on("join-stop") ? state.positions : stopped;
-    this.#t.continuations(this.#source, onward, GROUNDING_COPY_LOGIT, logits);
+    this.#t.continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     if (inWord.length > 0) this.#t.continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
     if (region.length > 0)
       this.#t.continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
@@ -351,15 +333,6 @@ export class GroundingSteer {
       if (!sourceStarts.has(token)) logits.set(token, GROUNDING_AVOID_LOGIT);
   }
 
-  /** Off the source and on an avoid text: a malus for the tokens that copy on the avoid text. */
-  #avoidMalus(state: ValueState, logits: Map<Token, number>): void {
-    const offSource = state.value !== "" && state.positions.length === 0;
-    if (!offSource || state.avoidPositions.length === 0 || state.avoidPositions.length > GROUNDING_MAX_POSITIONS)
-      return;
-    if (!this.#r.on("avoid-malus")) return;
-    this.#t.continuations(this.#avoid, state.avoidPositions, GROUNDING_AVOID_LOGIT, logits);
-  }
-
   /**
    * A final answer: a gentle copy bonus toward the results and the question, the avoid malus; no length bound, but a
    * number's runaway closes it.
@@ -369,7 +342,6 @@ export class GroundingSteer {
     if (this.#q.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
-    this.#avoidMalus(state, logits);
     const copy = state.value === "" ? this.#t.sourceStarts().keys() : undefined;
     if (copy) for (const token of copy) logits.set(token, GROUNDING_ANSWER_COPY_LOGIT);
     // where the source begins with the newest result, an answer that begins with it gets more: it is what the last
@@ -537,9 +509,6 @@ export class GroundingSteer {
         logits,
         (numeral) => !towardAnchor.includes(numeral),
       );
-    // a numeral cut short ("time": 9 of "9.8 within 5 seconds") is no value of the source: closing it gets the malus
-    if (!strict && onTrack && !whole && /\d$/.test(value) && this.#r.on("cut-numeral"))
-      for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     // a whole numeral closes as readily as it goes on to a longer one ("1" of "1 year" beside "1000"), more when none
     const close = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT + (onTrack ? 0 : GROUNDING_CLOSE_LOGIT);
     if (whole && !(towardAnchor.length > 0 && !anchored.includes(value)))

@@ -46,14 +46,13 @@ export function punctuationStrings(openers: readonly string[], quoted: boolean):
   return texts;
 }
 
-/** The value being written: its kind, role, text so far and the spans of the source and avoid texts it follows. */
+/** The value being written: its kind, role, text so far and the spans of the source it follows. */
 export interface ValueState {
   kind: JsonValuePosition["kind"];
   role: "argument" | "answer";
   key: string;
   value: string;
   positions: number[];
-  avoidPositions: number[];
   /** An array's item: the items before it (see JsonValuePosition.items). */
   items?: readonly string[];
   /** Inside an object of its own under `arguments` (`area: {"width": ...}`), not directly under it. */
@@ -121,12 +120,6 @@ export function percentOnlyNumerals(question: string): Set<string> {
 
 /** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
 export const ORDINAL_KEY = /^(.*?)_?([1-9])$/;
-/** Words that only join others: no argument's value alone. */
-export const FUNCTION_WORDS = new Set(
-  "a an the in on at to of for from by with near into onto about and or but is are was be my me i it its this that".split(
-    " ",
-  ),
-);
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
 /** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */

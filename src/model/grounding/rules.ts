@@ -42,12 +42,6 @@ export const GROUNDING_RULES = [
     reason: 'values began with the schema\'s words ("string", "The ...") or the key itself',
   },
   {
-    name: "avoid-malus",
-    reads: "the instructions, notes and descriptions",
-    biases: "malus on copying them on, off the source",
-    reason: "a value went on with a description's wording",
-  },
-  {
     name: "inside-name",
     reads: "capitalized words after another inside a name",
     biases: "no value begins inside a name",
@@ -58,12 +52,6 @@ export const GROUNDING_RULES = [
     reads: "the source word a value is in the middle of",
     biases: "a stronger bonus to finish that word",
     reason: 'Gemma wrote "Yellowak" past a plain copy bonus on "stone"',
-  },
-  {
-    name: "join-stop",
-    reads: "joining words between spans",
-    biases: "no copy bonus across a joining word (closing there gets it)",
-    reason: '"New York" ran on into "to Los Angeles"',
   },
   {
     name: "place-region",
@@ -132,12 +120,6 @@ export const GROUNDING_RULES = [
     reason: 'SmolLM2 wrote "target":"" and empty lists',
   },
   {
-    name: "no-function-word-value",
-    reads: "articles, prepositions, conjunctions",
-    biases: "malus on closing a value that is one alone",
-    reason: 'Gemma wrote "location":"in", "cell_compartment":"a"',
-  },
-  {
     name: "lists",
     reads: "lists the question writes out (a, b and c)",
     biases: "the next item ahead of other spans; the array ends where the list ends",
@@ -184,12 +166,6 @@ export const GROUNDING_RULES = [
     reads: "integer keys, percentages written with %",
     biases: "a numeral the key cannot hold is not favoured (8% is 0.08)",
     reason: "a rate of 8% went in as 8; a decimal into an integer key",
-  },
-  {
-    name: "cut-numeral",
-    reads: "a numeral of the source the value is partway through",
-    biases: "malus on closing it cut short",
-    reason: '"time": 9 of "9.8"',
   },
   {
     name: "answer-newest",
