@@ -169,7 +169,7 @@ export class GroundingSteer {
       state.positions = [...this.#source.starts];
   }
 
-  /** An argument string: copy bonus, boundary close, avoid malus (soft); spans only (strict); the length bound. */
+  /** An argument string: copy bonus, boundary close, the start malus (soft); spans only (strict); the length bound. */
   #string(state: ValueState): Steering {
     const bounded = this.#levers.has("strings");
     if (bounded && state.value.length >= this.#stringBound && this.#r.on("string-bound"))
@@ -334,7 +334,7 @@ export class GroundingSteer {
   }
 
   /**
-   * A final answer: a gentle copy bonus toward the results and the question, the avoid malus; no length bound, but a
+   * A final answer: a gentle copy bonus toward the results and the question, the start malus; no length bound, but a
    * number's runaway closes it.
    */
   #answer(state: ValueState): Steering {
