@@ -10,8 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   findProcess,
-  PROBE_DIR_ENV,
-  PROBE_MODULE,
+  probedEnv,
   processWarnings,
   readProbe,
   SoakSampler,
@@ -112,12 +111,7 @@ export function chatSoak(options: ChatSoakOptions): Promise<ChatSoakResult> {
   const command = `stty cols 200 rows 50; ${chatArgs(options, agent, conversation).map(quote).join(" ")}`;
   const sampler = new SoakSampler({ probeDir, cacheDir, modelRole: "chat" });
   const child = spawn("script", ["-q", "-e", "-f", "-c", command, "/dev/null"], {
-    env: {
-      ...process.env,
-      [PROBE_DIR_ENV]: probeDir,
-      GEMMA_AGENT_PROMPT_CACHE: cacheDir,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE_MODULE}`.trim(),
-    },
+    env: probedEnv(probeDir, cacheDir),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let screen = "";

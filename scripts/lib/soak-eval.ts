@@ -9,15 +9,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  childPids,
-  PROBE_DIR_ENV,
-  PROBE_MODULE,
-  processWarnings,
-  readProbes,
-  SoakSampler,
-  type ProbeReport,
-} from "./soak-sample.js";
+import { childPids, probedEnv, processWarnings, readProbes, SoakSampler, type ProbeReport } from "./soak-sample.js";
 import type { SoakSample } from "./soak-sample.js";
 
 const CLI = resolve("dist/cli/main.js");
@@ -118,12 +110,7 @@ export function evalSoak(options: EvalSoakOptions): Promise<EvalSoakResult> {
   const runs = () => Math.max(0, lines() - 1);
   const sampler = new SoakSampler({ probeDir, cacheDir, modelRole: "model" });
   const child = spawn(process.execPath, evalArgs(options, results), {
-    env: {
-      ...process.env,
-      [PROBE_DIR_ENV]: probeDir,
-      GEMMA_AGENT_PROMPT_CACHE: cacheDir,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE_MODULE}`.trim(),
-    },
+    env: probedEnv(probeDir, cacheDir),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

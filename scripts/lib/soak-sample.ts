@@ -12,6 +12,19 @@ export const PROBE_DIR_ENV = "GEMMA_AGENT_SOAK_PROBE_DIR";
 /** The probe, preloaded with `--import` (a file URL). */
 export const PROBE_MODULE = new URL("./soak-probe.mjs", import.meta.url).href;
 
+/**
+ * The environment of a soaked command: the probe preloaded into it (and into the model process it forks), writing to
+ * `probeDir`, and the prompt cache pointed at `cacheDir`.
+ */
+export function probedEnv(probeDir: string, cacheDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    [PROBE_DIR_ENV]: probeDir,
+    GEMMA_AGENT_PROMPT_CACHE: cacheDir,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE_MODULE}`.trim(),
+  };
+}
+
 /** One process at one moment, from /proc. */
 export interface ProcSample {
   pid: number;
