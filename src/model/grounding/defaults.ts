@@ -53,3 +53,19 @@ export const GROUNDING_MIN_DIGIT_RUN = 3;
 export const GROUNDING_MIN_STRING_CHARS = 32;
 /** Spans followed at most per token (a one-letter value can sit in hundreds of places; the first 64 decide). */
 export const GROUNDING_MAX_POSITIONS = 64;
+/**
+ * A grounded schema (a model server's strict grounding, grounded-schema.ts): the most words one span of the source
+ * may hold to be offered as a string value. BFCL's longest grounded values ("Law of Universal Gravitation", a
+ * formula's terms) hold under 8; spans past 12 words are sentences, not values.
+ */
+export const GROUNDED_SPAN_MAX_WORDS = 12;
+/** ... the most characters of one offered span (a value the question writes is rarely longer). */
+export const GROUNDED_SPAN_MAX_CHARS = 120;
+/**
+ * ... the most string values one request's schema offers (all its string arguments share them: a `$defs` entry).
+ * Past it, the source's shorter spans are kept first, the question's before the results'. Set below what a real
+ * llama-server takes in good time (scripts/grounded-schema-limit.ts; docs/results/grounded-schema-limit.txt).
+ */
+export const GROUNDED_SCHEMA_MAX_VALUES = 1024;
+/** ... the most bytes of those values together (JSON-encoded): a request body stays small whatever the source. */
+export const GROUNDED_SCHEMA_MAX_BYTES = 48 * 1024;

@@ -25,7 +25,7 @@ const EXAMPLES = /\b(?:e\.g\.|eg\.|for example|for instance|such as|like\b)(?<ex
  * "to":"km"` from `e.g. "km", "lb"` for "How many kilograms is 150 pounds?"). Left out, an example stays in the avoid
  * texts (the instructions): unfavoured where the question does not begin it.
  */
-function quotedLiterals(description: string): string[] {
+export function quotedLiterals(description: string): string[] {
   const examples = [...description.matchAll(EXAMPLES)].map((m) => [m.index, m.index + m[0].length]);
   const literals: string[] = [];
   for (const match of description.matchAll(QUOTED_LITERAL))
