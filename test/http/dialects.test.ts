@@ -127,6 +127,57 @@ describe("structured output per dialect", () => {
   });
 });
 
+describe("grounding over a server: the request's own schema", () => {
+  const ACTION = {
+    anyOf: [
+      {
+        type: "object",
+        properties: {
+          skill_name: { const: "weather" },
+          arguments: {
+            type: "object",
+            properties: { city: { type: "string" }, days: { type: "integer" } },
+            required: ["city", "days"],
+            additionalProperties: false,
+          },
+        },
+        required: ["skill_name", "arguments"],
+        additionalProperties: false,
+      },
+      SCHEMA,
+    ],
+  };
+  const grounding = { mode: "strict" as const, source: ["Weather in Boston for 3 days?"] };
+  const sent = (dialect: FakeDialect, body: Record<string, unknown>) =>
+    dialect === "ollama"
+      ? body.format
+      : (body.response_format as { json_schema: { schema: unknown } }).json_schema.schema;
+
+  for (const dialect of ["llama-server", "vllm", "ollama", "lmstudio", "openai"] as const)
+    it(`${dialect}: grounded, the values are limited to the question's spans and numerals; off, the schema as it is`, async () => {
+      const server = await fake(dialect);
+      const model = openAICompatibleModel({ baseURL: server.baseURL, model: "fake-model" });
+      await model.generate("hi", { jsonSchema: ACTION, grounding });
+      await model.generate("hi", { jsonSchema: ACTION, grounding: { ...grounding, mode: "off" } });
+      const [grounded, off] = server.generateRequests().map((r) => JSON.stringify(sent(dialect, r.body!)));
+      expect(off).toBe(JSON.stringify(ACTION));
+      const schema = JSON.parse(grounded) as { $defs: Record<string, { enum: unknown[] }> };
+      const enums = Object.values(schema.$defs).map((d) => d.enum);
+      expect(enums).toContainEqual(expect.arrayContaining(["Boston", "Weather", "3 days"]));
+      expect(enums).toContainEqual([3]);
+      expect(grounded).toContain('"final_answer":{"type":"string"}'); // the answer stays free text
+    });
+
+  it("llama-server with structuredOutput gbnf gets the grounded schema as our grammar", async () => {
+    const server = await fake("llama-server");
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: "fake-model", structuredOutput: "gbnf" });
+    await model.generate("hi", { jsonSchema: ACTION, grounding });
+    const grammar = server.generateRequests()[0].body!.grammar as string;
+    expect(grammar).toContain(String.raw`"\"Boston\""`);
+    expect(grammar).not.toBe(jsonSchemaToGbnf(ACTION));
+  });
+});
+
 describe("completion mode (llama-server)", () => {
   it("sends our rendered Gemma prompt without the BOS the server adds, cache_prompt on, stopping at the turn end", async () => {
     const server = await fake("llama-server");

@@ -2,6 +2,7 @@ import { abortError, raceAbort } from "../../abort.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import { createLimiter, type Limiter } from "../../promise-pool.js";
 import { gemma3ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import { groundedSchema } from "../grounding/grounded-schema.js";
 import type { GenerateOptions, GenerationStats, ModelHandle } from "../model-handle.js";
 import { connectServer, type ServerConnection } from "./connect-server.js";
 import {
@@ -227,7 +228,9 @@ export class OpenAICompatibleModel implements ModelHandle {
   #replyRequest(connection: ServerConnection, prompt: string, options: GenerateOptions): ReplyRequest {
     const o = this.#options;
     const chat = this.chatFormat === messagesChatFormat;
-    const constraint = this.#shared.constraints.for(options.jsonSchema, o.structuredOutput ?? "auto");
+    // grounding crosses as the request's own schema (strict's limits; soft's per-token steering cannot cross)
+    const grounded = options.jsonSchema && groundedSchema(options.jsonSchema, options.grounding);
+    const constraint = this.#shared.constraints.for(grounded?.schema ?? options.jsonSchema, o.structuredOutput ?? "auto");
     const seed = o.seed;
     return {
       dialect: connection.dialect,
