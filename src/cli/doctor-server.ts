@@ -25,16 +25,27 @@ const PROBE_SCHEMA = {
 };
 
 /**
- * A server samples on its side: a per-token logit bias that changes with every token cannot cross the API, so
- * `--grounding` (issue 26) does nothing over it.
+ * Grounding over a server (grounded-schema.ts): a per-token bias cannot cross its API, but the request's schema can,
+ * so each step's schema limits argument values to the question's spans and numerals (strict grounding's limits; soft's
+ * steering has no form there and falls back to them). It reaches the server only if the server honours a schema: the
+ * structured-output check says whether it does.
  */
-const GROUNDING_CHECK: ServerDoctorCheck = {
-  name: "grounding",
-  status: "warn",
-  detail:
-    "--grounding is ignored: a model server cannot take a per-token bias (values are not steered to the question)",
-  fix: "run a GGUF in-process (--model) for grounded values",
-};
+function groundingCheck(structured: ServerDoctorCheck, handle: OpenAICompatibleModel): ServerDoctorCheck {
+  const via = handle.info.structuredOutput === "gbnf" ? "the request's GBNF grammar" : "the request's JSON Schema";
+  if (structured.status !== "ok" || handle.info.structuredOutput === "none")
+    return {
+      name: "grounding",
+      status: "warn",
+      detail:
+        "grounding cannot reach this server: it does not honour a schema, the one way grounded values cross a server's API",
+      fix: "use a server that takes a JSON Schema (llama-server, vLLM, Ollama >= 0.5, LM Studio), or run the GGUF in-process (--model)",
+    };
+  return {
+    name: "grounding",
+    status: "ok",
+    detail: `crosses as ${via}: argument values limited to the question's spans and numerals (strict); soft's per-token steering cannot cross and falls back to it`,
+  };
+}
 
 /**
  * The decision at a reply's branch points (issue 39: answer or call, which skill, how many calls) adds offsets to the
@@ -132,5 +143,6 @@ export async function serverDoctorChecks(
   });
   const connected = await connectChecks(io, handle);
   if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
-  return [...connected, await structuredOutputCheck(io, handle), GROUNDING_CHECK, DECISION_CHECK];
+  const structured = await structuredOutputCheck(io, handle);
+  return [...connected, structured, groundingCheck(structured, handle), DECISION_CHECK];
 }

@@ -96,7 +96,7 @@ function loopLevers(command: Command): Command {
     .addOption(
       new Option(
         "--grounding <mode>",
-        `steer argument and answer values toward the question and the results: off, soft or strict (default: ${DEFAULT_GROUNDING}; a GGUF model only, a model server ignores it)`,
+        `steer argument and answer values toward the question and the results: off, soft or strict (default: ${DEFAULT_GROUNDING}; over a model server, strict's limits go as the request's schema, soft falls back to them)`,
       ).choices(["off", "soft", "strict"]),
     )
     .option(

@@ -12,7 +12,12 @@ import { partialBytes, resolveModelFile, type ResolvedModel } from "../model/res
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { MAX_SCRIPT_FILE_BYTES } from "../defaults.js";
 import { readRegularText, RegularFileError } from "../regular-file.js";
-import { loadServerModel, modelSpecWithServer, type ServerCommandOptions } from "./server-model.js";
+import {
+  loadServerModel,
+  modelSpecWithServer,
+  serverGroundingNote,
+  type ServerCommandOptions,
+} from "./server-model.js";
 import { CliUsageError, hint, type CliIO } from "./cli-io.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { modelFlags, type ModelCommandOptions, type ModelFlags } from "./model-options.js";
@@ -224,5 +229,8 @@ export async function loadCommandModel(
   };
   const flags = { ...modelFlags(options), promptCache };
   const model = await loadModelForCli(found, flags, progress, { io, options });
+  const note =
+    found.kind === "server" ? serverGroundingNote((options as { grounding?: unknown }).grounding) : undefined;
+  if (note) io.stderr.write(note);
   return { model, budgets: budgetsForModel(found.kind === "gguf" ? found.resolved : {}, model.info.architecture) };
 }

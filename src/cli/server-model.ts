@@ -101,6 +101,17 @@ export function modelSpecWithServer(model: string | undefined, options: ServerCo
   return `${options.server}#${options.serverModel ?? ""}`;
 }
 
+/**
+ * The one line said when `--grounding soft` is asked of a model server: soft steers each token as it is sampled, which
+ * cannot cross a server's API, so the server gets what can (strict grounding's limits, as the request's schema).
+ * Undefined for any other mode (strict crosses as it is; the default says nothing).
+ */
+export function serverGroundingNote(grounding: unknown): string | undefined {
+  return grounding === "soft"
+    ? "gemma-agent: note: --grounding soft steers each token, which cannot cross a model server: it gets strict grounding's limits as the request's schema instead\n"
+    : undefined;
+}
+
 /** The handle options a server spec and the flags give (the API key from {@link SERVER_API_KEY_ENV}). */
 export function serverModelOptions(
   spec: string,

@@ -133,11 +133,12 @@ describe("doctor --server", () => {
       ["dialect", "ok"],
       ["models", "ok"],
       ["structured out", "ok"],
-      ["grounding", "warn"],
+      ["grounding", "ok"],
       ["decision", "warn"],
     ]);
     expect(checks[1].detail).toContain("llama-server (GET /props");
-    expect(checks[4].detail).toMatch(/--grounding is ignored/);
+    // grounding crosses as the request's schema (strict's limits), since the server honours one
+    expect(checks[4].detail).toMatch(/crosses as the request's JSON Schema: argument values limited to the question's/);
     expect(checks[5].detail).toMatch(/--decision is ignored/);
   });
 
@@ -146,6 +147,8 @@ describe("doctor --server", () => {
     const ignored = await runCli(["doctor", "--server", `${server.baseURL}#gemma-test`]);
     expect(ignored.code).toBe(0);
     expect(ignored.stdout).toMatch(/! structured out +the server ignored the JSON Schema/);
+    // a server that takes no schema cannot be given grounding's either: said in its own line
+    expect(ignored.stdout).toMatch(/! grounding +grounding cannot reach this server: it does not honour a schema/);
     const url = server.baseURL;
     await server.close();
     servers = [];
