@@ -50,6 +50,35 @@ describe("ask over HTTP", () => {
     expect(result.stderr).toContain("connected to llama-server");
   });
 
+  it("grounding goes as each step's schema; --grounding soft says once that strict's limits go instead; off sends none", async () => {
+    const server = await fake({ reply: calculatorReplies });
+    const ask = (...flags: string[]) =>
+      runCli([
+        "ask",
+        "What is 17% of 2,340?",
+        "--model",
+        `${server.baseURL}#gemma-test`,
+        "--skills",
+        "calculator",
+        ...flags,
+      ]);
+    const soft = await ask("--grounding", "soft");
+    expect(soft.code, soft.stderr).toBe(0);
+    expect(soft.stderr.match(/note: --grounding soft steers each token/g)).toHaveLength(1);
+    const schemas = server.generateRequests().map((r) => JSON.stringify(r.body!.response_format));
+    // the first step's schema offers the question's spans: the calculator's expression is one of them
+    expect(schemas[0]).toMatch(/"enum":\[[^\]]*"17% of 2,340"/);
+    const seen = server.generateRequests().length;
+    const off = await ask("--grounding", "off");
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stderr).not.toContain("note: --grounding");
+    for (const request of server.generateRequests().slice(seen))
+      expect(JSON.stringify(request.body!.response_format)).not.toContain('"enum":[');
+    // the default (soft, not asked for by name) grounds without the note
+    const byDefault = await ask();
+    expect(byDefault.stderr).not.toContain("note: --grounding");
+  });
+
   it("--server URL --server-model NAME is the same as --model URL#NAME", async () => {
     const server = await fake({ reply: calculatorReplies });
     const result = await runCli([
