@@ -230,7 +230,10 @@ export class OpenAICompatibleModel implements ModelHandle {
     const chat = this.chatFormat === messagesChatFormat;
     // grounding crosses as the request's own schema (strict's limits; soft's per-token steering cannot cross)
     const grounded = options.jsonSchema && groundedSchema(options.jsonSchema, options.grounding);
-    const constraint = this.#shared.constraints.for(grounded?.schema ?? options.jsonSchema, o.structuredOutput ?? "auto");
+    const constraint = this.#shared.constraints.for(
+      grounded?.schema ?? options.jsonSchema,
+      o.structuredOutput ?? "auto",
+    );
     const seed = o.seed;
     return {
       dialect: connection.dialect,
