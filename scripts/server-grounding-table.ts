@@ -1,23 +1,27 @@
 /**
- * The tables of grounding over a model server (docs/results/server-grounding.md): the reports under DIR (default
- * docs/results/server-grounding, laid out <model>/<row>/report.json by the measurement's command, each folder's
- * command.txt saying how it ran) as Markdown: per model, BFCL `simple_python`'s odd half over llama-server with
- * grounding off and grounded (questions right, points, seconds per question), the JSON Schema path against our GBNF
- * on the same questions (verdicts that differ), and the other categories' samples off and grounded.
+ * The tables of grounding over a model server (docs/results/server-grounding.md) from DIR/runs.json (default
+ * docs/results/server-grounding): per model and row, the command that ran it and each run's verdict and time. Per
+ * model: BFCL `simple_python`'s odd half over llama-server with grounding off and grounded (questions right, points,
+ * seconds per question), the JSON Schema path against our GBNF on the same questions (verdicts that differ), and the
+ * other categories' samples off and grounded.
  *
  *   npx tsx scripts/server-grounding-table.ts [DIR] > table.md
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EvalReport } from "../src/eval/report/eval-report.js";
 
 const dir = process.argv[2] ?? "docs/results/server-grounding";
 
-type Run = EvalReport["runs"][number];
-const load = (path: string): Run[] | undefined =>
-  existsSync(join(path, "report.json"))
-    ? (JSON.parse(readFileSync(join(path, "report.json"), "utf8")) as EvalReport).runs
-    : undefined;
+/** One run as runs.json keeps it (an eval report's run, less what the tables do not read). */
+interface Run {
+  taskId: string;
+  success: boolean;
+  wallMs: number;
+}
+const reports = JSON.parse(readFileSync(join(dir, "runs.json"), "utf8")) as Record<
+  string,
+  Record<string, { command: string; runs: Run[] }>
+>;
 const right = (runs: Run[]) => runs.filter((r) => r.success).length;
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 const median = (xs: number[]) => {
@@ -27,8 +31,8 @@ const median = (xs: number[]) => {
 };
 const seconds = (runs: Run[]) => (median(runs.map((r) => r.wallMs)) / 1000).toFixed(2);
 
-for (const model of readdirSync(dir).filter((name) => existsSync(join(dir, name, "simple-odd-off")))) {
-  const at = (row: string) => load(join(dir, model, row));
+for (const model of Object.keys(reports).filter((name) => reports[name]["simple-odd-off"])) {
+  const at = (row: string): Run[] | undefined => reports[model][row]?.runs;
   const off = at("simple-odd-off");
   const grounded = at("simple-odd-grounded");
   console.log(`### ${model}\n`);
