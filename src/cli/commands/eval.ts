@@ -16,6 +16,7 @@ import { BUNDLED_BFCL_DIR } from "../../eval/bfcl/bfcl-files.js";
 import type { EvalProgress } from "../../eval/runner/run-eval.js";
 import { renderServersText } from "../../eval/report/render-servers.js";
 import { evalServerOptions, resultsOption, serverSpecs, sweepOptions, type EvalServerFlags } from "../eval-servers.js";
+import { isServerUrl } from "../../model/http/index.js";
 import { serverGroundingNote } from "../server-model.js";
 
 interface EvalCommandOptions extends LoopCommandOptions, ModelCommandOptions, EvalServerFlags {
@@ -70,7 +71,7 @@ function checkTarget(suite: string | undefined, options: EvalCommandOptions): vo
 
 async function runEvalCommand(io: CliIO, suite: string | undefined, options: EvalCommandOptions): Promise<EvalReport> {
   const bar = options.quiet ? undefined : progressBar(io.stderr);
-  const note = options.model.some((m) => /^https?:\/\//i.test(m)) ? serverGroundingNote(options.grounding) : undefined;
+  const note = options.model.some(isServerUrl) ? serverGroundingNote(options.grounding) : undefined;
   if (note) io.stderr.write(note);
   const common: EvaluateOptions = {
     models: options.model,
