@@ -48,17 +48,28 @@ function groundingCheck(structured: ServerDoctorCheck, handle: OpenAICompatibleM
 }
 
 /**
- * The decision at a reply's branch points (issue 39: answer or call, which skill, how many calls) adds offsets to the
- * model's own log-probabilities token by token: like grounding, it cannot cross a server's API, so `--decision` does
- * nothing over it.
+ * The decision at a reply's branch points (issue 39: answer or call, which skill, how many calls; decided-schema.ts):
+ * in process, offsets on the model's own log-probabilities token by token; over a server, the same offsets' ranking
+ * as the request's schema (the branches it ranks low left out, a `calls` list held to the question's items), which
+ * reaches the server only where it honours a schema. The model's own log-probability, which decides the near-ties in
+ * process, is not read over a server.
  */
-const DECISION_CHECK: ServerDoctorCheck = {
-  name: "decision",
-  status: "warn",
-  detail:
-    "--decision is ignored: a model server cannot score a reply's branch points (whether to call, which skill, how many calls are the model's alone)",
-  fix: "run a GGUF in-process (--model) for scored decisions",
-};
+function decisionCheck(structured: ServerDoctorCheck, handle: OpenAICompatibleModel): ServerDoctorCheck {
+  const via = handle.info.structuredOutput === "gbnf" ? "the request's GBNF grammar" : "the request's JSON Schema";
+  if (structured.status !== "ok" || handle.info.structuredOutput === "none")
+    return {
+      name: "decision",
+      status: "warn",
+      detail:
+        "the decision cannot reach this server: it does not honour a schema, so whether to call, which skill and how many calls are the model's alone",
+      fix: "use a server that takes a JSON Schema (llama-server, vLLM, Ollama >= 0.5, LM Studio), or run the GGUF in-process (--model)",
+    };
+  return {
+    name: "decision",
+    status: "ok",
+    detail: `crosses as ${via}: the answer, skills and call lists the decision ranks low are left out; the model's own log-probabilities are not read`,
+  };
+}
 
 /** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
 async function connectChecks(io: CliIO, handle: OpenAICompatibleModel): Promise<ServerDoctorCheck[] | undefined> {
@@ -144,5 +155,5 @@ export async function serverDoctorChecks(
   const connected = await connectChecks(io, handle);
   if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
   const structured = await structuredOutputCheck(io, handle);
-  return [...connected, structured, groundingCheck(structured, handle), DECISION_CHECK];
+  return [...connected, structured, groundingCheck(structured, handle), decisionCheck(structured, handle)];
 }

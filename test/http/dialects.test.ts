@@ -8,6 +8,10 @@ import { gemma3ChatFormat } from "../../src/prompt/chat-format.js";
 import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import { HttpModelError, openAICompatibleModel, parseServerModelUrl } from "../../src/model/http/index.js";
 import { startFakeServer, type FakeDialect, type FakeServer } from "./fake-server.js";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { Registry } from "../../src/skills/registry.js";
+import { defineSkill } from "../../src/skills/skill.js";
 
 const SCHEMA = {
   type: "object",
@@ -175,6 +179,65 @@ describe("grounding over a server: the request's own schema", () => {
     const grammar = server.generateRequests()[0].body!.grammar as string;
     expect(grammar).toContain(String.raw`"\"Boston\""`);
     expect(grammar).not.toBe(jsonSchemaToGbnf(ACTION));
+  });
+});
+
+describe("the decision over a server: the request's own schema", () => {
+  const registry = () =>
+    new Registry([
+      defineSkill({
+        name: "triangle_area",
+        description: "The area of a triangle from its base and height.",
+        parameters: z.object({ base: z.number(), height: z.number() }),
+        run: ({ base, height }) => (base * height) / 2,
+      }),
+      defineSkill({
+        name: "currency_convert",
+        description: "Convert an amount of money from one currency to another.",
+        parameters: z.object({ amount: z.number(), from: z.string(), to: z.string() }),
+        run: () => 0,
+      }),
+    ]);
+  /** The branches of a recorded request's schema: what each allows (`final_answer`, or the skill it calls). */
+  const branches = (body: Record<string, unknown>) => {
+    const schema = (body.response_format as { json_schema: { schema: { anyOf: Record<string, unknown>[] } } })
+      .json_schema.schema;
+    return schema.anyOf.map((branch) => {
+      const properties = branch.properties as Record<string, { const?: string }>;
+      return properties.skill_name?.const ?? Object.keys(properties).filter((k) => k !== "thought")[0];
+    });
+  };
+
+  it("no offered skill fits the question: the request allows the answer alone, and the model answers", async () => {
+    const server = await startFakeServer({ dialect: "vllm", reply: () => '{"final_answer":"Paris."}' });
+    servers.push(server);
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: "fake-model" });
+    expect(model.scoresDecisions).toBe(true);
+    const state = await new Agent({ model, registry: registry() }).run("What is the capital of France?");
+    expect(state.answer).toBe("Paris.");
+    expect(server.generateRequests().map((r) => branches(r.body!))).toEqual([["final_answer"]]);
+  });
+
+  it("a question one skill fits: its call alone, then, with its result in, the answer alone", async () => {
+    const replies = ['{"skill_name":"triangle_area","arguments":{"base":10,"height":5}}', '{"final_answer":"25"}'];
+    const server = await startFakeServer({ dialect: "vllm", reply: () => replies.shift()! });
+    servers.push(server);
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: "fake-model" });
+    const state = await new Agent({ model, registry: registry() }).run(
+      "Find the area of a triangle with a base of 10 and a height of 5.",
+      { maxIterations: 4 },
+    );
+    expect(state.answer).toBe("25");
+    const [first, second] = server.generateRequests().map((r) => branches(r.body!));
+    expect(first).toEqual(["triangle_area"]);
+    expect(second).toEqual(["final_answer"]);
+  });
+
+  it("structuredOutput none: no schema to carry it, so the model's own choice stands", async () => {
+    const server = await startFakeServer({ dialect: "vllm", reply: () => '{"final_answer":"Paris."}' });
+    servers.push(server);
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: "fake-model", structuredOutput: "none" });
+    expect(model.scoresDecisions).toBe(false);
   });
 });
 

@@ -96,8 +96,58 @@ describe("groundedSchema", () => {
     // an integer takes 3 and 2 (the question's whole numerals) but not 2.5 nor a number it does not write
     expect(takes(grounded.schema, `${prefix}"hotel"${rest.replace('"nights":3', '"nights":2.5')}`)).toBe(false);
     expect(takes(grounded.schema, `${prefix}"hotel"${rest.replace('"nights":3', '"nights":30')}`)).toBe(false);
-    expect(takes(grounded.schema, `${prefix}"hotel"${rest.replace('"stars":2.5', '"stars":3')}`)).toBe(true);
     expect(takes(grounded.schema, `${prefix}"hotel"${rest.replace('"stars":2.5', '"stars":25')}`)).toBe(false);
+    // the numeral the question puts beside a key's word is that key's ("2.5 stars": anchors in process)
+    expect(takes(grounded.schema, `${prefix}"hotel"${rest.replace('"stars":2.5', '"stars":3')}`)).toBe(false);
+    const unanchored = groundedSchema(schema, { mode: "strict", source: ["A hotel in New York: 3, and 2.5 or more"] })!;
+    expect(takes(unanchored.schema, `${prefix}"New York"${rest.replace('"stars":2.5', '"stars":3')}`)).toBe(true);
+  });
+
+  it("a numeral the question writes only as a percentage is its fraction, unless the key asks for a percentage", () => {
+    // (one-letter keys: no key word for the question to put a value beside; see the anchors below)
+    const rate = action(
+      {
+        p: { type: "number" },
+        r: { type: "number", description: "The annual interest rate." },
+        s: { type: "number", description: "The share, as a percentage." },
+        n: { type: "integer" },
+      },
+      ["p", "r", "s", "n"],
+    );
+    const question = "Compound interest on $5000 at an annual rate of 8% for 5 years, with 5% set aside.";
+    const grounded = groundedSchema(rate, { mode: "strict", source: [question] })!;
+    const call = (r: number, s: number, n = 5) =>
+      `{"skill_name":"find","arguments":{"p":5000,"r":${r},"s":${s},"n":${n}}}`;
+    expect(takes(grounded.schema, call(0.08, 5))).toBe(true);
+    expect(takes(grounded.schema, call(8, 5))).toBe(false);
+    expect(takes(grounded.schema, call(0.08, 8))).toBe(true); // "as a percentage": 8 as written
+    // 5 is written bare too ("5 years"): it stays 5 for a rate; an integer takes the whole numerals only
+    expect(takes(grounded.schema, call(5, 8))).toBe(true);
+    expect(takes(grounded.schema, call(0.08, 5, 8))).toBe(true);
+    expect(takes(grounded.schema, call(0.08, 5, 0.08))).toBe(false);
+    // the question without a percentage: the numerals as written
+    const plain = groundedSchema(rate, { mode: "strict", source: ["$5000 at a rate of 8 for 5 years"] })!;
+    expect(takes(plain.schema, call(8, 5))).toBe(true);
+    expect(takes(plain.schema, call(0.08, 5))).toBe(false);
+  });
+
+  it("a value the question puts beside a key's word is that key's, and not another's (anchors)", () => {
+    const art = action(
+      { title: { type: "string" }, artist: { type: "string" }, year: { type: "integer" }, copies: { type: "integer" } },
+      ["title", "artist", "year", "copies"],
+    );
+    const source = ["Find the sculpture with the title 'David' by Michelangelo, made in the year 1504, 3 copies."];
+    const grounded = groundedSchema(art, { mode: "strict", source })!;
+    const call = (title: string, artist: string, year: number, copies: number) =>
+      `{"skill_name":"find","arguments":${JSON.stringify({ title, artist, year, copies })}}`;
+    expect(takes(grounded.schema, call("David", "Michelangelo", 1504, 3))).toBe(true);
+    // the small model's mix-ups: the title into the artist, the year's numeral into the count
+    expect(takes(grounded.schema, call("David", "David", 1504, 3))).toBe(false);
+    expect(takes(grounded.schema, call("Michelangelo", "Michelangelo", 1504, 3))).toBe(false);
+    expect(takes(grounded.schema, call("David", "Michelangelo", 1504, 1504))).toBe(false);
+    expect(takes(grounded.schema, call("David", "Michelangelo", 3, 3))).toBe(false);
+    // the plain action schema takes them all
+    expect(takes(art, call("David", "David", 3, 1504))).toBe(true);
   });
 
   it("leaves an enum, a pattern, the final answer and a number the question gives none for as they are", () => {
@@ -117,7 +167,7 @@ describe("groundedSchema", () => {
     expect(groundedSchema(schema, { mode: "strict", source: ["  "] })).toBeUndefined();
   });
 
-  it("leaves out an optional argument the question does not ask for, requires one it asks for by a value", () => {
+  it("leaves out an optional argument the question does not ask for, requires one it asks for; a flag it names is true", () => {
     const optional = action(
       {
         current: { type: "integer" },
@@ -131,11 +181,15 @@ describe("groundedSchema", () => {
     const grounded = groundedSchema(optional, { mode: "strict", source })!;
     const args = ((grounded.schema.anyOf as JsonSchema[])[0].properties as Record<string, JsonSchema>).arguments;
     expect(Object.keys(args.properties as object)).toEqual(["current", "unit", "equal_variance"]);
-    expect(args.required).toEqual(["current", "unit"]);
+    // asked by a value ("gauss" for `unit`) and by name ("equal variance"): both required, as in process the reply
+    // goes on to them
+    expect(args.required).toEqual(["current", "unit", "equal_variance"]);
     const start = '{"skill_name":"find","arguments":{"current":5';
-    expect(takes(grounded.schema, `${start},"permeability":5,"unit":"gauss"}}`)).toBe(false);
-    expect(takes(grounded.schema, `${start},"unit":"gauss"}}`)).toBe(true);
+    expect(takes(grounded.schema, `${start},"permeability":5,"unit":"gauss","equal_variance":true}}`)).toBe(false);
+    expect(takes(grounded.schema, `${start},"unit":"gauss"}}`)).toBe(false);
     expect(takes(grounded.schema, `${start},"unit":"gauss","equal_variance":true}}`)).toBe(true);
+    // the flag the question names is true ("flag-true" in process)
+    expect(takes(grounded.schema, `${start},"unit":"gauss","equal_variance":false}}`)).toBe(false);
   });
 
   it("a long question stays under the caps, its shorter spans and the question's first", () => {
@@ -196,8 +250,11 @@ describe("groundedSchema", () => {
     };
     expect(props(["numbers"])!.city).toEqual({ type: "string", description: "The city." });
     expect(props(["numbers"])!.nights).toHaveProperty("$ref");
+    // (the numeral beside "stars" alone: anchors)
+    expect(props(["numbers"])!.stars).toEqual({ type: "number", enum: [2.5] });
     expect(props(["copy"])!.nights).toEqual({ type: "integer" });
-    expect(props(["copy"])!.city).toHaveProperty("$ref");
+    expect(props(["copy"])!.city).not.toEqual({ type: "string", description: "The city." });
+    expect(props(["copy"])!.city).not.toHaveProperty("maxLength");
     // strings alone: the longest source text bounds a free string (as in process), and the pattern is kept
     expect(props(["strings"])!.city).toEqual({ type: "string", description: "The city.", maxLength: QUESTION.length });
     expect(props(["strings"])!.date).toEqual({ type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" });

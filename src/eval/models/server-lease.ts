@@ -41,6 +41,11 @@ export class ServerLease implements ModelHandle {
     return this.#handle.contextSize;
   }
 
+  /** Whether the decision crosses to the server (as the request's schema: see OpenAICompatibleModel). */
+  get scoresDecisions(): boolean {
+    return this.#handle.scoresDecisions;
+  }
+
   countTokens(prompt: string): Promise<number> {
     return this.#onAServer((handle) => handle.countTokens(prompt), undefined);
   }

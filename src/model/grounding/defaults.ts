@@ -72,3 +72,12 @@ export const GROUNDED_SPAN_MAX_CHARS = 120;
 export const GROUNDED_SCHEMA_MAX_VALUES = 256;
 /** ... the most bytes of those values together (JSON-encoded): 256 values of a BFCL question take under 8 KiB. */
 export const GROUNDED_SCHEMA_MAX_BYTES = 16 * 1024;
+/**
+ * A decided schema (a model server's decision, decided-schema.ts): a branch of the action (answer, a skill, a list of
+ * calls) stays in the request's schema while its decision offset is within this many logits of the best; the model
+ * chooses among those. In process the reply takes the largest log-probability plus offset, and the model's own
+ * log-probability at these branches is a few logits at most where it tells anything (docs/results/decision.md): 8 is
+ * one point of a skill's fit (DECISION_WEIGHTS.scale), so two skills a point apart both stay, and answer against call
+ * (30 logits a point) is the decision's alone.
+ */
+export const DECISION_SCHEMA_MARGIN = 8;

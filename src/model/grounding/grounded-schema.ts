@@ -15,7 +15,10 @@ import {
   GROUNDING_MIN_STRING_CHARS,
 } from "./defaults.js";
 import { GroundingIndex } from "./grounding-index.js";
-import { askingValues, quotedLiterals } from "./grounding-setup.js";
+import { askingValues, quotedLiterals, steerSource } from "./grounding-setup.js";
+import { QuestionReading } from "./question-reading.js";
+import { RuleGate } from "./rules.js";
+import { GENERIC_FLAG_WORDS, keyWords, percentOnlyNumerals, TEXT_JOINT } from "./grounding-words.js";
 
 /** Bounds of one grounded schema (defaults: grounding/defaults.ts). */
 export interface GroundedSchemaLimits {
@@ -74,8 +77,19 @@ function balanced(span: string): boolean {
  * at most `maxWords` words and `maxChars` characters, none across a line: shorter ones first, then in order.
  */
 export function textSpans(text: string, maxWords: number, maxChars: number): string[] {
-  const index = new GroundingIndex([text], { skipArticles: true });
   const byWords: string[][] = Array.from({ length: maxWords }, () => []);
+  for (const { span, words } of spanEntries(text, maxWords, maxChars)) byWords[words - 1].push(span);
+  return byWords.flat();
+}
+
+/** The spans of textSpans, in the order of their starts, each with its start in `text` and its words. */
+function spanEntries(
+  text: string,
+  maxWords: number,
+  maxChars: number,
+): { start: number; span: string; words: number }[] {
+  const index = new GroundingIndex([text], { skipArticles: true });
+  const entries: { start: number; span: string; words: number }[] = [];
   for (const start of index.starts) {
     const first = text[start];
     if (!WORD_CHAR.test(first) && !(SPAN_OPENER.test(first) && WORD_CHAR.test(text[start + 1] ?? ""))) continue;
@@ -91,10 +105,28 @@ export function textSpans(text: string, maxWords: number, maxChars: number): str
       // a quoted sentence's own stop ("delicious." in 'I love ... delicious.') may end a span before its quote
       const last = SPAN_LAST.test(ch) || (/[.!?]/.test(ch) && QUOTES.has(text[p + 1] ?? ""));
       if (last && index.endsWord(p + 1) && balanced(text.slice(start, p + 1)))
-        byWords[Math.max(words, 1) - 1].push(text.slice(start, p + 1));
+        entries.push({ start, span: text.slice(start, p + 1), words: Math.max(words, 1) });
     }
   }
-  return byWords.flat();
+  return entries;
+}
+
+/**
+ * Where each span of the source texts begins, in the text grounding reads (the texts joined by TEXT_JOINT, as
+ * GroundingIndex joins them): span → its starts.
+ */
+function spanStarts(texts: readonly string[], limits: Required<GroundedSchemaLimits>): Map<string, number[]> {
+  const starts = new Map<string, number[]>();
+  let offset = 0;
+  for (const text of texts) {
+    for (const { start, span } of spanEntries(text, limits.maxSpanWords, limits.maxSpanChars)) {
+      const list = starts.get(span);
+      if (list) list.push(offset + start);
+      else starts.set(span, [offset + start]);
+    }
+    offset += text.length + TEXT_JOINT.length;
+  }
+  return starts;
 }
 
 /** The spans of the source texts, in order (the first text's first), distinct, within the limits. */
@@ -118,6 +150,23 @@ function sourceSpans(
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** A number's description that asks for a percentage as such ("as a percentage"; not "in decimal form"). */
+const askedAsPercent = (description: string) => /percent/i.test(description) && !/decimal/i.test(description);
+
+/**
+ * The source's numerals as numbers, distinct: `plain` as written; `fractions` with those the question writes only as a
+ * percentage divided by 100 (the same list where there are none).
+ */
+function sourceNumbers(texts: readonly string[]): { plain: number[]; fractions: number[] } {
+  const numerals = new GroundingIndex(texts).numerals.filter((numeral) => Number.isFinite(Number(numeral)));
+  const plain = [...new Set(numerals.map(Number))];
+  const percents = percentOnlyNumerals(texts[0] ?? "");
+  if (!numerals.some((numeral) => percents.has(numeral))) return { plain, fractions: plain };
+  const fraction = (numeral: string) => Number((Number(numeral) / 100).toPrecision(12));
+  const fractions = [...new Set(numerals.map((n) => (percents.has(n) ? fraction(n) : Number(n))))];
+  return { plain, fractions };
+}
+
 /** What a value schema's own words offer: its default and the literals its description quotes (not its examples). */
 function ownValues(node: Node, kind: "string" | "number"): unknown[] {
   const values: unknown[] = [];
@@ -138,34 +187,41 @@ class Grounder {
 
   readonly #levers: ReadonlySet<GroundingLever>;
   readonly #stringBound: number;
+  /** The most items a grounded list may hold (see #array). */
+  readonly #listBounds: { numerals: number; items: number };
 
   constructor(
     readonly spans: readonly string[],
-    readonly numbers: readonly number[],
+    readonly numbers: { plain: readonly number[]; fractions: readonly number[] },
     texts: readonly string[],
     levers: readonly GroundingLever[],
+    readonly reading: QuestionReading | undefined,
+    readonly starts: ReadonlyMap<string, readonly number[]> = new Map(),
   ) {
     this.#source = texts.join("\n").toLowerCase();
     this.#levers = new Set(levers);
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...texts.map((text) => text.length));
+    const count = (pattern: RegExp) => texts.reduce((sum, text) => sum + (text.match(pattern)?.length ?? 0), 0);
+    this.#listBounds = {
+      numerals: Math.max(1, count(/\d+(?:[.,]\d+)*/g)),
+      items: Math.max(1, count(/[,;]|(?<![\p{L}\p{N}])(?:and|or)(?![\p{L}\p{N}])/giu) + texts.length),
+    };
   }
 
   /**
    * How the source asks for an optional argument: `value` where it writes one of the values that ask for it (its enum
    * items, quoted literals, example words; see askingValues: "vegan" for `dietary_requirements`), `name` where it
-   * writes every word of its name ("equal variance" for `equal_variance`, "calories" for `maxCalories`; words of 4
-   * letters or more, by their first 6), else undefined.
+   * writes a word of its name, as in process (QuestionReading.named: a word of 4 letters or more that says what the
+   * key holds, by its first 6: "variance" for `equal_variance`, "year" for `want_year`), else undefined.
    */
   #asked(key: string, node: unknown): "value" | "name" | undefined {
     const holds = (text: string) =>
       new RegExp(`(?<![\\p{L}\\p{N}])${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(this.#source);
     if (askingValues(node).some((value) => holds(value.toLowerCase()))) return "value";
-    const words = key
-      .replace(/([a-z])([A-Z])/g, "$1 $2")
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter((word) => word.length >= 4);
-    return words.length > 0 && words.every((word) => holds(word.slice(0, 6))) ? "name" : undefined;
+    const stems = keyWords(key)
+      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
+      .map((word) => word.replace(/s$/, "").slice(0, 6));
+    return stems.some((stem) => holds(stem)) ? "name" : undefined;
   }
 
   /**
@@ -173,20 +229,107 @@ class Grounder {
    * fills one with a value of the question: `permeability: 5`), one it asks for by a value made required (in process,
    * soft grounding pushes the reply on to it; a schema can only require it).
    */
-  #arguments(args: Node): Node {
+  #arguments(skill: string, args: Node): Node {
     if (!isNode(args.properties)) return args;
-    if (!this.#levers.has("copy")) return { ...args, properties: this.#values(args.properties, 0) };
+    if (!this.#levers.has("copy"))
+      return { ...args, properties: this.#anchoredAll(skill, this.#values(args.properties, 0)) };
     const required = new Set(Array.isArray(args.required) ? (args.required as string[]) : []);
     const asked = new Set<string>();
     const kept = Object.entries(args.properties).filter(([key, value]) => {
       if (required.has(key)) return true;
       const how = this.#asked(key, value);
-      if (how === "value") asked.add(key);
+      if (how !== undefined) asked.add(key);
       return how !== undefined;
     });
     if (kept.length < Object.keys(args.properties).length || asked.size > 0) this.limited++;
     const properties = this.#values(Object.fromEntries(kept), 0);
+    for (const [key, node] of Object.entries(properties)) {
+      if (!isNode(node) || Object.hasOwn(node, "enum") || Object.hasOwn(node, "const")) continue;
+      // a flag the question names ("verify if it's already closed" for `closed_status`): true, as the `flag-true`
+      // rule favours it in process
+      if (node.type === "boolean" && this.#asked(key, node) === "name") {
+        properties[key] = { ...node, enum: [true] };
+        this.limited++;
+      }
+      // a list the question asks for by a value holds at least that value
+      if (node.type === "array" && asked.has(key) && node.minItems === undefined)
+        properties[key] = { ...node, minItems: 1 };
+    }
+    this.#anchoredAll(skill, properties);
     return { ...args, properties, ...(asked.size > 0 && { required: [...required, ...asked] }) };
+  }
+
+  /** Each of `properties` as the question reads it for its key (see #anchored), in place; returns them. */
+  #anchoredAll(skill: string, properties: Node): Node {
+    for (const [key, node] of Object.entries(properties)) {
+      const anchored = this.#anchored(skill, key, node);
+      if (anchored) properties[key] = anchored;
+    }
+    return properties;
+  }
+
+  /**
+   * A number argument's values as the question reads them for `key` (QuestionReading.anchors, as the `anchors` and
+   * `other-keys-values` rules read them in process): the numerals it puts beside the key's word ("for 5 years" for
+   * `time_in_years`) where it puts any, else its numerals less those it puts beside another key's word. In process
+   * these are a bonus and a malus over the numerals; a schema can only keep or leave out, so a key keeps its anchored
+   * numerals alone. Undefined: the value as it is.
+   */
+  #anchored(skill: string, key: string, node: unknown): Node | undefined {
+    if (!this.reading) return undefined;
+    this.reading.text = `{"skill_name":${JSON.stringify(skill)},"arguments":{`;
+    if (isNode(node) && this.#levers.has("copy")) {
+      const text = this.#anchoredString(key, node);
+      if (text) return text;
+    }
+    const values = this.#numberValues(node);
+    if (!values) return undefined;
+    const q = this.reading;
+    const fits = (numeral: string) => q.fits(key, numeral);
+    const anchored = new Set(q.anchors(key).numerals.filter(fits).map(Number));
+    const others = q.othersAnchors(key).numerals;
+    let kept = values.filter((n) => anchored.has(n));
+    if (kept.length === 0) kept = values.filter((n) => !others.has(String(n)));
+    if (kept.length === 0 || kept.length === values.length) return undefined;
+    const { $ref: _, ...rest } = node as Node;
+    return {
+      ...rest,
+      type: isNode(node) && node.$ref === `#/$defs/${INTEGERS_DEF}` ? "integer" : (rest.type ?? "number"),
+      enum: kept,
+    };
+  }
+
+  /**
+   * A string argument's spans as the question reads them for `key` (as #anchored reads numerals): those that begin
+   * where it puts a value beside the key's word ("title 'David'" for `title`), its own values kept; where it puts
+   * none, every span less those that begin only where it puts another key's value.
+   */
+  #anchoredString(key: string, node: Node): Node | undefined {
+    const values: unknown[] | undefined =
+      node.$ref === `#/$defs/${SPANS_DEF}`
+        ? [...this.spans]
+        : node.type === "string" && Array.isArray(node.enum)
+          ? node.enum
+          : undefined;
+    if (!values || !this.reading) return undefined;
+    const anchored = new Set(this.reading.anchors(key).starts);
+    const others = this.reading.othersAnchors(key).starts;
+    const at = (value: unknown) => (typeof value === "string" ? (this.starts.get(value) ?? []) : []);
+    let kept = values.filter((value) => at(value).some((p) => anchored.has(p)));
+    if (kept.length > 0) kept.push(...values.filter((value) => at(value).length === 0));
+    else kept = values.filter((value) => at(value).length === 0 || at(value).some((p) => !others.has(p)));
+    if (kept.length === 0 || kept.length === values.length) return undefined;
+    const { $ref: _, ...rest } = node;
+    return { ...rest, type: "string", enum: kept };
+  }
+
+  /** The numbers a grounded number schema offers (its own `enum`, or the shared list it refers to). */
+  #numberValues(node: unknown): number[] | undefined {
+    if (!isNode(node)) return undefined;
+    if (node.$ref === `#/$defs/${NUMBERS_DEF}`) return [...this.numbers.fractions];
+    if (node.$ref === `#/$defs/${INTEGERS_DEF}`) return this.numbers.plain.filter(Number.isInteger);
+    const numeric = node.type === "number" || node.type === "integer";
+    return numeric && Array.isArray(node.enum) && node.enum.every((v) => typeof v === "number") ? node.enum : undefined;
   }
 
   /** A value schema, limited where grounding limits it (a string, a number, an array's items, an object's values). */
@@ -198,10 +341,24 @@ class Grounder {
       return this.#levers.has("copy") ? this.#string(node) : this.#levers.has("strings") ? this.#bounded(node) : node;
     if ((node.type === "number" || node.type === "integer") && this.#levers.has("numbers"))
       return this.#number(node, node.type === "integer");
-    if (node.type === "array" && isNode(node.items)) return { ...node, items: this.value(node.items, depth + 1) };
+    if (node.type === "array" && isNode(node.items)) return this.#array(node, this.value(node.items, depth + 1));
     if (node.type === "object" && isNode(node.properties))
       return { ...node, properties: this.#values(node.properties, depth + 1) };
     return node;
+  }
+
+  /**
+   * An array, its items grounded: where they are (the source's numerals or spans), at most as many as the source can
+   * list (its numerals as written, for numbers; its separators plus one, for strings), as the `lists` rule ends a list
+   * where the question's ends in process (Gemma ran `"trait_values":[0.8,0.7,0.6,0.4,…]` to the token cap).
+   */
+  #array(node: Node, items: unknown): Node {
+    if (items === node.items || !isNode(items)) return { ...node, items };
+    const numeric = this.#numberValues(items) !== undefined;
+    const most = numeric ? this.#listBounds.numerals : this.#listBounds.items;
+    const max = typeof node.maxItems === "number" ? Math.min(node.maxItems, most) : most;
+    const min = typeof node.minItems === "number" ? node.minItems : 0;
+    return { ...node, items, ...(max >= min && { maxItems: max }) };
   }
 
   #values(properties: Node, depth: number): Node {
@@ -241,13 +398,20 @@ class Grounder {
     return { ...node, maxLength: this.#stringBound };
   }
 
-  /** A number: the source's numerals (an integer's: those that are integers), within its bounds; none: left alone. */
+  /**
+   * A number: the source's numerals (an integer's: those that are integers), within its bounds; none: left alone. A
+   * numeral the question writes only as a percentage ("an annual rate of 8%") is offered as its fraction (0.08), as the
+   * `number-fits` rule reads it in process, unless the key is an integer or asks for a percentage as such.
+   */
   #number(node: Node, integer: boolean): unknown {
     const min = typeof node.minimum === "number" ? node.minimum : -Infinity;
     const max = typeof node.maximum === "number" ? node.maximum : Infinity;
     const own = ownValues(node, "number") as number[];
-    const plain = own.length === 0 && min === -Infinity && max === Infinity;
-    const values = [...new Set([...this.numbers, ...own])].filter(
+    const percent = typeof node.description === "string" && askedAsPercent(node.description);
+    const fractions = !integer && !percent && this.numbers.fractions !== this.numbers.plain;
+    const plain = own.length === 0 && min === -Infinity && max === Infinity && (integer || !percent);
+    const numbers = fractions ? this.numbers.fractions : this.numbers.plain;
+    const values = [...new Set([...numbers, ...own])].filter(
       (n) => n >= min && n <= max && (!integer || Number.isInteger(n)),
     );
     if (values.length === 0) return node;
@@ -268,7 +432,8 @@ class Grounder {
     const record = node as Node;
     const properties = record.properties as Node | undefined;
     if (isNode(properties) && isNode(properties.skill_name) && isNode(properties.arguments)) {
-      return { ...record, properties: { ...properties, arguments: this.#arguments(properties.arguments) } };
+      const skill = typeof properties.skill_name.const === "string" ? properties.skill_name.const : "";
+      return { ...record, properties: { ...properties, arguments: this.#arguments(skill, properties.arguments) } };
     }
     return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, this.action(value, depth + 1)]));
   }
@@ -299,18 +464,23 @@ export function groundedSchema(
     maxSpanChars: limits.maxSpanChars ?? GROUNDED_SPAN_MAX_CHARS,
   };
   const { spans, capped } = sourceSpans(texts, bounds);
-  const numbers = [...new Set(new GroundingIndex(texts).numerals.map(Number).filter(Number.isFinite))];
-  const grounder = new Grounder(spans, numbers, texts, grounding.levers ?? GROUNDING_LEVERS);
+  const numbers = sourceNumbers(texts);
+  const mode = grounding.mode === "strict" ? "strict" : "soft";
+  const source = steerSource({ ...grounding, mode }, schema);
+  const index = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
+  const reading = new QuestionReading(source, index, new RuleGate(source.rulesOff));
+  const starts = spanStarts(source.source, bounds);
+  const grounder = new Grounder(spans, numbers, texts, grounding.levers ?? GROUNDING_LEVERS, reading, starts);
   const limited = grounder.action(schema, 0) as JsonSchema;
   if (grounder.limited === 0) return undefined;
   const defs: Node = { ...(isNode(schema.$defs) ? schema.$defs : {}) };
   if (grounder.usesSpans) defs[SPANS_DEF] = { type: "string", enum: spans };
-  if (grounder.usesNumbers) defs[NUMBERS_DEF] = { type: "number", enum: numbers };
-  if (grounder.usesIntegers) defs[INTEGERS_DEF] = { type: "integer", enum: numbers.filter(Number.isInteger) };
+  if (grounder.usesNumbers) defs[NUMBERS_DEF] = { type: "number", enum: numbers.fractions };
+  if (grounder.usesIntegers) defs[INTEGERS_DEF] = { type: "integer", enum: numbers.plain.filter(Number.isInteger) };
   return {
     schema: Object.keys(defs).length ? { ...limited, $defs: defs } : limited,
     strings: grounder.usesSpans ? spans.length : 0,
-    numbers: numbers.length,
+    numbers: numbers.plain.length,
     limited: grounder.limited,
     capped,
   };

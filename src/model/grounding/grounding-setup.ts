@@ -9,6 +9,7 @@ import {
 import { actionOptions, DecisionSteer } from "./decision-steer.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "./grounding-steer.js";
 import { JsonValueTracker } from "./json-value-tracker.js";
+import type { SteerSource } from "./steer-source.js";
 import { numeralsOf } from "../../numerals.js";
 import { replySteer, type ReplySteer } from "./reply-steer.js";
 import { GROUNDING_RULES, isGroundingRuleList } from "./rules.js";
@@ -290,30 +291,39 @@ function oneGroundingSteer(
     throw new TypeError(
       `generate: grounding.rulesOff must be a list of ${GROUNDING_RULES.map((r) => r.name).join(", ")} (got ${JSON.stringify(rulesOff)})`,
     );
+  return new GroundingSteer(steerSource({ ...grounding, mode: grounding.mode }, schema), vocabulary);
+}
+
+/**
+ * What grounding reads for one constrained call (see SteerSource): the call's source texts, the schema's values and
+ * each skill's kinds of argument keys. `grounding.mode` is soft or strict (checked by the caller).
+ */
+export function steerSource(
+  grounding: GroundingOptions & { mode: SteerSource["mode"] },
+  schema: JsonSchema,
+): SteerSource {
+  const { levers, rulesOff } = grounding;
   const source = (grounding.source ?? []).filter((text) => typeof text === "string");
   const avoid = (grounding.avoid ?? []).filter((text) => typeof text === "string");
   const skills = [...skillArgumentKeys(schema)];
   const byKind = <K extends keyof SkillArgumentKeys>(kind: K) =>
     new Map(skills.map(([name, keys]) => [name, keys[kind]]));
-  return new GroundingSteer(
-    {
-      mode: grounding.mode,
-      ...(levers && { levers }),
-      ...(rulesOff && { rulesOff }),
-      ...(typeof grounding.onRule === "function" && { onRule: grounding.onRule }),
-      source,
-      avoid,
-      question: typeof grounding.question === "string" ? grounding.question : undefined,
-      schemaValues: schemaValues(schema),
-      optionalKeys: byKind("optional"),
-      argumentKeys: byKind("all"),
-      integerKeys: byKind("integer"),
-      percentKeys: byKind("percent"),
-      numericKeys: byKind("numeric"),
-      formulaKeys: byKind("formula"),
-      askedBy: byKind("askedBy"),
-      taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
-    },
-    vocabulary,
-  );
+  return {
+    mode: grounding.mode,
+    ...(levers && { levers }),
+    ...(rulesOff && { rulesOff }),
+    ...(typeof grounding.onRule === "function" && { onRule: grounding.onRule }),
+    source,
+    avoid,
+    question: typeof grounding.question === "string" ? grounding.question : undefined,
+    schemaValues: schemaValues(schema),
+    optionalKeys: byKind("optional"),
+    argumentKeys: byKind("all"),
+    integerKeys: byKind("integer"),
+    percentKeys: byKind("percent"),
+    numericKeys: byKind("numeric"),
+    formulaKeys: byKind("formula"),
+    askedBy: byKind("askedBy"),
+    taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
+  };
 }

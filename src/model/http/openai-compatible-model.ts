@@ -2,6 +2,7 @@ import { abortError, raceAbort } from "../../abort.js";
 import { DEFAULT_MAX_TOKENS_PER_STEP } from "../../defaults.js";
 import { createLimiter, type Limiter } from "../../promise-pool.js";
 import { gemma3ChatFormat, type ChatFormat } from "../../prompt/chat-format.js";
+import { decidedSchema } from "../grounding/decided-schema.js";
 import { groundedSchema } from "../grounding/grounded-schema.js";
 import type { GenerateOptions, GenerationStats, ModelHandle } from "../model-handle.js";
 import { connectServer, type ServerConnection } from "./connect-server.js";
@@ -108,6 +109,14 @@ export class OpenAICompatibleModel implements ModelHandle {
       models: c?.models,
       slots: c?.slots,
     };
+  }
+
+  /**
+   * The decision crosses as the request's schema (decided-schema.ts: the branches it ranks low left out), wherever a
+   * schema does: not with `structuredOutput: "none"`, where the model's own choice stands.
+   */
+  get scoresDecisions(): boolean {
+    return this.#options.structuredOutput !== "none";
   }
 
   /** `chat` mode: messages (the server's template renders them); `completion`: a Gemma format. */
@@ -228,12 +237,11 @@ export class OpenAICompatibleModel implements ModelHandle {
   #replyRequest(connection: ServerConnection, prompt: string, options: GenerateOptions): ReplyRequest {
     const o = this.#options;
     const chat = this.chatFormat === messagesChatFormat;
-    // grounding crosses as the request's own schema (strict's limits; soft's per-token steering cannot cross)
-    const grounded = options.jsonSchema && groundedSchema(options.jsonSchema, options.grounding);
-    const constraint = this.#shared.constraints.for(
-      grounded?.schema ?? options.jsonSchema,
-      o.structuredOutput ?? "auto",
-    );
+    // the decision and grounding cross as the request's own schema (the decision's ranking of the branches, strict
+    // grounding's limits; the per-token offsets and soft's steering cannot cross)
+    const decided = options.jsonSchema && (decidedSchema(options.jsonSchema, options.decision) ?? options.jsonSchema);
+    const grounded = decided && groundedSchema(decided, options.grounding);
+    const constraint = this.#shared.constraints.for(grounded?.schema ?? decided, o.structuredOutput ?? "auto");
     const seed = o.seed;
     return {
       dialect: connection.dialect,

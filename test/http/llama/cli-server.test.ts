@@ -163,12 +163,13 @@ describe("doctor --server", () => {
       ["models", "ok"],
       ["structured out", "ok"],
       ["grounding", "ok"],
-      ["decision", "warn"],
+      ["decision", "ok"],
     ]);
     expect(checks[1].detail).toContain("llama-server (GET /props");
     // grounding crosses as the request's schema (strict's limits), since the server honours one
     expect(checks[4].detail).toMatch(/crosses as the request's JSON Schema: argument values limited to the question's/);
-    expect(checks[5].detail).toMatch(/--decision is ignored/);
+    // so does the decision (the branches it ranks low left out)
+    expect(checks[5].detail).toMatch(/crosses as the request's JSON Schema: the answer, skills and call lists/);
   });
 
   it("warns when the server ignores the schema, fails when it is not there", async () => {
@@ -178,6 +179,7 @@ describe("doctor --server", () => {
     expect(ignored.stdout).toMatch(/! structured out +the server ignored the JSON Schema/);
     // a server that takes no schema cannot be given grounding's either: said in its own line
     expect(ignored.stdout).toMatch(/! grounding +grounding cannot reach this server: it does not honour a schema/);
+    expect(ignored.stdout).toMatch(/! decision +the decision cannot reach this server/);
     const url = server.baseURL;
     await server.close();
     servers = [];
