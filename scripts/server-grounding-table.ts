@@ -72,3 +72,55 @@ for (const model of Object.keys(reports).filter((name) => reports[name]["simple-
     console.log("");
   }
 }
+
+// The rows of one later build (`<row>@<build>`): in process off → soft and server off → grounded on the same odd half,
+// the same machine, one after another; the other categories' samples over the server at that build.
+const builds = new Set(
+  Object.values(reports).flatMap((rows) => Object.keys(rows).flatMap((row) => row.split("@").slice(1))),
+);
+for (const build of builds) {
+  console.log(`### At build ${build}: in process and over the server, one build\n`);
+  console.log(
+    "| model | in process: off → soft | server: off → grounded | share of the gain kept | median s / question: in process soft, server grounded |",
+  );
+  console.log("| --- | --- | --- | --- | --- |");
+  const points = (runs: Run[]) => (100 * right(runs)) / runs.length;
+  for (const model of Object.keys(reports)) {
+    const at = (row: string): Run[] | undefined => reports[model][`${row}@${build}`]?.runs;
+    const [inOff, inSoft, serverOff, serverOn] = ["inproc-off", "inproc-soft", "server-off", "server-grounded"].map(at);
+    if (!inOff || !inSoft || !serverOff || !serverOn) continue;
+    const gain = (a: Run[], b: Run[]) => points(b) - points(a);
+    const share = (100 * gain(serverOff, serverOn)) / gain(inOff, inSoft);
+    const cell = (a: Run[], b: Run[]) =>
+      `${pct(right(a), a.length)} → ${pct(right(b), b.length)} (${gain(a, b) >= 0 ? "+" : ""}${gain(a, b).toFixed(1)})`;
+    console.log(
+      `| ${model} | ${cell(inOff, inSoft)} | ${cell(serverOff, serverOn)} | ${share.toFixed(0)}% | ${seconds(inSoft)}, ${seconds(serverOn)} |`,
+    );
+  }
+  console.log("");
+  for (const model of Object.keys(reports)) {
+    const categories = ["irrelevance", "multiple", "parallel", "parallel_multiple"];
+    const rows = categories
+      .map(
+        (c) =>
+          [
+            c,
+            reports[model][`${c}-off`]?.runs,
+            reports[model][`${c}-soft`]?.runs,
+            reports[model][`server-${c}@${build}`]?.runs,
+          ] as const,
+      )
+      .filter(([, a, , b]) => a && b);
+    if (!rows.length) continue;
+    console.log(`${model}, the same 20-question samples over the server:\n`);
+    console.log(
+      `| category | first pass: off → grounded (b638a73/bc4ac5f) | default at ${build} | median s / question: off, ${build} |`,
+    );
+    console.log("| --- | --- | --- | --- |");
+    for (const [c, a, first, b] of rows)
+      console.log(
+        `| \`${c}\` | ${right(a!)}/${a!.length} → ${first ? `${right(first)}/${first.length}` : "-"} | ${right(b!)}/${b!.length} | ${seconds(a!)}, ${seconds(b!)} |`,
+      );
+    console.log("");
+  }
+}

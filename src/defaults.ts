@@ -47,9 +47,11 @@ export const DEFAULT_THOUGHT_PLACEMENT: "first" | "last" | "none" = "last";
  * no runaway to generate); answers after a repeated call carry the result (test/model/grounding-real.test.ts).
  * Against the prompt without per-parameter detail soft gained more (every 5th even question: 10 to 15 and 9 to 16
  * of 40). Soft only reorders what the grammar allows; strict was no better. Over a model server, which takes no
- * per-token bias, soft falls back to strict's limits written into each request's schema (grounded-schema.ts): chosen
- * over off there on every 8th even-numbered simple_python question (50, budget 4, llama-server): Gemma 3 270M 14 -> 22,
- * SmolLM2-135M 18 -> 22 right; the odd half is reported in docs/results/server-grounding.md.
+ * per-token bias, soft falls back to strict's limits written into each request's schema, narrowed per key by the rules
+ * that read the question (grounded-schema.ts): chosen over off there on every 8th even-numbered simple_python question
+ * (50, budget 4, llama-server; off 14 and 18 right), then its per-key reading and the decision over the first pass's
+ * schema: Gemma 3 270M 22 -> 27, SmolLM2-135M 22 -> 27 right; on the odd half the server keeps 95% and 84% of the
+ * in-process gain (docs/results/server-grounding.md).
  */
 export const DEFAULT_GROUNDING: "off" | "soft" | "strict" = "soft";
 /**
@@ -57,7 +59,9 @@ export const DEFAULT_GROUNDING: "off" | "soft" | "strict" = "soft";
  * the model's log-probabilities plus each skill's fit to the question and the run's progress. Chosen on even-numbered
  * BFCL questions at budget 4 (Gemma 3 270M: irrelevance answered 0-13% -> 67-74%, multiple 36% -> 58%, simple_python
  * every 4th even question 68% -> 68% in 1.98 steps instead of 3.01; SmolLM2-135M: irrelevance 74%, multiple 55%,
- * simple 69% -> 68%); the odd halves are reported in docs/results/decision.md. A model server ignores it.
+ * simple 69% -> 68%); the odd halves are reported in docs/results/decision.md. Over a model server the same offsets'
+ * ranking goes as each request's schema (decided-schema.ts: the branches it ranks low left out): measured on the
+ * same even sample with the grounded schema's per-key reading (docs/results/server-grounding.md).
  */
 export const DEFAULT_DECISION: "off" | "scored" = "scored";
 /** A step's grounding source holds at most the 4 newest skill results: older ones are rarely what a value needs. */

@@ -84,7 +84,8 @@ export interface AgentOptions extends DispatchOptions, AgentPolicies {
    * How a step's reply decides at its branch points (answer or call, which skill; issue 39): `off` (the model's own
    * choice) or `scored` (the model's log-probabilities plus each option's fit to the question: the words it shares
    * with a skill, the skill's required arguments the question gives values for). A loader that biases tokens applies
-   * it (a GGUF model in this process); a model server or a scripted model ignores it. Default: DEFAULT_DECISION.
+   * it (a GGUF model in this process); a model server gets the offsets' ranking as the request's schema; a scripted
+   * model ignores it. Default: DEFAULT_DECISION.
    */
   decision?: DecisionMode;
   /** Which parts of the decision act (`fit`, `words`; see DecisionLever): to measure each alone. Default: all. */

@@ -107,7 +107,7 @@ function loopLevers(command: Command): Command {
     .addOption(
       new Option(
         "--decision <mode>",
-        `how a reply decides whether to call and which skill: off (the model alone) or scored (its probabilities plus each skill's fit to the question) (default: ${DEFAULT_DECISION}; a GGUF model only, a model server ignores it)`,
+        `how a reply decides whether to call and which skill: off (the model alone) or scored (its probabilities plus each skill's fit to the question) (default: ${DEFAULT_DECISION}; over a model server, as the request's schema)`,
       ).choices(["off", "scored"]),
     )
     .option(

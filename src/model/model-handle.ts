@@ -266,8 +266,9 @@ export interface ModelHandle {
   readonly replyOverrun?: number;
   /**
    * Whether the handle applies `GenerateOptions.decision` at a reply's branch points (a loader that biases tokens: the
-   * llama loader). Default false: the agent then leaves whether to call, which skill and how many calls to the model
-   * (a model server, a scripted model), and holds no final round for results being in.
+   * llama loader; a model server that takes a schema, as the request's schema: decided-schema.ts). Default false: the
+   * agent then leaves whether to call, which skill and how many calls to the model (a scripted model, a server
+   * without structured output), and holds no final round for results being in.
    */
   readonly scoresDecisions?: boolean;
 }

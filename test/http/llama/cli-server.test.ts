@@ -142,6 +142,10 @@ describe("run over HTTP", () => {
       "1000 m in km?",
       "--model",
       `${server.baseURL}#gemma`,
+      // the decision would keep only the conversion's branch in this step's schema (the question fits
+      // convert_units): off, every branch goes, the answer's with the agent's output schema
+      "--decision",
+      "off",
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(answer);

@@ -115,3 +115,61 @@ describe.skipIf(!ready)("grounding over the real llama-server (SmolLM2-135M-Inst
     expect(NUMERALS).toContain(args!.total_payout);
   }, 300_000);
 });
+
+const TRIANGLE: BfclFunction = {
+  name: "calculate_triangle_area",
+  description: "Calculate the area of a triangle given its base and height.",
+  parameters: {
+    type: "dict",
+    properties: {
+      base: { type: "integer", description: "The base of the triangle." },
+      height: { type: "integer", description: "The height of the triangle." },
+    },
+    required: ["base", "height"],
+  },
+};
+const CONVERT: BfclFunction = {
+  name: "currency_conversion.convert",
+  description: "Convert an amount from one currency to another.",
+  parameters: {
+    type: "dict",
+    properties: {
+      amount: { type: "number", description: "The amount to convert." },
+      from_currency: { type: "string", description: "The currency to convert from." },
+      to_currency: { type: "string", description: "The currency to convert to." },
+    },
+    required: ["amount", "from_currency", "to_currency"],
+  },
+};
+
+describe.skipIf(!ready)("the decision over the real llama-server (SmolLM2-135M-Instruct)", () => {
+  /** A whole run over the server (the handle itself: the decision crosses as each step's schema). */
+  async function run(question: string, functions: BfclFunction[]) {
+    const http = openAICompatibleModel({
+      baseURL: server.baseURL,
+      model: "smollm2",
+      promptMode: "completion",
+      structuredOutput: "gbnf",
+    });
+    await http.connect();
+    const state = await new Agent({ model: http, registry: bfclRegistry(functions) }).run(question, {
+      maxIterations: 4,
+    });
+    const events = state.stream.toArray();
+    expect(events.filter((e) => e.type === "model-error")).toEqual([]);
+    const calls = events.filter((e): e is Extract<AgentEvent, { type: "call-skill" }> => e.type === "call-skill");
+    return { state, calls };
+  }
+
+  it("a question no offered skill fits is answered without a call; one of three skills that fits is the one called", async () => {
+    // left to itself (--decision off), SmolLM2 calls on every irrelevant question (docs/results/decision.md)
+    const joke = await run("Tell me a joke about penguins.", [DIVIDEND, TRIANGLE, CONVERT]);
+    expect(joke.calls).toEqual([]);
+    expect(joke.state.answer?.trim()).not.toBe("");
+    const dividend = await run(QUESTION, [TRIANGLE, CONVERT, DIVIDEND]);
+    expect(dividend.calls.map((c) => c.skillName)).toEqual([DIVIDEND.name]);
+    // one call, then the answer: the results are in at step 2
+    expect(dividend.state.iterations).toBe(2);
+    expect(dividend.state.answer).toBeDefined();
+  }, 300_000);
+});
