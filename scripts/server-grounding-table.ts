@@ -119,7 +119,7 @@ for (const build of builds) {
     console.log("| --- | --- | --- | --- |");
     for (const [c, a, first, b] of rows)
       console.log(
-        `| \`${c}\` | ${right(a!)}/${a!.length} → ${first ? `${right(first)}/${first.length}` : "-"} | ${right(b!)}/${b!.length} | ${seconds(a!)}, ${seconds(b!)} |`,
+        `| \`${c}\` | ${right(a)}/${a.length} → ${first ? `${right(first)}/${first.length}` : "-"} | ${right(b)}/${b.length} | ${seconds(a)}, ${seconds(b)} |`,
       );
     console.log("");
   }

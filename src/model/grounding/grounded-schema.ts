@@ -269,11 +269,11 @@ class Grounder {
   }
 
   /**
-   * A number argument's values as the question reads them for `key` (QuestionReading.anchors, as the `anchors` and
-   * `other-keys-values` rules read them in process): the numerals it puts beside the key's word ("for 5 years" for
-   * `time_in_years`) where it puts any, else its numerals less those it puts beside another key's word. In process
-   * these are a bonus and a malus over the numerals; a schema can only keep or leave out, so a key keeps its anchored
-   * numerals alone. Undefined: the value as it is.
+   * An argument's values as the question reads them for `key` (QuestionReading.anchors, as the `anchors` and
+   * `other-keys-values` rules read them in process): a string's spans (see #anchoredString, with the `copy` lever), a
+   * number's numerals: those it puts beside the key's word ("for 5 years" for `time_in_years`) where it puts any, else
+   * its numerals less those it puts beside another key's word. In process these are a bonus and a malus; a schema can
+   * only keep or leave out, so a key keeps its anchored values alone. Undefined: the value as it is.
    */
   #anchored(skill: string, key: string, node: unknown): Node | undefined {
     if (!this.reading) return undefined;
