@@ -24,51 +24,57 @@ const PROBE_SCHEMA = {
   additionalProperties: false,
 };
 
+/** What crosses a server only as the request's schema: its doctor line's name, and what it says either way. */
+interface SchemaBorne {
+  name: string;
+  /** Where the server honours a schema: what crosses, after "crosses as <the request's schema>: ". */
+  crosses: string;
+  /** Where it does not. */
+  blocked: string;
+}
+
 /**
  * Grounding over a server (grounded-schema.ts): a per-token bias cannot cross its API, but the request's schema can,
  * so each step's schema limits argument values to the question's spans and numerals (strict grounding's limits; soft's
- * steering has no form there and falls back to them). It reaches the server only if the server honours a schema: the
- * structured-output check says whether it does.
+ * steering has no form there and falls back to them).
  */
-function groundingCheck(structured: ServerDoctorCheck, handle: OpenAICompatibleModel): ServerDoctorCheck {
-  const via = handle.info.structuredOutput === "gbnf" ? "the request's GBNF grammar" : "the request's JSON Schema";
-  if (structured.status !== "ok" || handle.info.structuredOutput === "none")
-    return {
-      name: "grounding",
-      status: "warn",
-      detail:
-        "grounding cannot reach this server: it does not honour a schema, the one way grounded values cross a server's API",
-      fix: "use a server that takes a JSON Schema (llama-server, vLLM, Ollama >= 0.5, LM Studio), or run the GGUF in-process (--model)",
-    };
-  return {
-    name: "grounding",
-    status: "ok",
-    detail: `crosses as ${via}: argument values limited to the question's spans and numerals (strict); soft's per-token steering cannot cross and falls back to it`,
-  };
-}
+const GROUNDING: SchemaBorne = {
+  name: "grounding",
+  crosses:
+    "argument values limited to the question's spans and numerals (strict); soft's per-token steering cannot cross and falls back to it",
+  blocked:
+    "grounding cannot reach this server: it does not honour a schema, the one way grounded values cross a server's API",
+};
 
 /**
  * The decision at a reply's branch points (issue 39: answer or call, which skill, how many calls; decided-schema.ts):
  * in process, offsets on the model's own log-probabilities token by token; over a server, the same offsets' ranking
- * as the request's schema (the branches it ranks low left out, a `calls` list held to the question's items), which
- * reaches the server only where it honours a schema. The model's own log-probability, which decides the near-ties in
- * process, is not read over a server.
+ * as the request's schema (the branches it ranks low left out, a `calls` list held to the question's items). The
+ * model's own log-probability, which decides the near-ties in process, is not read over a server.
  */
-function decisionCheck(structured: ServerDoctorCheck, handle: OpenAICompatibleModel): ServerDoctorCheck {
-  const via = handle.info.structuredOutput === "gbnf" ? "the request's GBNF grammar" : "the request's JSON Schema";
+const DECISION: SchemaBorne = {
+  name: "decision",
+  crosses:
+    "the answer, skills and call lists the decision ranks low are left out; the model's own log-probabilities are not read",
+  blocked:
+    "the decision cannot reach this server: it does not honour a schema, so whether to call, which skill and how many calls are the model's alone",
+};
+
+/** A schema-borne part's line: it reaches the server only if the server honours a schema (the structured-output check). */
+function schemaBorneCheck(
+  part: SchemaBorne,
+  structured: ServerDoctorCheck,
+  handle: OpenAICompatibleModel,
+): ServerDoctorCheck {
   if (structured.status !== "ok" || handle.info.structuredOutput === "none")
     return {
-      name: "decision",
+      name: part.name,
       status: "warn",
-      detail:
-        "the decision cannot reach this server: it does not honour a schema, so whether to call, which skill and how many calls are the model's alone",
+      detail: part.blocked,
       fix: "use a server that takes a JSON Schema (llama-server, vLLM, Ollama >= 0.5, LM Studio), or run the GGUF in-process (--model)",
     };
-  return {
-    name: "decision",
-    status: "ok",
-    detail: `crosses as ${via}: the answer, skills and call lists the decision ranks low are left out; the model's own log-probabilities are not read`,
-  };
+  const via = handle.info.structuredOutput === "gbnf" ? "the request's GBNF grammar" : "the request's JSON Schema";
+  return { name: part.name, status: "ok", detail: `crosses as ${via}: ${part.crosses}` };
 }
 
 /** What the server says it is: reachable, which dialect (and what said so), its models and the one used. */
@@ -155,5 +161,10 @@ export async function serverDoctorChecks(
   const connected = await connectChecks(io, handle);
   if (!connected || connected.some((c) => c.status === "fail")) return connected ?? [];
   const structured = await structuredOutputCheck(io, handle);
-  return [...connected, structured, groundingCheck(structured, handle), decisionCheck(structured, handle)];
+  return [
+    ...connected,
+    structured,
+    schemaBorneCheck(GROUNDING, structured, handle),
+    schemaBorneCheck(DECISION, structured, handle),
+  ];
 }
