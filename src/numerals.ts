@@ -9,7 +9,17 @@ const NUMERAL = /(?<![\p{L}_\d.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/gu;
 const GROUPED = /(?<![\d.]|\d,)\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)/g;
 /** A numeral with a magnitude word ("213 million", "2.5 billion"). */
 const MAGNITUDE = /(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b/gi;
-const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+const SCALE: Record<string, number> = {
+  thousand: 1e3,
+  million: 1e6,
+  billion: 1e9,
+  trillion: 1e12,
+  k: 1e3,
+  m: 1e6,
+  b: 1e9,
+};
+/** An amount of money with a magnitude letter ("$1M", "$1.2M", "€5K", "$3B"): a currency sign before it, no space. */
+const MONEY_MAGNITUDE = /(?<=[$€£])(\d+(?:\.\d+)?)([KMB])(?![\p{L}\p{N}])/gu;
 /** A percentage ("7%", "2.5 %"): a rate's parameter most often wants the fraction (0.07). */
 const PERCENT = /(?<![\d.])(\d+(?:\.\d+)?)\s?%/g;
 /** Numbers written as words ("ten major events", "two tickets", "top five"). */
@@ -37,7 +47,8 @@ const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("
 
 /**
  * The numerals of `text` as a JSON value would write them: "12,000" is 12000 (not 12 and 000), and a numeral with a
- * magnitude word is also read scaled ("213 million": 213 and 213000000), where the result is an exact integer; a
+ * magnitude word or, after a currency sign, letter is also read scaled ("213 million": 213 and 213000000, "$1.2M":
+ * 1.2 and 1200000), where the result is an exact integer; a
  * percentage also as its fraction ("7%": 7 and 0.07); a number written as a word as its numeral ("ten": 10).
  */
 export function numeralsOf(text: string): string[] {
@@ -45,6 +56,10 @@ export function numeralsOf(text: string): string[] {
   const found = [...ungrouped.matchAll(NUMERAL)].map((match) => match[0]);
   for (const match of ungrouped.matchAll(MAGNITUDE)) {
     const scaled = Number(match[1]) * SCALE[match[2].toLowerCase()];
+    if (Number.isSafeInteger(scaled)) found.push(String(scaled));
+  }
+  for (const match of ungrouped.matchAll(MONEY_MAGNITUDE)) {
+    const scaled = Number((Number(match[1]) * SCALE[match[2].toLowerCase()]).toPrecision(12));
     if (Number.isSafeInteger(scaled)) found.push(String(scaled));
   }
   for (const match of ungrouped.matchAll(PERCENT)) found.push(String(Number((Number(match[1]) / 100).toPrecision(12))));

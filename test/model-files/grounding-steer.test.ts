@@ -405,7 +405,7 @@ describe("GroundingSteer (soft)", () => {
     // 6 is whole and the list goes on: the separator, not the array's end
     const six = at(`${args}3, 4, 5, 6`) as Record<string, number>;
     expect(six[","]).toBe(6);
-    expect(six["]"]).toBe(-4); // closing where the list goes on gets the malus (Gemma's "open hole" alone)
+    expect(six["]"]).toBe(-8); // closing where the list goes on gets the malus (Gemma's "open hole" alone)
     // the last 4 ends the list: the array's end, not another item
     const last = at(`${args}3, 4, 5, 6, 4`) as Record<string, number>;
     expect(last["]"]).toBe(6);
@@ -423,8 +423,8 @@ describe("GroundingSteer (soft)", () => {
       return steerAfter(steer, vocab, text);
     };
     expect(closed(`${chords}"C", "F", "G"`)).toMatchObject({ "]": 6, ",": -8 });
-    expect(closed(`${chords}"C", "F"`)).toMatchObject({ ",": 6, "]": -4 });
-    expect(at(`${chords}"C", "F`)).toMatchObject({ '",': 6, '"]': -4 });
+    expect(closed(`${chords}"C", "F"`)).toMatchObject({ ",": 6, "]": -8 });
+    expect(at(`${chords}"C", "F`)).toMatchObject({ '",': 6, '"]': -8 });
     // the item after "and" is the list's last, whatever follows ("... and 'Education' and a target ..."); an article
     // after a separator is not part of the item ("Rome and the Oslo")
     const joined = (text: string) =>
@@ -873,7 +873,7 @@ describe("GroundingSteer (soft)", () => {
     const steer = new GroundingSteer({ mode: "soft", source: [question], argumentKeys, optionalKeys }, vocab);
     const quoted = '{"skill_name": "f", "arguments": {"x": 4, "y": "5"';
     steer.next(quoted.slice(0, -1));
-    expect(steerAfter(steer, vocab, quoted)).toEqual({ "}": 6 });
+    expect(steerAfter(steer, vocab, quoted)).toEqual({ "}": 6, ",": -4 }); // the quote written: going on gets the malus too
     // a numeral of the question that no argument holds yet may be an optional argument's: closing as before
     expect(at(`${question}, drawn in 2020`, '{"skill_name": "f", "arguments": {"x": 4, "y": 5')).toMatchObject({
       ",": 6,
@@ -919,6 +919,64 @@ describe("GroundingSteer (soft)", () => {
       ",": 6,
       "}": 6,
     });
+  });
+
+  it("an array of the key's own values the question writes goes on while one is unwritten, and ends after the last", () => {
+    const argumentKeys = new Map([["f", ["features"]]]);
+    const askedBy = new Map([["f", { features: ["Camping", "Scenic View", "Trails", "Picnic Areas"] }]]);
+    const source = ["Find the closest nature park that allows camping and has scenic views in Boston, MA."];
+    const closed = (text: string) => {
+      const steer = new GroundingSteer({ mode: "soft", source, argumentKeys, askedBy }, vocab);
+      steer.next(text.slice(0, -1));
+      return steerAfter(steer, vocab, text);
+    };
+    const list = '{"skill_name": "f", "arguments": {"features": [';
+    // "camping" and "scenic views" are written by the question, "Trails" is not: on after the first, end after both
+    expect(closed(`${list}"Camping"`)).toMatchObject({ ",": 6, "]": -8 });
+    expect(closed(`${list}"Camping", "Scenic View"`)).toMatchObject({ "]": 6, ",": -8 });
+    // an item the question does not write: left alone
+    expect(closed(`${list}"Trails"`)).toEqual({ type: "none" });
+  });
+
+  it("while a required key is still to come, an optional key the question does not ask for does not begin", () => {
+    const keys = vocabulary([...TEXTS, '"z', '"unit', '"y', "z", "unit", "y", ' "z', ' "y']);
+    // the schema's order: x, z, unit, y (the grammar writes keys in it, an optional one or the next)
+    const argumentKeys = new Map([["f", ["x", "z", "unit", "y"]]]);
+    const optionalKeys = new Map([["f", ["z", "unit"]]]);
+    const at = (source: string, text: string) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [source], argumentKeys, optionalKeys }, keys),
+        keys,
+        text,
+      ) as Record<string, number>;
+    const question = "The hypotenuse of a right triangle with sides 4 and 5";
+    // after `,` the key's quote is still to come; after `,"` its name
+    expect(at(question, '{"skill_name": "f", "arguments": {"x": 4,')).toEqual({ '"z': -4, '"unit': -4 });
+    expect(at(question, '{"skill_name": "f", "arguments": {"x": 4, "')).toEqual({ z: -4, unit: -4 });
+    expect(at(question, '{"skill_name": "f", "arguments": {"')).toEqual({ z: -4, unit: -4 });
+    // a key the question names is asked for: no malus on it
+    expect(at(`${question}, unit cm`, '{"skill_name": "f", "arguments": {"x": 4,')).toEqual({ '"z': -4 });
+    // every required key written: nothing to steer toward (the value's end steers the close)
+    expect(
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question], argumentKeys, optionalKeys }, keys),
+        keys,
+        '{"skill_name": "f", "arguments": {"x": 4, "y": 5,',
+      ),
+    ).toEqual({ type: "none" });
+    // inside a nested object, or with the rule off: nothing
+    expect(
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [question], argumentKeys, optionalKeys }, keys),
+        keys,
+        '{"skill_name": "f", "arguments": {"x": {"a": 4,',
+      ),
+    ).toEqual({ type: "none" });
+    const off = new GroundingSteer(
+      { mode: "soft", source: [question], argumentKeys, optionalKeys, rulesOff: ["arguments-end"] },
+      keys,
+    );
+    expect(off.next('{"skill_name": "f", "arguments": {"x": 4,')).toEqual({ type: "none" });
   });
 
   it("numbers: favours the question's numeral, closes it when whole, closes a runaway", () => {
@@ -1077,7 +1135,7 @@ describe("GroundingSteer (strict)", () => {
       percent: [],
       numeric: [],
       formula: [],
-      askedBy: { season: [], detailed: [] },
+      askedBy: { team: [], season: [], detailed: [] },
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);
     typed.properties.arguments.properties = {

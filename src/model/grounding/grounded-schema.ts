@@ -18,7 +18,7 @@ import { GroundingIndex } from "./grounding-index.js";
 import { askingValues, quotedLiterals, steerSource } from "./grounding-setup.js";
 import { QuestionReading } from "./question-reading.js";
 import { RuleGate } from "./rules.js";
-import { GENERIC_FLAG_WORDS, keyWords, percentOnlyNumerals, TEXT_JOINT } from "./grounding-words.js";
+import { percentOnlyNumerals, TEXT_JOINT } from "./grounding-words.js";
 
 /** Bounds of one grounded schema (defaults: grounding/defaults.ts). */
 export interface GroundedSchemaLimits {
@@ -195,7 +195,7 @@ class Grounder {
     readonly numbers: { plain: readonly number[]; fractions: readonly number[] },
     texts: readonly string[],
     levers: readonly GroundingLever[],
-    readonly reading: QuestionReading | undefined,
+    readonly reading: QuestionReading,
     readonly starts: ReadonlyMap<string, readonly number[]> = new Map(),
   ) {
     this.#source = texts.join("\n").toLowerCase();
@@ -214,14 +214,12 @@ class Grounder {
    * writes a word of its name, as in process (QuestionReading.named: a word of 4 letters or more that says what the
    * key holds, by its first 6: "variance" for `equal_variance`, "year" for `want_year`), else undefined.
    */
-  #asked(key: string, node: unknown): "value" | "name" | undefined {
+  #asked(skill: string, key: string, node: unknown): "value" | "name" | undefined {
     const holds = (text: string) =>
       new RegExp(`(?<![\\p{L}\\p{N}])${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(this.#source);
     if (askingValues(node).some((value) => holds(value.toLowerCase()))) return "value";
-    const stems = keyWords(key)
-      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
-      .map((word) => word.replace(/s$/, "").slice(0, 6));
-    return stems.some((stem) => holds(stem)) ? "name" : undefined;
+    this.reading.text = `{"skill_name":${JSON.stringify(skill)},"arguments":{`;
+    return this.reading.named(key) ? "name" : undefined;
   }
 
   /**
@@ -237,7 +235,7 @@ class Grounder {
     const asked = new Set<string>();
     const kept = Object.entries(args.properties).filter(([key, value]) => {
       if (required.has(key)) return true;
-      const how = this.#asked(key, value);
+      const how = this.#asked(skill, key, value);
       if (how !== undefined) asked.add(key);
       return how !== undefined;
     });
@@ -247,7 +245,7 @@ class Grounder {
       if (!isNode(node) || Object.hasOwn(node, "enum") || Object.hasOwn(node, "const")) continue;
       // a flag the question names ("verify if it's already closed" for `closed_status`): true, as the `flag-true`
       // rule favours it in process
-      if (node.type === "boolean" && this.#asked(key, node) === "name") {
+      if (node.type === "boolean" && this.#asked(skill, key, node) === "name") {
         properties[key] = { ...node, enum: [true] };
         this.limited++;
       }
@@ -276,7 +274,6 @@ class Grounder {
    * only keep or leave out, so a key keeps its anchored values alone. Undefined: the value as it is.
    */
   #anchored(skill: string, key: string, node: unknown): Node | undefined {
-    if (!this.reading) return undefined;
     this.reading.text = `{"skill_name":${JSON.stringify(skill)},"arguments":{`;
     if (isNode(node) && this.#levers.has("copy")) {
       const text = this.#anchoredString(key, node);
@@ -311,7 +308,7 @@ class Grounder {
         : node.type === "string" && Array.isArray(node.enum)
           ? node.enum
           : undefined;
-    if (!values || !this.reading) return undefined;
+    if (!values) return undefined;
     const anchored = new Set(this.reading.anchors(key).starts);
     const others = this.reading.othersAnchors(key).starts;
     const at = (value: unknown) => (typeof value === "string" ? (this.starts.get(value) ?? []) : []);

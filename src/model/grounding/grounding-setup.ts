@@ -91,8 +91,8 @@ export interface SkillArgumentKeys {
   /** Those that take an arithmetic expression (see formulaKey). */
   formula: string[];
   /**
-   * The values that ask for each optional key when the question writes them (see askingValues): `temp_unit` and
-   * "Celsius", `amenities` and "tennis court".
+   * Each key's values that the question may write (see askingValues): an optional key is asked for when it writes
+   * one (`temp_unit` and "Celsius", `amenities` and "tennis court"), and any key's value is anchored there.
    */
   askedBy: Record<string, string[]>;
 }
@@ -184,7 +184,7 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
       });
       const formula = all.filter((key) => formulaKey(key, args.properties![key]));
       const optional = all.filter((key) => !required.has(key));
-      const askedBy = Object.fromEntries(optional.map((key) => [key, askingValues(args.properties![key])]));
+      const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties![key])]));
       keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);

@@ -14,10 +14,13 @@ export function anchoredNumerals(numeral: string, after: string): string[] {
   const plain = numeral.replaceAll(",", "").replace(/\.$/, "");
   const all = [plain];
   if (/^\s?%/.test(after)) all.push(String(Number((Number(plain) / 100).toPrecision(12))));
-  const magnitude = MAGNITUDE_AFTER.exec(after)?.[1].toLowerCase();
-  const scaled = magnitude ? Number(plain) * MAGNITUDES[magnitude] : NaN;
-  // "100 million": 100000000 only (an anchored 100 would be closed as whole: Gemma wrote 100)
-  return Number.isSafeInteger(scaled) ? [String(scaled)] : all;
+  const found = MAGNITUDE_AFTER.exec(after);
+  const magnitude = (found?.[1] ?? found?.[2])?.toLowerCase();
+  const scaled = magnitude ? Number((Number(plain) * MAGNITUDES[magnitude]).toPrecision(12)) : NaN;
+  // "100 million": 100000000 only (an anchored 100 would be closed as whole: Gemma wrote 100); "1M" both (a letter
+  // after a numeral is not always a magnitude: "a 2B pencil")
+  if (!Number.isSafeInteger(scaled)) return all;
+  return found?.[2] ? [String(scaled), ...all] : [String(scaled)];
 }
 
 /** Characters a value made of nothing else is no value of: `","`, `"."`, `" "` (with the empty string). */
@@ -95,9 +98,33 @@ export const ANCHOR_FILLER =
 /** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
 export const NUMERAL_BEFORE =
   /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;
-/** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"). */
-export const MAGNITUDE_AFTER = /^\s*(thousand|million|billion|trillion)\b/i;
-export const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+/**
+ * A number written as a word right before a key's word, at most one word between ("two nights", "three more days"):
+ * Gemma wrote `"nights":10` from "10th December" for "two nights".
+ */
+export const NUMBER_WORD_BEFORE =
+  /(?<![\p{L}])(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty)\s+(?:[\p{L}-]+\s+)?$/iu;
+/** A year as a question writes one: four digits from 1500 to 2099 ("in 2019", "from 1871 to 1945"). */
+export const YEAR_NUMERAL = /^(?:1[5-9]|20)\d\d$/;
+/**
+ * Whether `key` takes a year: its words (an ordinal's stem too: `year1`) hold `year`, not `years` (a duration) nor a
+ * date's other parts.
+ */
+export function yearKey(key: string): boolean {
+  const stem = ORDINAL_KEY.exec(key)?.[1] ?? key;
+  return keyWords(stem).includes("year");
+}
+/** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"), or letter ("$1M"). */
+export const MAGNITUDE_AFTER = /^\s*([Tt]housand|[Mm]illion|[Bb]illion|[Tt]rillion)\b|^([KMB])(?![\p{L}\p{N}])/u;
+export const MAGNITUDES: Record<string, number> = {
+  thousand: 1e3,
+  million: 1e6,
+  billion: 1e9,
+  trillion: 1e12,
+  k: 1e3,
+  m: 1e6,
+  b: 1e9,
+};
 
 /**
  * Head words of a key that takes a place: the called skill's one such key is also anchored to a name the question
@@ -105,6 +132,32 @@ export const MAGNITUDES: Record<string, number> = { thousand: 1e3, million: 1e6,
  * Gemma 3 270M wrote `"location":"in"`, `"hospital"`, `"nearby"`.
  */
 export const PLACE_WORDS = new Set(["location", "place", "city", "town", "country", "region", "address", "venue"]);
+/**
+ * Words of a key that name a route's side, with the place word the key must also hold (or the side word alone:
+ * `origin`, `destination`): `start_location` is the place after "from", `end_location` the one after "to". Not
+ * `start_date`: a date is no place.
+ */
+const ROUTE_SIDES: Record<string, "from" | "to"> = {
+  start: "from",
+  origin: "from",
+  departure: "from",
+  source: "from",
+  end: "to",
+  destination: "to",
+  arrival: "to",
+};
+const ROUTE_PLACES = new Set([...PLACE_WORDS, "airport", "point", "station", "origin", "destination"]);
+/** The side of a route `key` takes (see ROUTE_SIDES), or undefined. */
+export function routeSide(key: string): "from" | "to" | undefined {
+  const words = key.split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase());
+  const side = words.map((word) => ROUTE_SIDES[word]).find((found) => found !== undefined);
+  return side && words.some((word) => ROUTE_PLACES.has(word)) ? side : undefined;
+}
+/** "from" or "to" (an article aside) before a capitalized name: where a route's side begins. */
+export const ROUTE_BEFORE = {
+  from: /(?<![\p{L}\p{N}])from\s+(?:the\s+)?(?=\p{Lu})/gu,
+  to: /(?<![\p{L}\p{N}])to\s+(?:the\s+)?(?=\p{Lu})/gu,
+};
 /**
  * The numerals `question` writes only as a percentage ("8%", "5 %"), never bare: those whose fraction is the value
  * of a rate.

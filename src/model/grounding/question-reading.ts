@@ -12,10 +12,12 @@ import {
   LIST_SEPARATOR,
   NOT_A_UNIT,
   NUMERAL_BEFORE,
+  NUMBER_WORD_BEFORE,
   ORDINAL_KEY,
   PLACE_BEFORE,
   PLACE_OF,
   PLACE_WORDS,
+  ROUTE_BEFORE,
   TEXT_JOINT,
   type ValueState,
   WORD_AT,
@@ -25,6 +27,9 @@ import {
   itemAt,
   keyWords,
   percentOnlyNumerals,
+  routeSide,
+  YEAR_NUMERAL,
+  yearKey,
 } from "./grounding-words.js";
 import { GROUNDING_MIN_DIGIT_RUN, GROUNDING_NUMBER_DIGIT_MARGIN } from "./defaults.js";
 import { numeralsOf } from "./grounding-index.js";
@@ -58,6 +63,8 @@ export class QuestionReading {
   skillOf: { text: string; skill: string | undefined } | undefined;
   /** The source's words, lower case (see named). */
   sourceWords: Set<string> | undefined;
+  /** The question's words, lower case (see stemWritten). */
+  questionWords: Set<string> | undefined;
   /** How many characters of the source's text are the question's (the schema's values follow them). */
   readonly questionChars: number;
   /** Each unit key's units (see unitSpans), computed once per skill and key. */
@@ -237,32 +244,17 @@ export class QuestionReading {
     this.anchored.set(memo, found);
     const keys = skill === undefined ? [] : (this.argumentKeys.get(skill) ?? []);
     const text = this.source.text.slice(0, this.questionChars);
-    // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
-    const ordinal = ORDINAL_KEY.exec(key);
-    const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
-    if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
-      const numeral = [...new Set(numeralsOf(text))][Number(ordinal[2]) - 1];
-      if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
+    this.#namedAnchors(key, skill, keys, text, found);
+    // an identifier's head is two letters (`building_id` and "building Id B1004")
+    const head = /(?:^|_)id$/i.test(key) ? "id" : keyWords(key).at(-1);
+    if (!head || head.length < 2 || GENERIC_FLAG_WORDS.has(head)) return found;
+    // two keys of the skill with one head word (`initial_value`, `final_value`): the numeral after the key's own other
+    // words ("initial investment of $2000", "final value of $3000"), where no other key holds them
+    if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) {
+      if (this.r.on("anchors")) found.numerals.push(...this.#afterOwnWords(key, keys, text));
+      found.numerals = found.numerals.filter((numeral) => this.source.numerals.includes(numeral));
+      return found;
     }
-    // an optional key's value the question writes ("in Celsius" for `temp_unit`; see askingValues)
-    for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || [])
-      for (const at of this.questionWrites(value)) if (this.r.on("anchors")) found.starts.push(at);
-    // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
-    if (this.isFormula(key) && this.r.on("formula")) found.starts.push(...this.arithmetic().map(([start]) => start));
-    // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
-    const side = conversionSide(key);
-    if (side && !keys.some((other) => other !== key && conversionSide(other) === side)) {
-      const units = conversionUnits(text, side);
-      if (units.length > 0 && this.r.on("units")) found.starts.push(...units);
-    }
-    // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
-    // League" for `league`
-    const names = this.namesHolding(key);
-    if (names.length > 0 && this.r.on("names-holding")) found.starts.push(...names);
-    const head = keyWords(key).at(-1);
-    if (!head || head.length < 3 || GENERIC_FLAG_WORDS.has(head)) return found;
-    // two keys of the skill with one head word (`first_note_frequency`, `second_note_frequency`): no telling whose
-    if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) return found;
     const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(word)) {
       const end = match.index + match[0].length;
@@ -283,6 +275,8 @@ export class QuestionReading {
       }
       const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
       if (before && this.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+      const inWords = NUMBER_WORD_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+      if (inWords && this.r.on("anchors")) found.numerals.push(...numeralsOf(inWords[1]));
     }
     if (
       this.isPlaceKey(key) &&
@@ -298,6 +292,93 @@ export class QuestionReading {
     return found;
   }
 
+  /** The years the question writes (see YEAR_NUMERAL), in its order, each once. */
+  years(): string[] {
+    const question = this.source.text.slice(0, this.questionChars);
+    return [...new Set(numeralsOf(question))].filter((numeral) => YEAR_NUMERAL.test(numeral));
+  }
+
+  /**
+   * The numerals the question writes after a word of `key` that no other key of `keys` holds, past at most two more
+   * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
+   * head word is shared, the other words tell the keys apart.
+   */
+  #afterOwnWords(key: string, keys: readonly string[], text: string): string[] {
+    const theirs = new Set(keys.filter((other) => other !== key).flatMap((other) => keyWords(other)));
+    const own = keyWords(key).filter((word) => !theirs.has(word) && !GENERIC_FLAG_WORDS.has(word));
+    const numerals: string[] = [];
+    for (const word of own) {
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, "giu");
+      for (const match of text.matchAll(pattern)) {
+        let at = match.index + match[0].length;
+        for (let skipped = 0; skipped <= 2; skipped++) {
+          const filler = ANCHOR_FILLER.exec(text.slice(at));
+          const from = at + (filler?.[0].length ?? 0);
+          const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(from))?.[0];
+          // past a word, only with a joining word ("input rate of 200"): "initial 2000 final" reads no further
+          if (numeral && (skipped === 0 || filler?.groups?.join !== undefined)) {
+            numerals.push(...anchoredNumerals(numeral, text.slice(from + numeral.length)));
+            break;
+          }
+          const next = /^\s+([\p{L}'-]+)/u.exec(text.slice(at));
+          // a word another key holds ends the stretch: "decay rate of 0.1" is not `input_synaptic_rate`'s
+          if (!next || (theirs.has(next[1].toLowerCase()) && !keyWords(key).includes(next[1].toLowerCase()))) break;
+          at += next[0].length;
+        }
+      }
+    }
+    return numerals;
+  }
+
+  /**
+   * The anchors of `key` that its kind or its schema gives rather than its head word (see anchors): numbered keys,
+   * years, a route's sides, the values the schema offers, an expression's arithmetic, a conversion's units, names
+   * holding a word of the key.
+   */
+  #namedAnchors(
+    key: string,
+    skill: string | undefined,
+    keys: readonly string[],
+    text: string,
+    found: { starts: number[]; numerals: string[] },
+  ): void {
+    // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
+    const ordinal = ORDINAL_KEY.exec(key);
+    const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
+    // a year's among them: the question's years alone ("revenues of $1M in 2019 and $1.2M in 2020": `year1` 2019)
+    const years = this.years();
+    const year = yearKey(key) && years.length > 0;
+    if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
+      const numeral = (year ? years : [...new Set(numeralsOf(text))])[Number(ordinal[2]) - 1];
+      if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
+    }
+    // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
+    if (year && !ordinal && keys.filter(yearKey).length === 1 && this.r.on("anchors")) found.numerals.push(...years);
+    // a route's side: the name after "from" for `start_location`, after "to" for `end_location`
+    const route = routeSide(key);
+    if (route && keys.filter((other) => routeSide(other) === route).length === 1 && this.r.on("place-anchors"))
+      for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
+    // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
+    // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
+    for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || []) {
+      const written = this.questionWrites(value);
+      const at = written.length > 0 || !this.stemWritten(value) ? written : this.schemaWrites(value);
+      if (at.length > 0 && this.r.on("anchors")) found.starts.push(...at);
+    }
+    // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
+    if (this.isFormula(key) && this.r.on("formula")) found.starts.push(...this.arithmetic().map(([start]) => start));
+    // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
+    const side = conversionSide(key);
+    if (side && !keys.some((other) => other !== key && conversionSide(other) === side)) {
+      const units = conversionUnits(text, side);
+      if (units.length > 0 && this.r.on("units")) found.starts.push(...units);
+    }
+    // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
+    // League" for `league`
+    const names = this.namesHolding(key);
+    if (names.length > 0 && this.r.on("names-holding")) found.starts.push(...names);
+  }
+
   /**
    * Whether the question names `key`: a word of it (4 letters or more, not a generic one such as `include`) begins a
    * word of the question, its plural `s` aside (`include_dissent` and "... with dissent", `details` and "in detail").
@@ -306,8 +387,13 @@ export class QuestionReading {
    */
   named(key: string): boolean {
     this.sourceWords ??= new Set(this.source.text.toLowerCase().match(/\p{L}+/gu) ?? []);
+    // a word another key of the skill holds names neither: "4 light years" names `distance_in_light_years`, not
+    // `speed_of_light` (both test models wrote `"speed_of_light":4`)
+    const skill = this.currentSkill();
+    const others = (skill === undefined ? undefined : this.argumentKeys.get(skill))?.filter((other) => other !== key);
+    const theirs = new Set(others?.flatMap((other) => keyWords(other)));
     const stems = keyWords(key)
-      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word))
+      .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word) && !theirs.has(word))
       .map((word) => word.replace(/s$/, "").slice(0, 6));
     return stems.some((stem) => [...this.sourceWords!].some((word) => word.startsWith(stem)));
   }
@@ -348,6 +434,23 @@ export class QuestionReading {
     return undefined;
   }
 
+  /**
+   * Where `items` (an array's items, in order; the last one just written) end with a value of the key's own that the
+   * question writes (its items' `enum`, its description's literals; see askingValues and anchors): `end` once every
+   * such value is written, else going on (no `next`). Undefined where the last item is none of them. SmolLM2 wrote
+   * `["Camping","Scenic View","Trails","Picnic Areas","Scenic View",...]` for "allows camping and has scenic views".
+   */
+  askedList(key: string, items: readonly string[]): { end?: true } | undefined {
+    const skill = this.currentSkill();
+    const values = (skill !== undefined && this.askedBy.get(skill)?.[key]) || [];
+    const asked = values
+      .filter((value) => this.questionWrites(value).length > 0 || this.stemWritten(value))
+      .map((value) => value.toLowerCase());
+    const written = new Set(items.map((item) => item.toLowerCase()));
+    if (!asked.includes(items.at(-1)?.toLowerCase() ?? "")) return undefined;
+    return asked.every((value) => written.has(value)) ? { end: true } : {};
+  }
+
   /** The separator of a list at `p` of `text` (lower case), an article after it included; undefined where none. */
   listSeparator(text: string, p: number): string | undefined {
     const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
@@ -368,13 +471,78 @@ export class QuestionReading {
     if (!optional?.length) return false;
     const written = this.writtenKeys();
     const numeric = this.numericKeys.get(skill!);
-    // named, given a value by the question (a place key's "in Rome, Italy"), asked for by one of its values ("in
-    // Celsius" for `temp_unit`), or a number key where a numeral of the question is still unheld ("within 10 miles")
-    return optional.some(
-      (key) =>
-        !written.has(key) &&
-        (this.named(key) || this.anchors(key).starts.length > 0 || (!!numeric?.includes(key) && !this.numeralsHeld())),
+    return optional.some((key) => !written.has(key) && this.asked(key, numeric));
+  }
+
+  /**
+   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named, given
+   * a value (a place key's "in Rome, Italy"), asked for by one of its values ("in Celsius" for `temp_unit`), or a
+   * number key where a numeral of the question is still unheld ("within 10 miles").
+   */
+  asked(key: string, numeric: readonly string[] | undefined): boolean {
+    return this.named(key) || this.anchors(key).starts.length > 0 || (!!numeric?.includes(key) && !this.numeralsHeld());
+  }
+
+  /**
+   * The optional keys of the called skill the question does not ask for (see asked) and the arguments so far lack,
+   * where a required key is still to come; else none.
+   */
+  unaskedBeforeRequired(): string[] {
+    const skill = this.currentSkill();
+    const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
+    const optional = new Set(skill === undefined ? [] : (this.optionalKeys.get(skill) ?? []));
+    if (!all || optional.size === 0) return [];
+    const written = this.writtenKeys();
+    if (all.every((key) => optional.has(key) || written.has(key))) return [];
+    const numeric = this.numericKeys.get(skill!);
+    return [...optional].filter((key) => !written.has(key) && !this.asked(key, numeric));
+  }
+
+  /**
+   * Whether `text` (the reply so far, a key's opening quote left off) ends directly inside its last `arguments` object
+   * (not in a nested one, not past it).
+   */
+  atArgumentsTop(text: string): boolean {
+    const args = text.slice(text.lastIndexOf('"arguments"'));
+    if (!args.startsWith('"arguments"')) return false;
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < args.length; i++) {
+      const ch = args[i];
+      if (inString) {
+        if (ch === "\\") i++;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === "{" || ch === "[") depth++;
+      else if (ch === "}" || ch === "]") depth--;
+    }
+    return depth === 1 && !inString;
+  }
+
+  /**
+   * Whether the question writes a word that `value` (one word, 6 letters or more) begins with, short of at most three
+   * letters: "detail" for 'detailed', "analy" no (too short).
+   */
+  stemWritten(value: string): boolean {
+    if (!/^\p{L}{6,}$/u.test(value)) return false;
+    this.questionWords ??= new Set(
+      this.source.text
+        .slice(0, this.questionChars)
+        .toLowerCase()
+        .match(/\p{L}+/gu) ?? [],
     );
+    const wanted = value.toLowerCase();
+    return [...this.questionWords].some(
+      (word) => word.length >= 5 && wanted.length - word.length <= 3 && wanted.startsWith(word),
+    );
+  }
+
+  /** Where the schema's values (past the question in the source) write `value` whole: the offsets it begins at. */
+  schemaWrites(value: string): number[] {
+    return this.source
+      .find(value)
+      .map((end) => end - value.length)
+      .filter((start) => start >= this.questionChars && this.source.endsAtBoundary(start + value.length));
   }
 
   /**

@@ -85,13 +85,15 @@ export const GROUNDING_RULES = [
   },
   {
     name: "anchors",
-    reads: "a key's word in the question and the value beside it",
+    reads:
+      "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
+      "before it; a year key's years; a key's value a word of the question begins)",
     biases: "bonus for that value, and a whole anchored numeral closes",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
   },
   {
     name: "ordinal-keys",
-    reads: "keys numbered among siblings (number1, number2)",
+    reads: "keys numbered among siblings (number1, number2; year1, year2 take the years)",
     biases: "the question's numerals in order, as anchors",
     reason: '"the GCD of 36 and 24" took one numeral twice',
   },
@@ -103,7 +105,7 @@ export const GROUNDING_RULES = [
   },
   {
     name: "place-anchors",
-    reads: '"in", "near", "around", "at", "of" before a capitalized name',
+    reads: '"in", "near", "around", "at", "of" before a capitalized name; "from", "to" for a route\'s sides',
     biases: "that name as the place key's anchor",
     reason: 'Gemma wrote "location":"in", "hospital", "nearby"',
   },
@@ -121,14 +123,16 @@ export const GROUNDING_RULES = [
   },
   {
     name: "lists",
-    reads: "lists the question writes out (a, b and c)",
+    reads: "lists the question writes out (a, b and c); the key's own values it writes",
     biases: "the next item ahead of other spans; the array ends where the list ends",
     reason: "lists stopped after one item or went on past the question's",
   },
   {
     name: "arguments-end",
     reads: "optional arguments the question asks for or does not",
-    biases: "goes on to an asked one; closes the arguments when only unasked ones remain",
+    biases:
+      "goes on to an asked one; closes the arguments when only unasked ones remain; an unasked one does not begin " +
+      "while a required one is to come",
     reason: 'Gemma closed before "standardize" that the question asked for; went on with "z":2',
   },
   {

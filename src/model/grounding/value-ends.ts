@@ -34,14 +34,15 @@ export class ValueEnds {
    */
   listEnd(state: ValueState, logits: Map<Token, number>, closers: string[], separators: string[]): void {
     if (!state.items || this.mode === "strict") return;
-    const list = this.q.listAfter([...state.items, state.value]);
+    const items = [...state.items, state.value];
+    const list = this.q.listAfter(items) ?? this.q.askedList(state.key, items);
     if (!list || !this.r.on("lists")) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (!list.end) {
       this.t.textTokens(separators, logit, logits, []);
       // the question's list goes on: closing the array gets the malus (Gemma closed "open hole, C foot, and silver
-      // headjoint" after its first item)
-      this.t.textTokens(closers, GROUNDING_AVOID_LOGIT, logits, []);
+      // headjoint" after its first item, and "timings, exhibitions, and accessibility" past a malus of 4)
+      this.t.textTokens(closers, GROUNDING_LIST_END_LOGIT, logits, []);
     } else if (!this.#askedStillToCome(state)) {
       this.t.textTokens(closers, logit, logits, []);
       // past the list's end: another item gets the malus (SmolLM2 went on with "Purchase_Amount", "regression", ...)
@@ -64,7 +65,14 @@ export class ValueEnds {
    * QuestionReading.onlyUnaskedToCome), that bonus goes to the tokens that close the arguments, and going on loses it. A value is not
    * closed sooner for either.
    */
-  argumentsEnd(state: ValueState, logits: Map<Token, number>, goOn: string[], close: string[], logit: number): void {
+  argumentsEnd(
+    state: ValueState,
+    logits: Map<Token, number>,
+    goOn: string[],
+    close: string[],
+    logit: number,
+    closed = false,
+  ): void {
     if (state.items || state.nested || this.mode === "strict") return;
     if (this.q.optionalAsked()) {
       if (!this.r.on("arguments-end")) return;
@@ -75,6 +83,9 @@ export class ValueEnds {
       // going on loses it (Gemma went on with `"z":2` for a hypotenuse of 4 and 5, `"permeability":12.57`); no malus
       // on going on, which kept SmolLM2 in its string no less ("psychology related to behaviour")
       this.t.textTokens(close, logit, logits, goOn);
+      // a value already closed (its quote or `]` written): going on gets the malus too; no string to stay in now
+      // (Gemma went on with `"location":"Premier League"` after `"league":"Premier League"`)
+      if (closed) this.t.textTokens(goOn, GROUNDING_AVOID_LOGIT, logits, []);
     }
   }
 

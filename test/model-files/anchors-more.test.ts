@@ -1,0 +1,125 @@
+/**
+ * QuestionReading's anchors beyond a key's head word (model/grounding/question-reading.ts), seen through the grounded
+ * schema a server is given (the same reading the in-process steer asks): years for a year key, a shared head word told
+ * apart by the key's other words, a number written as a word, an identifier, a route's two sides.
+ */
+import { describe, expect, it } from "vitest";
+import { groundedSchema } from "../../src/model/grounding/grounded-schema.js";
+import { GbnfMatcher } from "../../src/model/gbnf/gbnf-matcher.js";
+import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
+import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
+import type { JsonSchema } from "../../src/json-schema.js";
+import { numeralsOf } from "../../src/numerals.js";
+import { QuestionReading } from "../../src/model/grounding/question-reading.js";
+import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
+import { RuleGate } from "../../src/model/grounding/rules.js";
+import { steerSource } from "../../src/model/grounding/grounding-setup.js";
+
+/** The question as the in-process steer reads it for `schema` (its schema's values in the source after it). */
+function readingOf(schema: JsonSchema, question: string): QuestionReading {
+  const source = steerSource({ mode: "soft", source: [question] }, schema);
+  const index = new GroundingIndex([...source.source, ...(source.schemaValues ?? [])], { skipArticles: true });
+  return new QuestionReading(source, index, new RuleGate(undefined));
+}
+
+function action(args: Record<string, JsonSchema>, required = Object.keys(args)): JsonSchema {
+  return {
+    anyOf: [
+      {
+        type: "object",
+        properties: {
+          skill_name: { const: "find" },
+          arguments: { type: "object", properties: args, required, additionalProperties: false },
+        },
+        required: ["skill_name", "arguments"],
+        additionalProperties: false,
+      },
+    ],
+  };
+}
+
+/** Whether the grounded schema of `args` for `question` takes the call with `values`. */
+function takes(
+  args: Record<string, JsonSchema>,
+  question: string,
+  values: Record<string, unknown>,
+  required?: string[],
+): boolean {
+  const grounded = groundedSchema(action(args, required), { mode: "strict", source: [question] })!;
+  const matcher = new GbnfMatcher(parseGbnf(jsonSchemaToGbnf(grounded.schema)));
+  const text = `{"skill_name":"find","arguments":${JSON.stringify(values)}}`;
+  return matcher.accept(text) && matcher.complete;
+}
+
+describe("anchors beyond the head word", () => {
+  it("a year key takes the question's years, an ordinal one in their order", () => {
+    const args = { company: { type: "string" }, year1: { type: "integer" }, year2: { type: "integer" } } as const;
+    const q = "What is the growth rate for company 'Tech Inc' with revenues of $1M in 2019 and $1.2M in 2020?";
+    expect(takes(args, q, { company: "Tech Inc", year1: 2019, year2: 2020 })).toBe(true);
+    expect(takes(args, q, { company: "Tech Inc", year1: 1, year2: 2020 })).toBe(false);
+    expect(takes(args, q, { company: "Tech Inc", year1: 2020, year2: 2019 })).toBe(false);
+  });
+
+  it("keys that share a head word take the numeral after their own other words", () => {
+    const args = {
+      initial_value: { type: "integer" },
+      final_value: { type: "integer" },
+      period_in_years: { type: "integer" },
+    } as const;
+    const q = "Calculate the CAGR for an initial investment of $2000, final value of $3000 in a period of 4 years.";
+    expect(takes(args, q, { initial_value: 2000, final_value: 3000, period_in_years: 4 })).toBe(true);
+    expect(takes(args, q, { initial_value: 3000, final_value: 2000, period_in_years: 4 })).toBe(false);
+    const rates = {
+      input_synaptic_rate: { type: "integer" },
+      weight: { type: "number" },
+      decay_rate: { type: "number" },
+    } as const;
+    const r =
+      "Calculate the neuronal activity based on synaptic input rate of 200 and weight 0.5 and decay rate of 0.1.";
+    expect(takes(rates, r, { input_synaptic_rate: 200, weight: 0.5, decay_rate: 0.1 })).toBe(true);
+    expect(takes(rates, r, { input_synaptic_rate: 200, weight: 0.5, decay_rate: 200 })).toBe(false);
+  });
+
+  it("a number written as a word before the key's word, an identifier after its word, a route's sides", () => {
+    const booking = { hotel_name: { type: "string" }, nights: { type: "integer" } } as const;
+    const b = "Book a single room for two nights at the Hilton Hotel in Chicago, starting from 10th December 2022.";
+    expect(takes(booking, b, { hotel_name: "Hilton Hotel", nights: 2 })).toBe(true);
+    expect(takes(booking, b, { hotel_name: "Hilton Hotel", nights: 10 })).toBe(false);
+    const building = { building_id: { type: "string" } } as const;
+    const s = "What is the structural analysis of the building with building Id B1004 for 2nd, 3rd and 4th floors?";
+    expect(takes(building, s, { building_id: "B1004" })).toBe(true);
+    expect(takes(building, s, { building_id: "2nd" })).toBe(false);
+    const route = { start_location: { type: "string" }, end_location: { type: "string" } } as const;
+    const t = "How much traffic should I expect from Las Vegas to Los Angeles this weekend?";
+    expect(takes(route, t, { start_location: "Las Vegas", end_location: "Los Angeles" })).toBe(true);
+    expect(takes(route, t, { start_location: "Los Angeles", end_location: "Las Vegas" })).toBe(false);
+  });
+
+  it("a value the description offers, begun by a word of the question; a word another key holds names neither", () => {
+    const stock = {
+      company_name: { type: "string" },
+      detail_level: { type: "string", description: "Level of detail. Can be 'summary' or 'detailed'." },
+    } as const;
+    // (a server's grounded schema offers the question's spans, not the description's words: read as the steer does)
+    const reading = readingOf(action(stock), "Give me detail information about stocks of Apple Inc.");
+    reading.text = '{"skill_name":"find","arguments":{"company_name":"Apple Inc.","detail_level":"';
+    const anchored = reading.anchors("detail_level").starts.map((p) => reading.source.following(p, 8));
+    expect(anchored).toEqual(["detailed"]);
+    const light = {
+      distance_in_light_years: { type: "integer" },
+      speed_of_light: { type: "integer", description: "The speed of light in m/s. Default value is 299792458 m/s." },
+    } as const;
+    const l = "How much time will it take for the light to reach earth from a star 4 light years away?";
+    expect(takes(light, l, { distance_in_light_years: 4 }, ["distance_in_light_years"])).toBe(true);
+    expect(takes(light, l, { distance_in_light_years: 4, speed_of_light: 4 }, ["distance_in_light_years"])).toBe(false);
+  });
+
+  it("an amount with a magnitude letter after a currency sign is also read scaled; a letter elsewhere is not", () => {
+    expect(numeralsOf("revenues of $1M in 2019 and $1.2M in 2020")).toEqual(
+      expect.arrayContaining(["1", "1000000", "1.2", "1200000", "2019", "2020"]),
+    );
+    expect(numeralsOf("a 10m run with a 2B pencil")).toEqual(["10", "2"]);
+    const args = { revenue: { type: "integer" } } as const;
+    expect(takes(args, "The revenue of $1.2M last year", { revenue: 1200000 })).toBe(true);
+  });
+});
