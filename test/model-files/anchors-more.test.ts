@@ -122,4 +122,59 @@ describe("anchors beyond the head word", () => {
     const args = { revenue: { type: "integer" } } as const;
     expect(takes(args, "The revenue of $1.2M last year", { revenue: 1200000 })).toBe(true);
   });
+
+  it("an item's enum value the question writes in its own letter case is anchored where the schema writes it too", () => {
+    const shop = {
+      services: {
+        type: "array",
+        items: { type: "string", enum: ["Guitar Lessons", "Violin Lessons", "Piano Lessons"] },
+      },
+    } as const;
+    const reading = readingOf(action(shop), "Find a local guitar shop that also offers violin lessons in Nashville.");
+    reading.text = '{"skill_name":"find","arguments":{"services":["';
+    const anchored = reading.anchors("services").starts.map((p) => reading.source.following(p, 14));
+    expect(anchored).toContain("Violin Lessons");
+    expect(anchored).toContain("violin lessons");
+    expect(anchored).not.toContain("Piano Lessons");
+  });
+
+  it("an optional key whose anchored value another argument holds already is not asked for", () => {
+    const schedule = {
+      team_name: { type: "string" },
+      num_of_games: { type: "integer" },
+      league: { type: "string" },
+      location: { type: "string", description: "The city or venue. Default to ''." },
+    } as const;
+    const reading = readingOf(
+      action(schedule, ["team_name", "num_of_games"]),
+      "Give me the schedule of Manchester United for the next 6 games in Premier League.",
+    );
+    reading.text = '{"skill_name":"find","arguments":{"team_name":"Manchester United","num_of_games":6';
+    expect(reading.asked("location", [])).toBe(true); // "in Premier League": a place's anchor
+    reading.text += ',"league":"Premier League"';
+    expect(reading.asked("location", [])).toBe(false);
+    expect(reading.onlyUnaskedToCome()).toBe(true);
+  });
+
+  it("numbered keys of two stems take the numerals grouped by the word after them, in the stems' order", () => {
+    const gas = {
+      quantity1: { type: "integer" },
+      temperature1: { type: "integer" },
+      quantity2: { type: "integer" },
+      temperature2: { type: "integer" },
+    } as const;
+    const q =
+      "Calculate the final temperature when 2 moles of gas at 300 K are mixed with 3 moles of the same gas at 400 K.";
+    expect(takes(gas, q, { quantity1: 2, temperature1: 300, quantity2: 3, temperature2: 400 })).toBe(true);
+    expect(takes(gas, q, { quantity1: 2, temperature1: 300, quantity2: 300, temperature2: 400 })).toBe(false);
+  });
+
+  it("a list joined by 'and also' or 'as well as' is one list, the item after it its last", () => {
+    const args = { products: { type: "array", items: { type: "string" } } } as const;
+    const also = readingOf(action(args), "Near Berkeley, find a store selling tomatoes and also pet food.");
+    expect(also.listAfter(["tomatoes"])).toEqual({ next: "pet food" });
+    expect(also.listAfter(["tomatoes", "pet food"])).toEqual({ end: true });
+    const well = readingOf(action(args), "Find a store selling milk, bread as well as eggs.");
+    expect(well.listAfter(["milk", "bread"])).toEqual({ next: "eggs" });
+  });
 });

@@ -62,10 +62,14 @@ export interface ValueState {
   nested: boolean;
 }
 
-/** What stands between two items of a list the question writes out: `, `, ` and `, `', '`, ` or `, ` & `. */
-export const LIST_SEPARATOR = /^['"]?(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
+/**
+ * What stands between two items of a list the question writes out: `, `, ` and `, ` and also `, ` as well as `, `', '`,
+ * ` or `, ` & `.
+ */
+export const LIST_SEPARATOR =
+  /^['"]?(?:\s*,?\s+as\s+well\s+as\s+|\s*,\s*(?:and\s+(?:also\s+)?|or\s+)?|\s+and\s+also\s+|\s+and\s+|\s+or\s+|\s*&\s*)['"]?/i;
 /** A separator that joins a list's last item ("and", "or", "&"). */
-export const LIST_JOINER = /\band\b|\bor\b|&/i;
+export const LIST_JOINER = /\band\b|\bor\b|&|\bas well as\b/i;
 /** An article before a list's item ("S&P 500 and the Dow Jones"): the item is what follows it. */
 export const ITEM_ARTICLE = /^(?:the|an?)\s+/i;
 /** Where a list item of the question ends (its text runs up to here). */

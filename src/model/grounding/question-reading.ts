@@ -292,6 +292,31 @@ export class QuestionReading {
     return found;
   }
 
+  /**
+   * The numerals a numbered key of stem `stem` takes in order: the question's, or where the skill numbers two or more
+   * stems (`quantity1`, `temperature1`, `quantity2`, `temperature2`) and the question's numerals fall, by the word
+   * after each, into as many groups of the right sizes ("2 moles ... 300 K ... 3 moles ... 400 K"), the group in the
+   * stem's place (first seen first). Both test models wrote `"quantity2":300`.
+   */
+  #ordinalNumerals(stem: string, keys: readonly string[], text: string): string[] {
+    const all = [...new Set(numeralsOf(text))];
+    const count = new Map<string, number>();
+    for (const key of keys) {
+      const other = ORDINAL_KEY.exec(key)?.[1];
+      if (other !== undefined) count.set(other, (count.get(other) ?? 0) + 1);
+    }
+    const stems = [...count].filter(([, n]) => n > 1).map(([name]) => name);
+    if (stems.length < 2) return all;
+    const groups = new Map<string, string[]>();
+    for (const match of text.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)\s*([\p{L}°%]*)/gu)) {
+      const unit = match[2].toLowerCase();
+      groups.set(unit, [...(groups.get(unit) ?? []), match[1]]);
+    }
+    const ordered = [...groups.values()];
+    const fits = ordered.length === stems.length && ordered.every((group, i) => group.length === count.get(stems[i]));
+    return fits ? ordered[stems.indexOf(stem)] : all;
+  }
+
   /** The years the question writes (see YEAR_NUMERAL), in its order, each once. */
   years(): string[] {
     const question = this.source.text.slice(0, this.questionChars);
@@ -349,7 +374,7 @@ export class QuestionReading {
     const years = this.years();
     const year = yearKey(key) && years.length > 0;
     if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
-      const numeral = (year ? years : [...new Set(numeralsOf(text))])[Number(ordinal[2]) - 1];
+      const numeral = (year ? years : this.#ordinalNumerals(ordinal[1], keys, text))[Number(ordinal[2]) - 1];
       if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
     }
     // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
@@ -362,7 +387,9 @@ export class QuestionReading {
     // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
     for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || []) {
       const written = this.questionWrites(value);
-      const at = written.length > 0 || !this.stemWritten(value) ? written : this.schemaWrites(value);
+      // where the schema writes it too, there (an item's enum "Violin Lessons" for "violin lessons": the grammar
+      // takes the schema's letter case)
+      const at = written.length > 0 || this.stemWritten(value) ? [...written, ...this.schemaWrites(value)] : [];
       if (at.length > 0 && this.r.on("anchors")) found.starts.push(...at);
     }
     // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
@@ -480,7 +507,16 @@ export class QuestionReading {
    * number key where a numeral of the question is still unheld ("within 10 miles").
    */
   asked(key: string, numeric: readonly string[] | undefined): boolean {
-    return this.named(key) || this.anchors(key).starts.length > 0 || (!!numeric?.includes(key) && !this.numeralsHeld());
+    // an anchored value another argument holds already asks for nothing ("in Premier League" for `location` once
+    // `"league":"Premier League"` is written)
+    const held = this.writtenStrings().map((value) => value.toLowerCase());
+    const free = (p: number) => !held.some((value) => this.source.following(p, value.length).toLowerCase() === value);
+    return this.named(key) || this.anchors(key).starts.some(free) || (!!numeric?.includes(key) && !this.numeralsHeld());
+  }
+
+  /** The string values the arguments so far hold (non-empty, unescaped simply). */
+  writtenStrings(): string[] {
+    return [...this.argumentsText().matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)+)"/g)].map((m) => m[1]);
   }
 
   /**
