@@ -938,6 +938,51 @@ describe("GroundingSteer (soft)", () => {
     expect(closed(`${list}"Trails"`)).toEqual({ type: "none" });
   });
 
+  it("another skill's schema values get no copy bonus in the called skill's arguments", () => {
+    const words = vocabulary([...TEXTS, "Texas", "violent", "property"]);
+    const argumentKeys = new Map([
+      ["f", ["type", "city"]],
+      ["g", ["game"]],
+    ]);
+    const askedBy = new Map<string, Record<string, string[]>>([
+      ["f", { type: ["violent", "property"], city: [] }],
+      ["g", { game: ["Texas Holdem"] }],
+    ]);
+    const steer = (rulesOff?: string[]) =>
+      new GroundingSteer(
+        {
+          mode: "soft",
+          source: ["The official crime rate of violent crime in San Francisco in 2020."],
+          schemaValues: ["violent", "property", "Texas Holdem"],
+          argumentKeys,
+          askedBy,
+          rulesOff: rulesOff as never,
+        },
+        words,
+      );
+    const text = '{"skill_name": "f", "arguments": {"type": "';
+    const on = steerAfter(steer(), words, text) as Record<string, number>;
+    expect(on.Texas).toBeUndefined();
+    expect(on.violent).toBeGreaterThan(0);
+    expect(on.property).toBe(4); // the called skill's own value keeps its bonus
+    expect((steerAfter(steer(["other-keys-values"]), words, text) as Record<string, number>).Texas).toBe(4);
+  });
+
+  it("a value closes before the source goes on with another key's value", () => {
+    const words = vocabulary([...TEXTS, " in", " London", "Natural", " History", " Museum"]);
+    const source = ["Get me information about Natural History Museum in London including timings."];
+    const at = (keys: string[]) =>
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source, argumentKeys: new Map([["f", keys]]) }, words),
+        words,
+        '{"skill_name": "f", "arguments": {"museum": "Natural History Museum',
+      ) as Record<string, number>;
+    // "in London" is the city's (the call's one place key): the museum's name closes before it
+    expect(at(["museum", "city"])).toMatchObject({ " in": -4, '"': 6 });
+    // no other key takes London: going on is left to the copy bonus
+    expect(at(["museum"])[" in"]).not.toBe(-4);
+  });
+
   it("while a required key is still to come, an optional key the question does not ask for does not begin", () => {
     const keys = vocabulary([...TEXTS, '"z', '"unit', '"y', "z", "unit", "y", ' "z', ' "y']);
     // the schema's order: x, z, unit, y (the grammar writes keys in it, an optional one or the next)

@@ -58,6 +58,8 @@ export class GroundingSteer {
   #value: ValueState | undefined;
   /** The last value written, once it is done (see #afterArgument: a list closed after its last item). */
   #lastValue: ValueState | undefined;
+  /** Each skill's tokens that begin only another skill's schema values (see #foreignMalus). */
+  readonly #foreignTokens = new Map<string, Token[]>();
   /** The argument values this reply has written so far: a numeral used once is not favoured for another argument. */
   readonly #written = new Set<string>();
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
@@ -142,6 +144,41 @@ export class GroundingSteer {
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
+  /**
+   * A whole word that the source follows with another key's value ("Natural History Museum| in London" for `museum`
+   * beside `city`): going on gets the malus, closing the bonus (SmolLM2 wrote the city into the museum's name).
+   */
+  #closeBeforeOthers(state: ValueState, logits: Map<Token, number>): void {
+    if (state.positions.length === 0 || !state.positions.every((p) => this.#q.beforeOthers(state.key, p))) return;
+    if (!this.#r.on("other-keys-values")) return;
+    const on = new Map<Token, number>();
+    this.#t.continuations(this.#source, state.positions, GROUNDING_AVOID_LOGIT, on);
+    for (const [token, logit] of on) logits.set(token, logit);
+    for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
+  }
+
+  /**
+   * At a value's start: the tokens that begin only another skill's schema values (see QuestionReading.foreignStarts),
+   * none of the question's spans nor the called skill's values, lose their copy bonus.
+   */
+  #foreignMalus(logits: Map<Token, number>): void {
+    const skill = this.#q.currentSkill();
+    const foreign = this.#q.foreignStarts();
+    if (skill === undefined || foreign.length === 0) return;
+    let only = this.#foreignTokens.get(skill);
+    if (!only) {
+      const theirs = new Map<Token, number>();
+      this.#t.continuations(this.#source, foreign, 0, theirs, Infinity);
+      const set = new Set(foreign);
+      const ours = new Map<Token, number>();
+      const rest = this.#source.starts.filter((p) => !set.has(p));
+      this.#t.continuations(this.#source, rest, 0, ours, Infinity);
+      this.#foreignTokens.set(skill, (only = [...theirs.keys()].filter((token) => !ours.has(token))));
+    }
+    const hit = only.filter((token) => logits.has(token));
+    if (hit.length > 0 && this.#r.on("other-keys-values")) for (const token of hit) logits.delete(token);
+  }
+
   /** The value written so far is done: an argument's is remembered (see #written). */
   #leaveValue(): void {
     if (this.#value?.role === "argument" && this.#value.value !== "") this.#written.add(this.#value.value);
@@ -214,6 +251,7 @@ export class GroundingSteer {
         others,
       );
       if (others.size > 0 && this.#r.on("other-keys-values")) for (const token of others.keys()) logits.delete(token);
+      this.#foreignMalus(logits);
       const anchored = new Map<Token, number>();
       this.#t.continuations(
         this.#source,
@@ -230,6 +268,7 @@ export class GroundingSteer {
     } else this.#copyOn(state, logits);
     const close = this.#closeLogit(state);
     if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
+    if (close !== undefined) this.#closeBeforeOthers(state, logits);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value) && this.#r.on("no-empty-value")) {

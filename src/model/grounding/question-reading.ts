@@ -69,6 +69,8 @@ export class QuestionReading {
   readonly questionChars: number;
   /** Each unit key's units (see unitSpans), computed once per skill and key. */
   readonly units = new Map<string, [number, number][]>();
+  /** Each skill's foreign starts (see foreignStarts). */
+  readonly foreign = new Map<string, number[]>();
   /** Each key's anchored values (see anchors), computed once per key. */
   readonly anchored = new Map<string, { starts: number[]; numerals: string[] }>();
 
@@ -656,6 +658,40 @@ export class QuestionReading {
       for (const numeral of anchors.numerals) if (!own.numerals.includes(numeral)) others.numerals.add(numeral);
     }
     return others;
+  }
+
+  /**
+   * The source's span starts inside the schema's values (past the question) that are no value of the called skill's
+   * (see askingValues: another skill's enum or literal, or a default): they get no copy bonus in its arguments. Both
+   * test models wrote another skill's "Texas Holdem" as a crime's type. Empty where no skill is called yet.
+   */
+  foreignStarts(): number[] {
+    const skill = this.currentSkill();
+    const values = skill === undefined ? undefined : this.askedBy.get(skill);
+    if (!values) return [];
+    const memo = this.foreign.get(skill!);
+    if (memo) return memo;
+    const own = new Set(Object.values(values).flat());
+    const text = this.source.text;
+    const starts = this.source.starts.filter((p) => {
+      if (p < this.questionChars) return false;
+      const from = text.lastIndexOf(TEXT_JOINT, p) + 1;
+      const to = text.indexOf(TEXT_JOINT, p);
+      return !own.has(text.slice(from, to === -1 ? undefined : to).trim());
+    });
+    this.foreign.set(skill!, starts);
+    return starts;
+  }
+
+  /**
+   * Whether the source goes on at `p` (a word's end), past a joining word ("in", "at", "on", "of", "from", "to",
+   * "near", "for", a comma), with a value the question anchors to another key than `key` (see othersAnchors).
+   */
+  beforeOthers(key: string, p: number): boolean {
+    if (p >= this.questionChars) return false;
+    const join = /^(?:,?\s+(?:in|at|on|of|from|to|near|for)\b)?\s+(?:the\s+)?/i.exec(this.source.text.slice(p, p + 16));
+    if (!join) return false;
+    return this.othersAnchors(key).starts.has(p + join[0].length);
   }
 
   /** Whether the word at `p` of the source begins no other span of it (then its tokens are that value's alone). */
