@@ -79,8 +79,8 @@ export const GROUNDING_RULES = [
   },
   {
     name: "other-keys-values",
-    reads: "values the question puts beside another key's word",
-    biases: "no copy bonus for them in this key",
+    reads: "values the question puts beside another key's word; other skills' schema values",
+    biases: "no copy bonus for them in this key; a value closes before running into one",
     reason: "a value anchored to one argument was written into another",
   },
   {
