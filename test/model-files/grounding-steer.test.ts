@@ -968,6 +968,26 @@ describe("GroundingSteer (soft)", () => {
     expect((steerAfter(steer(["other-keys-values"]), words, text) as Record<string, number>).Texas).toBe(4);
   });
 
+  it("a question's word that the key's own value begins is not closed short of that value", () => {
+    const at = (text: string) =>
+      steerAfter(
+        new GroundingSteer(
+          {
+            mode: "soft",
+            source: ["Give me detail information about stocks of Apple Inc."],
+            schemaValues: ["summary", "detailed"],
+            argumentKeys: new Map([["f", ["company_name", "detail_level"]]]),
+            askedBy: new Map([["f", { company_name: [], detail_level: ["summary", "detailed"] }]]),
+          },
+          vocab,
+        ),
+        vocab,
+        `{"skill_name": "f", "arguments": {"company_name": "Apple Inc.", "detail_level": "${text}`,
+      ) as Record<string, number>;
+    expect(at("detail")['"']).toBe(-4); // 'detailed' goes on
+    expect(at("detailed")['"']).toBeGreaterThan(0);
+  });
+
   it("a value closes before the source goes on with another key's value", () => {
     const words = vocabulary([...TEXTS, " in", " London", "Natural", " History", " Museum"]);
     const source = ["Get me information about Natural History Museum in London including timings."];

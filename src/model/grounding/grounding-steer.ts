@@ -144,6 +144,17 @@ export class GroundingSteer {
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
+  /** The bonus of closing a string (see #closeLogit), none short of the key's own value (see #shortOfAsked). */
+  #stringCloseLogit(state: ValueState): number | undefined {
+    const close = this.#closeLogit(state);
+    return close !== undefined && this.#shortOfAsked(state) ? undefined : close;
+  }
+
+  /** Whether the value is a question's word that the key's own value begins ("detail" of 'detailed'): not closed. */
+  #shortOfAsked(state: ValueState): boolean {
+    return state.value !== "" && this.#q.shortOfAsked(state.key, state.value) && this.#r.on("anchors");
+  }
+
   /**
    * A whole word that the source follows with another key's value ("Natural History Museum| in London" for `museum`
    * beside `city`): going on gets the malus, closing the bonus (SmolLM2 wrote the city into the museum's name).
@@ -266,8 +277,9 @@ export class GroundingSteer {
         for (const numeral of this.#q.numeralsForNumberKeys(state.key))
           if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
     } else this.#copyOn(state, logits);
-    const close = this.#closeLogit(state);
-    if (close !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, close);
+    const close = this.#stringCloseLogit(state);
+    const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);
+    if (closing !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, closing);
     if (close !== undefined) this.#closeBeforeOthers(state, logits);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)

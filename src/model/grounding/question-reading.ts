@@ -575,6 +575,19 @@ export class QuestionReading {
     );
   }
 
+  /**
+   * Whether `value` (a string written so far) is a question's word that one of `key`'s own values begins and goes on
+   * from (see stemWritten): "detail" of 'detailed' is no value yet (SmolLM2 closed it).
+   */
+  shortOfAsked(key: string, value: string): boolean {
+    const skill = this.currentSkill();
+    const wanted = value.toLowerCase();
+    if (wanted.length < 5) return false;
+    return ((skill !== undefined && this.askedBy.get(skill)?.[key]) || []).some(
+      (own) => own.length > value.length && own.toLowerCase().startsWith(wanted) && this.stemWritten(own),
+    );
+  }
+
   /** Where the schema's values (past the question in the source) write `value` whole: the offsets it begins at. */
   schemaWrites(value: string): number[] {
     return this.source
