@@ -6,6 +6,7 @@
  * - "each part": every row on the questions all of them ran (the lever sample), the rows `off` and `default` cut down to
  *   those questions, so each column compares the same questions;
  * - "one reply or one call a step": `default` against `stepwise` on the parallel categories' common questions;
+ * - "every default at a later build": rows named `default@<build>` beside `off` and `default`, on common questions;
  * - for evals/basic.json, its no-tool tasks and its multi-call tasks (the trajectory's call count, never the runs').
  *
  * Columns: success, calls per run, expected calls per run, runs that called where no call was wanted, runs that
@@ -120,6 +121,10 @@ for (const model of subdirs(dir)) {
     if (levers.length > 2) out.push(...table("each part, on the questions every row ran", common(byRow, levers)));
     if (byRow.has("stepwise"))
       out.push(...table("one reply with several calls, or one call a step", common(byRow, ["default", "stepwise"])));
+    // a later build's defaults (a folder named `default@<build>`) against the first ones, on the questions all ran
+    const later = [...byRow.keys()].filter((row) => row.startsWith("default@")).sort();
+    if (later.length > 0)
+      out.push(...table("every default at a later build", common(byRow, ["off", "default", ...later])));
     if (suite === "basic") {
       const part = (keep: (r: RunRecord) => boolean) =>
         new Map([...byRow].map(([row, runs]) => [row, runs.filter(keep)] as const));
