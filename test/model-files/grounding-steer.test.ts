@@ -956,7 +956,7 @@ describe("GroundingSteer (soft)", () => {
           schemaValues: ["violent", "property", "Texas Holdem"],
           argumentKeys,
           askedBy,
-          rulesOff: rulesOff as never,
+          rulesOff,
         },
         words,
       );
