@@ -9,7 +9,8 @@ const NUMERAL = /(?<![\p{L}_\d.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/gu;
 const GROUPED = /(?<![\d.]|\d,)\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)/g;
 /** A numeral with a magnitude word ("213 million", "2.5 billion"). */
 const MAGNITUDE = /(?<![\d.])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b/gi;
-const SCALE: Record<string, number> = {
+/** What each magnitude word or letter multiplies by (lower case): numeralsOf and grounding's anchors read them. */
+export const MAGNITUDES: Readonly<Record<string, number>> = {
   thousand: 1e3,
   million: 1e6,
   billion: 1e9,
@@ -55,11 +56,11 @@ export function numeralsOf(text: string): string[] {
   const ungrouped = text.replace(GROUPED, (grouped) => grouped.replaceAll(",", ""));
   const found = [...ungrouped.matchAll(NUMERAL)].map((match) => match[0]);
   for (const match of ungrouped.matchAll(MAGNITUDE)) {
-    const scaled = Number(match[1]) * SCALE[match[2].toLowerCase()];
+    const scaled = Number(match[1]) * MAGNITUDES[match[2].toLowerCase()];
     if (Number.isSafeInteger(scaled)) found.push(String(scaled));
   }
   for (const match of ungrouped.matchAll(MONEY_MAGNITUDE)) {
-    const scaled = Number((Number(match[1]) * SCALE[match[2].toLowerCase()]).toPrecision(12));
+    const scaled = Number((Number(match[1]) * MAGNITUDES[match[2].toLowerCase()]).toPrecision(12));
     if (Number.isSafeInteger(scaled)) found.push(String(scaled));
   }
   for (const match of ungrouped.matchAll(PERCENT)) found.push(String(Number((Number(match[1]) / 100).toPrecision(12))));

@@ -14,6 +14,7 @@ import { QuestionReading } from "../../src/model/grounding/question-reading.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { RuleGate } from "../../src/model/grounding/rules.js";
 import { steerSource } from "../../src/model/grounding/grounding-setup.js";
+import { findAction } from "../helpers/action-schema.js";
 
 /** The question as the in-process steer reads it for `schema` (its schema's values in the source after it). */
 function readingOf(schema: JsonSchema, question: string): QuestionReading {
@@ -22,21 +23,7 @@ function readingOf(schema: JsonSchema, question: string): QuestionReading {
   return new QuestionReading(source, index, new RuleGate(undefined));
 }
 
-function action(args: Record<string, JsonSchema>, required = Object.keys(args)): JsonSchema {
-  return {
-    anyOf: [
-      {
-        type: "object",
-        properties: {
-          skill_name: { const: "find" },
-          arguments: { type: "object", properties: args, required, additionalProperties: false },
-        },
-        required: ["skill_name", "arguments"],
-        additionalProperties: false,
-      },
-    ],
-  };
-}
+const action = findAction;
 
 /** Whether the grounded schema of `args` for `question` takes the call with `values`. */
 function takes(

@@ -9,29 +9,9 @@ import { GbnfMatcher } from "../../src/model/gbnf/gbnf-matcher.js";
 import { parseGbnf } from "../../src/model/gbnf/gbnf-parse.js";
 import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { JsonSchema } from "../../src/json-schema.js";
+import { findAction } from "../helpers/action-schema.js";
 
-/** An action schema with one skill (arguments as given) and the final answer, as buildActionJsonSchema writes it. */
-function action(args: Record<string, unknown>, required: string[]): JsonSchema {
-  return {
-    anyOf: [
-      {
-        type: "object",
-        properties: {
-          skill_name: { const: "find" },
-          arguments: { type: "object", properties: args, required, additionalProperties: false },
-        },
-        required: ["skill_name", "arguments"],
-        additionalProperties: false,
-      },
-      {
-        type: "object",
-        properties: { final_answer: { type: "string", minLength: 1 } },
-        required: ["final_answer"],
-        additionalProperties: false,
-      },
-    ],
-  };
-}
+const action = findAction;
 
 /** Whether the grammar our compiler makes of `schema` takes `text` whole. */
 function takes(schema: JsonSchema, text: string): boolean {

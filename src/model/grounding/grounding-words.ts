@@ -5,6 +5,7 @@
  */
 import type { JsonValuePosition } from "./json-value-tracker.js";
 import { numeralsOf } from "./grounding-index.js";
+import { MAGNITUDES } from "../../numerals.js";
 
 /**
  * A numeral of the question as JSON writes it ("2,000,000" → 2000000), also as a fraction where a `%` follows,
@@ -120,15 +121,6 @@ export function yearKey(key: string): boolean {
 }
 /** A magnitude word after a numeral ("100 million outstanding shares", "payout of 50 million USD"), or letter ("$1M"). */
 export const MAGNITUDE_AFTER = /^\s*([Tt]housand|[Mm]illion|[Bb]illion|[Tt]rillion)\b|^([KMB])(?![\p{L}\p{N}])/u;
-export const MAGNITUDES: Record<string, number> = {
-  thousand: 1e3,
-  million: 1e6,
-  billion: 1e9,
-  trillion: 1e12,
-  k: 1e3,
-  m: 1e6,
-  b: 1e9,
-};
 
 /**
  * Head words of a key that takes a place: the called skill's one such key is also anchored to a name the question
