@@ -17,6 +17,7 @@ import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.j
 export type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import { QuestionReading } from "./question-reading.js";
+import { atArgumentsTop } from "./key-anchors.js";
 import { SteerTokens } from "./steer-tokens.js";
 import { RuleGate } from "./rules.js";
 import { ValueEnds } from "./value-ends.js";
@@ -136,7 +137,7 @@ export class GroundingSteer {
   #keyStart(text: string): Steering {
     if (this.#mode === "strict") return NONE;
     const tail = /[{,]\s*("?)$/.exec(text);
-    if (!tail || !this.#q.atArgumentsTop(text.slice(0, text.length - tail[1].length))) return NONE;
+    if (!tail || !atArgumentsTop(text.slice(0, text.length - tail[1].length))) return NONE;
     const unasked = this.#q.unaskedBeforeRequired();
     if (unasked.length === 0 || !this.#r.on("arguments-end")) return NONE;
     const logits = new Map<Token, number>();
@@ -240,7 +241,7 @@ export class GroundingSteer {
     const bounded = this.#levers.has("strings");
     if (bounded && state.value.length >= this.#stringBound && this.#r.on("string-bound"))
       return { type: "close-string" };
-    if (bounded && this.#q.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
+    if (bounded && this.#ends.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
     if (!this.#levers.has("copy")) return NONE;
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
@@ -408,7 +409,7 @@ export class GroundingSteer {
    */
   #answer(state: ValueState): Steering {
     // a runaway number ends the answer (SmolLM2: "150.0000000000000001", "5.555555555555555555555555")
-    if (this.#q.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
+    if (this.#ends.digitRunaway(state) && this.#r.on("digit-runaway")) return { type: "close-string" };
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
     const copy = state.value === "" ? this.#t.sourceStarts().keys() : undefined;

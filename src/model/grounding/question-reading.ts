@@ -5,11 +5,6 @@ import {
   ANCHOR_FILLER,
   CAPITALIZED_WORD_BEFORE,
   GENERIC_FLAG_WORDS,
-  ITEM_ARTICLE,
-  LEADING_NUMERAL,
-  LIST_ITEM_END,
-  LIST_JOINER,
-  LIST_SEPARATOR,
   NOT_A_UNIT,
   NUMERAL_BEFORE,
   NUMBER_WORD_BEFORE,
@@ -19,20 +14,25 @@ import {
   PLACE_WORDS,
   ROUTE_BEFORE,
   TEXT_JOINT,
-  type ValueState,
-  WORD_AT,
   anchoredNumerals,
   conversionSide,
   conversionUnits,
-  itemAt,
   keyWords,
   percentOnlyNumerals,
   routeSide,
-  YEAR_NUMERAL,
   yearKey,
 } from "./grounding-words.js";
-import { GROUNDING_MIN_DIGIT_RUN, GROUNDING_NUMBER_DIGIT_MARGIN } from "./defaults.js";
 import { numeralsOf } from "./grounding-index.js";
+import {
+  argumentsOf,
+  numeralsAfterOwnWords,
+  ordinalNumerals,
+  questionYears,
+  writesAt,
+  writtenKeysOf,
+  writtenStringsOf,
+} from "./key-anchors.js";
+import { listAfter } from "./question-lists.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
 /**
@@ -172,7 +172,7 @@ export class QuestionReading {
     // a conversion's unit begins with no numeral, the quantity's own written or not (SmolLM2's `"from":"150"` after
     // `"value":150` for "How many kilograms is 150 pounds?")
     if (conversionSide(key)) return [...new Set(numeralsOf(question))];
-    const written = this.writtenKeys();
+    const written = writtenKeysOf(this.text);
     const open = numeric.filter((other) => !written.has(other));
     if (open.length === 0) return [];
     return [...new Set(numeralsOf(question))].filter(
@@ -215,20 +215,6 @@ export class QuestionReading {
   }
 
   /**
-   * A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`), or in
-   * more digits than the source's longest numeral plus the margin (`Safeway 1010101010…`): a number's runaway.
-   */
-  digitRunaway(state: ValueState): boolean {
-    if (state.positions.length > 0) return false;
-    const run = /(\d)\1*$/.exec(state.value)?.[0].length ?? 0;
-    const digits = /\d*$/.exec(state.value)![0].length;
-    return (
-      run >= Math.max(this.source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN) ||
-      digits > Math.max(this.source.maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN
-    );
-  }
-
-  /**
    * The values the question anchors to `key`: the span right after an occurrence of the key's last word (its head
    * noun: `income` of `net_income`, `title`, `radius`; its plural `s` aside) past a few joining words ("title
    * 'David'", "net income of $2,000,000", "radius of 4 meters"), and the numeral right before one ("5 years", "4
@@ -253,7 +239,7 @@ export class QuestionReading {
     // two keys of the skill with one head word (`initial_value`, `final_value`): the numeral after the key's own other
     // words ("initial investment of $2000", "final value of $3000"), where no other key holds them
     if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) {
-      if (this.r.on("anchors")) found.numerals.push(...this.#afterOwnWords(key, keys, text));
+      if (this.r.on("anchors")) found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
       found.numerals = found.numerals.filter((numeral) => this.source.numerals.includes(numeral));
       return found;
     }
@@ -295,69 +281,6 @@ export class QuestionReading {
   }
 
   /**
-   * The numerals a numbered key of stem `stem` takes in order: the question's, or where the skill numbers two or more
-   * stems (`quantity1`, `temperature1`, `quantity2`, `temperature2`) and the question's numerals fall, by the word
-   * after each, into as many groups of the right sizes ("2 moles ... 300 K ... 3 moles ... 400 K"), the group in the
-   * stem's place (first seen first). Both test models wrote `"quantity2":300`.
-   */
-  #ordinalNumerals(stem: string, keys: readonly string[], text: string): string[] {
-    const all = [...new Set(numeralsOf(text))];
-    const count = new Map<string, number>();
-    for (const key of keys) {
-      const other = ORDINAL_KEY.exec(key)?.[1];
-      if (other !== undefined) count.set(other, (count.get(other) ?? 0) + 1);
-    }
-    const stems = [...count].filter(([, n]) => n > 1).map(([name]) => name);
-    if (stems.length < 2) return all;
-    const groups = new Map<string, string[]>();
-    for (const match of text.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)\s*([\p{L}°%]*)/gu)) {
-      const unit = match[2].toLowerCase();
-      groups.set(unit, [...(groups.get(unit) ?? []), match[1]]);
-    }
-    const ordered = [...groups.values()];
-    const fits = ordered.length === stems.length && ordered.every((group, i) => group.length === count.get(stems[i]));
-    return fits ? ordered[stems.indexOf(stem)] : all;
-  }
-
-  /** The years the question writes (see YEAR_NUMERAL), in its order, each once. */
-  years(): string[] {
-    const question = this.source.text.slice(0, this.questionChars);
-    return [...new Set(numeralsOf(question))].filter((numeral) => YEAR_NUMERAL.test(numeral));
-  }
-
-  /**
-   * The numerals the question writes after a word of `key` that no other key of `keys` holds, past at most two more
-   * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
-   * head word is shared, the other words tell the keys apart.
-   */
-  #afterOwnWords(key: string, keys: readonly string[], text: string): string[] {
-    const theirs = new Set(keys.filter((other) => other !== key).flatMap((other) => keyWords(other)));
-    const own = keyWords(key).filter((word) => !theirs.has(word) && !GENERIC_FLAG_WORDS.has(word));
-    const numerals: string[] = [];
-    for (const word of own) {
-      const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, "giu");
-      for (const match of text.matchAll(pattern)) {
-        let at = match.index + match[0].length;
-        for (let skipped = 0; skipped <= 2; skipped++) {
-          const filler = ANCHOR_FILLER.exec(text.slice(at));
-          const from = at + (filler?.[0].length ?? 0);
-          const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(from))?.[0];
-          // past a word, only with a joining word ("input rate of 200"): "initial 2000 final" reads no further
-          if (numeral && (skipped === 0 || filler?.groups?.join !== undefined)) {
-            numerals.push(...anchoredNumerals(numeral, text.slice(from + numeral.length)));
-            break;
-          }
-          const next = /^\s+([\p{L}'-]+)/u.exec(text.slice(at));
-          // a word another key holds ends the stretch: "decay rate of 0.1" is not `input_synaptic_rate`'s
-          if (!next || (theirs.has(next[1].toLowerCase()) && !keyWords(key).includes(next[1].toLowerCase()))) break;
-          at += next[0].length;
-        }
-      }
-    }
-    return numerals;
-  }
-
-  /**
    * The anchors of `key` that its kind or its schema gives rather than its head word (see anchors): numbered keys,
    * years, a route's sides, the values the schema offers, an expression's arithmetic, a conversion's units, names
    * holding a word of the key.
@@ -373,10 +296,10 @@ export class QuestionReading {
     const ordinal = ORDINAL_KEY.exec(key);
     const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
     // a year's among them: the question's years alone ("revenues of $1M in 2019 and $1.2M in 2020": `year1` 2019)
-    const years = this.years();
+    const years = questionYears(this.source.text.slice(0, this.questionChars));
     const year = yearKey(key) && years.length > 0;
     if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
-      const numeral = (year ? years : this.#ordinalNumerals(ordinal[1], keys, text))[Number(ordinal[2]) - 1];
+      const numeral = (year ? years : ordinalNumerals(ordinal[1], keys, text))[Number(ordinal[2]) - 1];
       if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
     }
     // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
@@ -433,34 +356,7 @@ export class QuestionReading {
    * ends with them. Undefined where they follow no list. Numbers go on only with a number.
    */
   listAfter(items: readonly string[]): { next?: string; end?: true } | undefined {
-    const text = this.source.text.toLowerCase();
-    const wanted = items.map((item) => item.toLowerCase());
-    const numeric = wanted.every((item) => LEADING_NUMERAL.test(item));
-    for (let start = text.indexOf(wanted[0]); start !== -1; start = text.indexOf(wanted[0], start + 1)) {
-      if (!itemAt(text, start, wanted[0])) continue;
-      let p = start + wanted[0].length;
-      let chained = true;
-      let joined = false;
-      for (const item of wanted.slice(1)) {
-        const separator = this.listSeparator(text, p);
-        if (separator === undefined || !itemAt(text, p + separator.length, item)) {
-          chained = false;
-          break;
-        }
-        joined ||= LIST_JOINER.test(separator);
-        p += separator.length + item.length;
-      }
-      if (!chained) continue;
-      const separator = this.listSeparator(text, p);
-      // "'Age', 'Income' and 'Education' and a target ...": the item after "and" is the list's last
-      if (separator === undefined || joined) return { end: true };
-      const rest = this.source.text.slice(p + separator.length).split(TEXT_JOINT)[0];
-      const next = numeric
-        ? LEADING_NUMERAL.exec(rest)?.[0]
-        : rest.slice(0, LIST_ITEM_END.exec(rest)?.index ?? rest.length).trim();
-      return next ? { next } : { end: true };
-    }
-    return undefined;
+    return listAfter(this.source.text, items);
   }
 
   /**
@@ -480,13 +376,6 @@ export class QuestionReading {
     return asked.every((value) => written.has(value)) ? { end: true } : {};
   }
 
-  /** The separator of a list at `p` of `text` (lower case), an article after it included; undefined where none. */
-  listSeparator(text: string, p: number): string | undefined {
-    const separator = LIST_SEPARATOR.exec(text.slice(p))?.[0];
-    if (separator === undefined) return undefined;
-    return separator + (ITEM_ARTICLE.exec(text.slice(p + separator.length))?.[0] ?? "");
-  }
-
   /**
    * Whether the question asks for an optional argument this call has not written yet: the skill being called (the
    * last `skill_name` of the reply) has an optional key the question names (`sort_by` and "sort by importance",
@@ -498,7 +387,7 @@ export class QuestionReading {
     const skill = this.currentSkill();
     const optional = skill === undefined ? undefined : this.optionalKeys.get(skill);
     if (!optional?.length) return false;
-    const written = this.writtenKeys();
+    const written = writtenKeysOf(this.text);
     const numeric = this.numericKeys.get(skill!);
     return optional.some((key) => !written.has(key) && this.asked(key, numeric));
   }
@@ -511,14 +400,9 @@ export class QuestionReading {
   asked(key: string, numeric: readonly string[] | undefined): boolean {
     // an anchored value another argument holds already asks for nothing ("in Premier League" for `location` once
     // `"league":"Premier League"` is written)
-    const held = this.writtenStrings().map((value) => value.toLowerCase());
+    const held = writtenStringsOf(this.text).map((value) => value.toLowerCase());
     const free = (p: number) => !held.some((value) => this.source.following(p, value.length).toLowerCase() === value);
     return this.named(key) || this.anchors(key).starts.some(free) || (!!numeric?.includes(key) && !this.numeralsHeld());
-  }
-
-  /** The string values the arguments so far hold (non-empty, unescaped simply). */
-  writtenStrings(): string[] {
-    return [...this.argumentsText().matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)+)"/g)].map((m) => m[1]);
   }
 
   /**
@@ -530,31 +414,10 @@ export class QuestionReading {
     const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
     const optional = new Set(skill === undefined ? [] : (this.optionalKeys.get(skill) ?? []));
     if (!all || optional.size === 0) return [];
-    const written = this.writtenKeys();
+    const written = writtenKeysOf(this.text);
     if (all.every((key) => optional.has(key) || written.has(key))) return [];
     const numeric = this.numericKeys.get(skill!);
     return [...optional].filter((key) => !written.has(key) && !this.asked(key, numeric));
-  }
-
-  /**
-   * Whether `text` (the reply so far, a key's opening quote left off) ends directly inside its last `arguments` object
-   * (not in a nested one, not past it).
-   */
-  atArgumentsTop(text: string): boolean {
-    const args = text.slice(text.lastIndexOf('"arguments"'));
-    if (!args.startsWith('"arguments"')) return false;
-    let depth = 0;
-    let inString = false;
-    for (let i = 0; i < args.length; i++) {
-      const ch = args[i];
-      if (inString) {
-        if (ch === "\\") i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === "{" || ch === "[") depth++;
-      else if (ch === "}" || ch === "]") depth--;
-    }
-    return depth === 1 && !inString;
   }
 
   /**
@@ -596,20 +459,9 @@ export class QuestionReading {
       .filter((start) => start >= this.questionChars && this.source.endsAtBoundary(start + value.length));
   }
 
-  /**
-   * Where the question writes `value` as words of its own (letter case aside; a plural too: "ratings", "Wars"): the
-   * offsets it begins at.
-   */
+  /** Where the question writes `value` as words of its own (see writesAt): the offsets it begins at. */
   questionWrites(value: string): number[] {
-    const question = this.source.text.slice(0, this.questionChars).toLowerCase();
-    const wanted = value.toLowerCase();
-    const found: number[] = [];
-    for (let at = question.indexOf(wanted); at !== -1; at = question.indexOf(wanted, at + 1)) {
-      const before = question[at - 1];
-      const after = question.slice(at + wanted.length);
-      if ((before === undefined || !WORD_AT.test(before)) && /^(?:s|es)?(?![\p{L}\p{N}])/u.test(after)) found.push(at);
-    }
-    return found;
+    return writesAt(this.source.text.slice(0, this.questionChars), value);
   }
 
   /**
@@ -622,7 +474,7 @@ export class QuestionReading {
       const inDigits = new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g));
       this.digitNumerals = numeralsOf(question).filter((numeral) => inDigits.has(numeral));
     }
-    const args = numeralsOf(this.argumentsText()).map(Number);
+    const args = numeralsOf(argumentsOf(this.text)).map(Number);
     const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
     return this.digitNumerals.every((numeral) => held(Number(numeral)));
   }
@@ -722,22 +574,12 @@ export class QuestionReading {
     const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
     if (!all) return false;
     const optional = new Set(this.optionalKeys.get(skill!) ?? []);
-    const written = this.writtenKeys();
+    const written = writtenKeysOf(this.text);
     if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
       return false;
     // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
     // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
     return this.numeralsHeld();
-  }
-
-  /** The keys the arguments so far name (of the reply's last `arguments`). */
-  writtenKeys(): Set<string> {
-    return new Set([...this.argumentsText().matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
-  }
-
-  /** The reply from its last `"arguments"` on: the arguments written so far. */
-  argumentsText(): string {
-    return this.text.slice(this.text.lastIndexOf('"arguments"'));
   }
 
   constructor(source: SteerSource, index: GroundingIndex, rules: RuleGate) {

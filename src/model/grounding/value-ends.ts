@@ -1,5 +1,7 @@
 import type { Token } from "./token.js";
 import {
+  GROUNDING_MIN_DIGIT_RUN,
+  GROUNDING_NUMBER_DIGIT_MARGIN,
   GROUNDING_AVOID_LOGIT,
   GROUNDING_CLOSE_LOGIT,
   GROUNDING_COPY_LOGIT,
@@ -92,5 +94,19 @@ export class ValueEnds {
   /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
   #askedStillToCome(state: ValueState): boolean {
     return !state.nested && this.mode !== "strict" && this.q.optionalAsked() && this.r.on("arguments-end");
+  }
+
+  /**
+   * A string off the source that ends in a run of one digit longer than the source's (`Safeway 1000000000…`), or in
+   * more digits than the source's longest numeral plus the margin (`Safeway 1010101010…`): a number's runaway.
+   */
+  digitRunaway(state: ValueState): boolean {
+    if (state.positions.length > 0) return false;
+    const run = /(\d)\1*$/.exec(state.value)?.[0].length ?? 0;
+    const digits = /\d*$/.exec(state.value)![0].length;
+    return (
+      run >= Math.max(this.q.source.maxDigitRun + 1, GROUNDING_MIN_DIGIT_RUN) ||
+      digits > Math.max(this.q.source.maxNumeralDigits, 1) + GROUNDING_NUMBER_DIGIT_MARGIN
+    );
   }
 }

@@ -1,0 +1,129 @@
+/**
+ * Pure text readers QuestionReading (question-reading.ts) asks: a key's numerals by its own words or its number, the
+ * question's years, where the question writes a value; and where the reply stands inside its arguments (the keys and
+ * strings written so far, whether it is directly inside the arguments object).
+ */
+import { numeralsOf } from "./grounding-index.js";
+import {
+  ANCHOR_FILLER,
+  GENERIC_FLAG_WORDS,
+  ORDINAL_KEY,
+  WORD_AT,
+  YEAR_NUMERAL,
+  anchoredNumerals,
+  keyWords,
+} from "./grounding-words.js";
+
+/**
+ * The numerals a numbered key of stem `stem` takes in order: the question's, or where the skill numbers two or more
+ * stems (`quantity1`, `temperature1`, `quantity2`, `temperature2`) and the question's numerals fall, by the word
+ * after each, into as many groups of the right sizes ("2 moles ... 300 K ... 3 moles ... 400 K"), the group in the
+ * stem's place (first seen first). Both test models wrote `"quantity2":300`.
+ */
+export function ordinalNumerals(stem: string, keys: readonly string[], text: string): string[] {
+  const all = [...new Set(numeralsOf(text))];
+  const count = new Map<string, number>();
+  for (const key of keys) {
+    const other = ORDINAL_KEY.exec(key)?.[1];
+    if (other !== undefined) count.set(other, (count.get(other) ?? 0) + 1);
+  }
+  const stems = [...count].filter(([, n]) => n > 1).map(([name]) => name);
+  if (stems.length < 2) return all;
+  const groups = new Map<string, string[]>();
+  for (const match of text.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)\s*([\p{L}°%]*)/gu)) {
+    const unit = match[2].toLowerCase();
+    groups.set(unit, [...(groups.get(unit) ?? []), match[1]]);
+  }
+  const ordered = [...groups.values()];
+  const fits = ordered.length === stems.length && ordered.every((group, i) => group.length === count.get(stems[i]));
+  return fits ? ordered[stems.indexOf(stem)] : all;
+}
+
+/**
+ * The numerals the question writes after a word of `key` that no other key of `keys` holds, past at most two more
+ * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
+ * head word is shared, the other words tell the keys apart.
+ */
+export function numeralsAfterOwnWords(key: string, keys: readonly string[], text: string): string[] {
+  const theirs = new Set(keys.filter((other) => other !== key).flatMap((other) => keyWords(other)));
+  const own = keyWords(key).filter((word) => !theirs.has(word) && !GENERIC_FLAG_WORDS.has(word));
+  const numerals: string[] = [];
+  for (const word of own) {
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, "giu");
+    for (const match of text.matchAll(pattern)) {
+      let at = match.index + match[0].length;
+      for (let skipped = 0; skipped <= 2; skipped++) {
+        const filler = ANCHOR_FILLER.exec(text.slice(at));
+        const from = at + (filler?.[0].length ?? 0);
+        const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(from))?.[0];
+        // past a word, only with a joining word ("input rate of 200"): "initial 2000 final" reads no further
+        if (numeral && (skipped === 0 || filler?.groups?.join !== undefined)) {
+          numerals.push(...anchoredNumerals(numeral, text.slice(from + numeral.length)));
+          break;
+        }
+        const next = /^\s+([\p{L}'-]+)/u.exec(text.slice(at));
+        // a word another key holds ends the stretch: "decay rate of 0.1" is not `input_synaptic_rate`'s
+        if (!next || (theirs.has(next[1].toLowerCase()) && !keyWords(key).includes(next[1].toLowerCase()))) break;
+        at += next[0].length;
+      }
+    }
+  }
+  return numerals;
+}
+
+/**
+ * Whether `text` (the reply so far, a key's opening quote left off) ends directly inside its last `arguments` object
+ * (not in a nested one, not past it).
+ */
+export function atArgumentsTop(text: string): boolean {
+  const args = text.slice(text.lastIndexOf('"arguments"'));
+  if (!args.startsWith('"arguments"')) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < args.length; i++) {
+    const ch = args[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") depth++;
+    else if (ch === "}" || ch === "]") depth--;
+  }
+  return depth === 1 && !inString;
+}
+
+/** The years `question` writes (see YEAR_NUMERAL), in its order, each once. */
+export function questionYears(question: string): string[] {
+  return [...new Set(numeralsOf(question))].filter((numeral) => YEAR_NUMERAL.test(numeral));
+}
+
+/**
+ * Where `question` writes `value` as words of its own (letter case aside; a plural too: "ratings", "Wars"): the
+ * offsets it begins at.
+ */
+export function writesAt(question: string, value: string): number[] {
+  const text = question.toLowerCase();
+  const wanted = value.toLowerCase();
+  const found: number[] = [];
+  for (let at = text.indexOf(wanted); at !== -1; at = text.indexOf(wanted, at + 1)) {
+    const before = text[at - 1];
+    const after = text.slice(at + wanted.length);
+    if ((before === undefined || !WORD_AT.test(before)) && /^(?:s|es)?(?![\p{L}\p{N}])/u.test(after)) found.push(at);
+  }
+  return found;
+}
+
+/** The reply `text` from its last `"arguments"` on: the arguments written so far. */
+export function argumentsOf(text: string): string {
+  return text.slice(text.lastIndexOf('"arguments"'));
+}
+
+/** The keys the arguments so far name (of the reply's last `arguments`). */
+export function writtenKeysOf(text: string): Set<string> {
+  return new Set([...argumentsOf(text).matchAll(/"([^"\\]*)"\s*:/g)].map((match) => match[1]));
+}
+
+/** The string values the arguments so far hold (non-empty, unescaped simply). */
+export function writtenStringsOf(text: string): string[] {
+  return [...argumentsOf(text).matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)+)"/g)].map((m) => m[1]);
+}
