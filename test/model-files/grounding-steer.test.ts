@@ -1003,7 +1003,7 @@ describe("GroundingSteer (soft)", () => {
     expect(at(["museum"])[" in"]).not.toBe(-4);
   });
 
-  it("while a required key is still to come, an optional key the question does not ask for does not begin", () => {
+  it("while a required or asked key is still to come, an optional key the question does not ask for does not begin", () => {
     const keys = vocabulary([...TEXTS, '"z', '"unit', '"y', "z", "unit", "y", ' "z', ' "y']);
     // the schema's order: x, z, unit, y (the grammar writes keys in it, an optional one or the next)
     const argumentKeys = new Map([["f", ["x", "z", "unit", "y"]]]);
@@ -1029,6 +1029,15 @@ describe("GroundingSteer (soft)", () => {
         '{"skill_name": "f", "arguments": {"x": 4, "y": 5,',
       ),
     ).toEqual({ type: "none" });
+    // every required key written, and an optional one the question asks for still to come: an unasked one before it
+    // gets the malus (both models wrote `"timeZone":"2025-03-01"` before the asked `from`)
+    expect(
+      steerAfter(
+        new GroundingSteer({ mode: "soft", source: [`${question}, unit cm`], argumentKeys, optionalKeys }, keys),
+        keys,
+        '{"skill_name": "f", "arguments": {"x": 4, "y": 5,',
+      ),
+    ).toEqual({ '"z': -4 });
     // inside a nested object, or with the rule off: nothing
     expect(
       steerAfter(

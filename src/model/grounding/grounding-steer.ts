@@ -130,15 +130,15 @@ export class GroundingSteer {
 
   /**
    * Where an argument's key is about to begin directly under `arguments` (after `{` or `,`, its quote or not): the
-   * optional keys the question does not ask for get the malus while a required key is still to come. The grammar
-   * writes keys in the schema's order, an optional one or the next: Gemma and SmolLM2 wrote `"team":"Basketball"`
-   * before the required `"sport"` for "the profile of basketball player Lebron James".
+   * optional keys the question does not ask for get the malus while a required or asked key is still to come. The
+   * grammar writes keys in the schema's order, an optional one or the next: Gemma and SmolLM2 wrote
+   * `"team":"Basketball"` before the required `"sport"` for "the profile of basketball player Lebron James".
    */
   #keyStart(text: string): Steering {
     if (this.#mode === "strict") return NONE;
     const tail = /[{,]\s*("?)$/.exec(text);
     if (!tail || !atArgumentsTop(text.slice(0, text.length - tail[1].length))) return NONE;
-    const unasked = this.#q.unaskedBeforeRequired();
+    const unasked = this.#q.unaskedBeforeAsked();
     if (unasked.length === 0 || !this.#r.on("arguments-end")) return NONE;
     const logits = new Map<Token, number>();
     for (const key of unasked) this.#t.prefixTokens(tail[1] ? "" : '"', `${key}"`, GROUNDING_AVOID_LOGIT, logits);

@@ -407,17 +407,20 @@ export class QuestionReading {
 
   /**
    * The optional keys of the called skill the question does not ask for (see asked) and the arguments so far lack,
-   * where a required key is still to come; else none.
+   * where a key that is asked for (a required one, or an optional one the question asks for) is still to come; else
+   * none. The grammar writes keys in the schema's order, so an unasked key that begins first takes the asked one's
+   * value: both models wrote `"timeZone":"2025-03-01"` before `from` for "weeks from 2025-03-01 to 2025-05-24".
    */
-  unaskedBeforeRequired(): string[] {
+  unaskedBeforeAsked(): string[] {
     const skill = this.currentSkill();
     const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
     const optional = new Set(skill === undefined ? [] : (this.optionalKeys.get(skill) ?? []));
     if (!all || optional.size === 0) return [];
     const written = writtenKeysOf(this.text);
-    if (all.every((key) => optional.has(key) || written.has(key))) return [];
     const numeric = this.numericKeys.get(skill!);
-    return [...optional].filter((key) => !written.has(key) && !this.asked(key, numeric));
+    const toCome = all.filter((key) => !written.has(key));
+    const unasked = toCome.filter((key) => optional.has(key) && !this.asked(key, numeric));
+    return unasked.length < toCome.length ? unasked : [];
   }
 
   /**

@@ -132,7 +132,7 @@ export const GROUNDING_RULES = [
     reads: "optional arguments the question asks for or does not",
     biases:
       "goes on to an asked one; closes the arguments when only unasked ones remain; an unasked one does not begin " +
-      "while a required one is to come",
+      "while a required or asked one is to come",
     reason: 'Gemma closed before "standardize" that the question asked for; went on with "z":2',
   },
   {
