@@ -936,6 +936,10 @@ describe("GroundingSteer (soft)", () => {
     expect(closed(`${list}"Camping", "Scenic View"`)).toMatchObject({ "]": 6, ",": -8 });
     // an item the question does not write: left alone
     expect(closed(`${list}"Trails"`)).toEqual({ type: "none" });
+    // the grammar wrote the rest of the enum value without asking the steer (it last saw "S"): the item is read whole
+    const skipped = new GroundingSteer({ mode: "soft", source, argumentKeys, askedBy }, vocab);
+    skipped.next(`${list}"Camping", "S`);
+    expect(steerAfter(skipped, vocab, `${list}"Camping", "Scenic View"`)).toMatchObject({ "]": 6, ",": -8 });
   });
 
   it("another skill's schema values get no copy bonus in the called skill's arguments", () => {

@@ -17,7 +17,7 @@ import { JsonValueTracker, type JsonValuePosition } from "./json-value-tracker.j
 export type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import { QuestionReading } from "./question-reading.js";
-import { atArgumentsTop } from "./key-anchors.js";
+import { atArgumentsTop, lastClosedValue } from "./key-anchors.js";
 import { SteerTokens } from "./steer-tokens.js";
 import { RuleGate } from "./rules.js";
 import { ValueEnds } from "./value-ends.js";
@@ -82,6 +82,7 @@ export class GroundingSteer {
     const role = position && roleOf(position.path);
     const lever = this.#levers;
     if (!position || !role) {
+      this.#settle(text);
       const after = lever.has("copy") ? this.#afterArgument(text) : NONE;
       this.#leaveValue();
       return after.type === "none" && lever.has("copy") ? this.#keyStart(text) : after;
@@ -191,6 +192,20 @@ export class GroundingSteer {
     if (hit.length > 0 && this.#r.on("other-keys-values")) for (const token of hit) logits.delete(token);
   }
 
+  /**
+   * The string value being followed, whole: where the grammar left the reply one way on (the rest of an enum value,
+   * "Violin Lessons" after its "V"), the steer was not asked, so the value it follows is short of what `text` closed.
+   * Without this an enum list's items read ["V"] and never ended (SmolLM2 wrote "Violin Lessons" five times).
+   */
+  #settle(text: string): void {
+    const state = this.#value;
+    if (state?.kind !== "string") return;
+    const closed = lastClosedValue(text);
+    if (closed === undefined || closed.length <= state.value.length || !closed.startsWith(state.value)) return;
+    this.#extend(state, closed.slice(state.value.length));
+    state.value = closed;
+  }
+
   /** The value written so far is done: an argument's is remembered (see #written). */
   #leaveValue(): void {
     if (this.#value?.role === "argument" && this.#value.value !== "") this.#written.add(this.#value.value);
@@ -207,6 +222,7 @@ export class GroundingSteer {
       current.key === role.key &&
       position.value.startsWith(current.value);
     if (!same) {
+      this.#settle(this.#q.text);
       this.#leaveValue();
       this.#value = {
         kind: position.kind,

@@ -127,3 +127,10 @@ export function writtenKeysOf(text: string): Set<string> {
 export function writtenStringsOf(text: string): string[] {
   return [...argumentsOf(text).matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)+)"/g)].map((m) => m[1]);
 }
+
+/** The last string the reply has closed that is a value (not a key: no `:` after it), as written; none when none. */
+export function lastClosedValue(text: string): string | undefined {
+  let last: string | undefined;
+  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"(\s*:)?/g)) if (m[2] === undefined) last = m[1];
+  return last;
+}
