@@ -4,12 +4,12 @@ import { imperativeArithmetic } from "./imperative-arithmetic.js";
 
 /**
  * The kinds of value whose reading the runtime knows, beyond a word or a numeral: an arithmetic expression (the
- * calculator's reading), a unit of measure (the unit table), a date, a time zone. A question that writes a value of an
+ * calculator's reading), a unit of measure (the unit table), a date, a time zone, a currency. A question that writes a value of an
  * argument's kind ("17 times 23 plus 4" for an expression, "°F" and "Celsius" for units) asks for the skill in the
  * argument's own terms, whatever words it shares with the skill's name: users ask "What is 15% of 80?", not "use the
  * calculator".
  */
-export type ValueKind = "expression" | "unit" | "date" | "time-zone";
+export type ValueKind = "expression" | "unit" | "date" | "time-zone" | "currency";
 
 type Property = { type?: unknown; description?: unknown };
 
@@ -18,6 +18,8 @@ const EXPRESSION_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
 const UNIT_KEY = /(?:^|_)units?$/i;
 const SIDE_KEY = /^(?:from|to|source|target)(?:_unit)?$/i;
 const DATE_KEY = /(?:^|_)(?:date|day|from|to|start|end)$/i;
+/** A currency argument: named so (`currency`, `from_currency`, `base_currency`). */
+const CURRENCY_KEY = /(?:^|_)currency$/i;
 
 /** The kind of value an argument takes, where its name and description say one the runtime can read. */
 export function valueKind(key: string, schema: Property | undefined): ValueKind | undefined {
@@ -28,6 +30,7 @@ export function valueKind(key: string, schema: Property | undefined): ValueKind 
   if (/\btime ?zone\b/i.test(key.replace(/_/g, " ")) || /\btime zone\b/i.test(description)) return "time-zone";
   if (/\b(?:ISO 8601|date)\b/i.test(description) && DATE_KEY.test(key)) return "date";
   if (UNIT_KEY.test(key) || (SIDE_KEY.test(key) && /\bunit\b/i.test(description))) return "unit";
+  if (CURRENCY_KEY.test(key) || (SIDE_KEY.test(key) && /\bcurrency\b/i.test(description))) return "currency";
   return undefined;
 }
 
@@ -39,7 +42,34 @@ const ISO_DATE = /\b\d{4}-\d{1,2}-\d{1,2}\b/;
 const MONTH_DATE =
   /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b/i;
 
+/** A currency sign beside a numeral ("$5", "€5", "5 €"). */
+const CURRENCY_SIGN = /[$€£¥₹₩]\s*\d|\d\s*[€£¥₹₩]/u;
+/** Currency names that are also common English words: no currency alone ("real", "won"). */
+const CURRENCY_NAME_WORDS = new Set(["real", "won", "rand", "mark"]);
+
 let zoneCities: Set<string> | undefined;
+let currencies: { codes: Set<string>; names: Set<string> } | undefined;
+
+/**
+ * The currencies this runtime knows (Intl): their ISO 4217 codes ("USD") and the last word of their English names,
+ * lower case ("euro", "dollar", "yen"), less those in CURRENCY_NAME_WORDS.
+ */
+function knownCurrencies(): { codes: Set<string>; names: Set<string> } {
+  if (currencies) return currencies;
+  const codes = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("currency") : [];
+  const display = new Intl.DisplayNames(["en"], { type: "currency" });
+  const names = codes
+    .map(
+      (code) =>
+        display
+          .of(code)
+          ?.toLowerCase()
+          .match(/\p{L}+$/u)?.[0],
+    )
+    .filter((name): name is string => name !== undefined && name.length >= 3 && !CURRENCY_NAME_WORDS.has(name));
+  // "ALL" (the lek) is a word written in capitals too
+  return (currencies = { codes: new Set(codes.filter((code) => code !== "ALL")), names: new Set(names) });
+}
 
 /** The cities of the IANA time zones this runtime knows ("tokyo" of Asia/Tokyo, "new york" of America/New_York). */
 function timeZoneCities(): Set<string> {
@@ -61,6 +91,14 @@ export function writesValueOf(kind: ValueKind, text: string): boolean {
         (match[2] !== undefined && findUnit(`${match[1]} ${match[2]}`) !== undefined) ||
         findUnit(match[1]) !== undefined;
       return [...text.matchAll(AFTER_NUMERAL)].some(unit) || [...text.matchAll(UNIT_NAME)].some(unit);
+    }
+    case "currency": {
+      const { codes, names } = knownCurrencies();
+      const words = text.match(/\p{L}+/gu) ?? [];
+      return (
+        CURRENCY_SIGN.test(text) ||
+        words.some((word) => codes.has(word) || names.has(word.toLowerCase().replace(/s$/, "")))
+      );
     }
     case "time-zone": {
       const cities = timeZoneCities();

@@ -71,6 +71,27 @@ describe("skillFit", () => {
 });
 
 describe("derivedKeys", () => {
+  it("reads a currency the question writes (a code, a name, a sign) as a currency argument's own kind", () => {
+    const currency = skill("currency_conversion", "Convert an amount.", {
+      amount: { type: "number" },
+      from_currency: { type: "string" },
+      to_currency: { type: "string" },
+    });
+    const units = skill("unit_conversion", "Convert a value.", {
+      value: { type: "number" },
+      from_unit: { type: "string" },
+      to_unit: { type: "string" },
+    });
+    const question = questionValues("I have 100 euro. How much is it in USD?");
+    expect(skillFit(currency, question).exact).toBe(2);
+    expect(skillFit(units, question).exact).toBe(0);
+    expect(fitScore(skillFit(currency, question))).toBeGreaterThan(fitScore(skillFit(units, question)));
+    expect(skillFit(currency, questionValues("Convert 150 Euros to Canadian dollars.")).exact).toBe(2);
+    expect(skillFit(currency, questionValues("What is 5 € in pounds?")).exact).toBe(2);
+    // a currency's name that is an everyday word, or "ALL" in capitals, is none
+    expect(skillFit(currency, questionValues("Who won the real game? ALL of them.")).exact).toBe(0);
+  });
+
   it("finds a required argument the question describes instead of giving", () => {
     const countryCapital = skill("country_capital", "The capital city of a country.", { country: { type: "string" } });
     expect(derivedKeys("What is the capital of the country where Mount Fuji is?", countryCapital)).toEqual(["country"]);
