@@ -942,6 +942,35 @@ describe("GroundingSteer (soft)", () => {
     expect(steerAfter(skipped, vocab, `${list}"Camping", "Scenic View"`)).toMatchObject({ "]": 6, ",": -8 });
   });
 
+  it("a date the key asks in a form of its own: the question's date in that form, alone favoured, closed when whole", () => {
+    const words = vocabulary([...TEXTS, "06", "-01", "-", "01", "2023", "June", "Tokyo", '"06', '"June']);
+    const argumentKeys = new Map([["f", ["location", "date"]]]);
+    const dateFormats = new Map([["f", { date: "mm-dd-yyyy" }]]);
+    const steer = () =>
+      new GroundingSteer(
+        { mode: "soft", source: ["UV index for Tokyo for tomorrow, June01 2023."], argumentKeys, dateFormats },
+        words,
+      );
+    const at = (text: string) => steerAfter(steer(), words, text) as Record<string, number>;
+    const call = '{"skill_name": "f", "arguments": {"location": "Tokyo", "date": ';
+    // before the string opens, and as it opens: the formatted date's start, and no span of the question
+    expect(at(call)).toMatchObject({ '"06': 6 });
+    expect(at(call)['"June']).toBeUndefined();
+    const open = at(`${call}"`);
+    expect(open).toMatchObject({ "06": 6 });
+    expect(open.June ?? 0).toBeLessThanOrEqual(0);
+    expect(open.Tokyo ?? 0).toBeLessThanOrEqual(0);
+    // short of the date: on with it, no close; whole: closed
+    expect(at(`${call}"06`)).toMatchObject({ "-01": 6, "-": 6, '"': -4 });
+    expect(at(`${call}"06-01-2023`)).toMatchObject({ '"': 6, '"}': 6 });
+    // a key whose description spells no format: the question's spans as before
+    const plain = new GroundingSteer(
+      { mode: "soft", source: ["UV index for Tokyo for tomorrow, June01 2023."], argumentKeys },
+      words,
+    );
+    expect(steerAfter(plain, words, `${call}"`)).not.toMatchObject({ "06": 6 });
+  });
+
   it("another skill's schema values get no copy bonus in the called skill's arguments", () => {
     const words = vocabulary([...TEXTS, "Texas", "violent", "property"]);
     const argumentKeys = new Map([
@@ -1214,6 +1243,7 @@ describe("GroundingSteer (strict)", () => {
       numeric: [],
       formula: [],
       askedBy: { team: [], season: [], detailed: [] },
+      dateFormats: {},
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);
     typed.properties.arguments.properties = {
@@ -1230,6 +1260,12 @@ describe("GroundingSteer (strict)", () => {
       d: { type: "number", description: "The annual rate of return." },
     };
     expect(skillArgumentKeys(rates).get("grow")?.percent).toEqual(["r"]);
+    const dated = branch("uv", ["date", "day"], ["date"]);
+    dated.properties.arguments.properties = {
+      date: { type: "string", description: "The date, in the format mm-dd-yyyy." },
+      day: { type: "string", description: "The day of the week." },
+    };
+    expect(skillArgumentKeys(dated).get("uv")?.dateFormats).toEqual({ date: "mm-dd-yyyy" });
   });
 
   it("the values that ask for an optional key: its enum, quoted literals and examples, less its default", () => {

@@ -1,3 +1,4 @@
+import { dateFormatOf } from "./date-formats.js";
 import type { Token } from "./token.js";
 import {
   GROUNDING_LEVERS,
@@ -95,6 +96,8 @@ export interface SkillArgumentKeys {
    * one (`temp_unit` and "Celsius", `amenities` and "tennis court"), and any key's value is anchored there.
    */
   askedBy: Record<string, string[]>;
+  /** Those whose description asks for a date in a format it spells (see dateFormatOf), with that format. */
+  dateFormats: Record<string, string>;
 }
 
 /** The clause of a description that gives its default ("Default is 'Fahrenheit'.", "default: ['Personal Info']"). */
@@ -185,7 +188,13 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
       const formula = all.filter((key) => formulaKey(key, args.properties![key]));
       const optional = all.filter((key) => !required.has(key));
       const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties![key])]));
-      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy });
+      const dateFormats = Object.fromEntries(
+        all.flatMap((key) => {
+          const format = dateFormatOf((args.properties![key] as { description?: unknown } | undefined)?.description);
+          return format === undefined ? [] : [[key, format]];
+        }),
+      );
+      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy, dateFormats });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -324,6 +333,7 @@ export function steerSource(
     numericKeys: byKind("numeric"),
     formulaKeys: byKind("formula"),
     askedBy: byKind("askedBy"),
+    dateFormats: byKind("dateFormats"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
   };
 }

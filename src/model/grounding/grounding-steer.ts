@@ -152,6 +152,36 @@ export class GroundingSteer {
     return close !== undefined && this.#shortOfAsked(state) ? undefined : close;
   }
 
+  /**
+   * A date of the question that the key asks in a form of its own (see QuestionReading.formattedDates), the value
+   * so far its start: going on with it gets the anchored bonus, and closing gets it once the date is whole and the
+   * malus short of it (both models wrote "1915" or "June01 2023" for a date "in yyyy-mm-dd format").
+   */
+  #formattedDate(state: ValueState, logits: Map<Token, number>): void {
+    if (state.items || state.nested) return;
+    const dates = this.#q.formattedDates(state.key).filter((date) => date.startsWith(state.value));
+    if (dates.length === 0 || !this.#r.on("anchors")) return;
+    const whole = dates.includes(state.value);
+    this.#dateOnly(
+      "",
+      dates.filter((date) => date !== state.value).map((date) => date.slice(state.value.length)),
+      logits,
+    );
+    for (const token of this.#vocab.stringClosers)
+      logits.set(token, whole ? GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT : GROUNDING_AVOID_LOGIT);
+  }
+
+  /**
+   * `opener` + the start of one of `dates` gets the anchored bonus, and no other token keeps a bonus: the question's
+   * spans are no date in the key's form.
+   */
+  #dateOnly(opener: string, dates: readonly string[], logits: Map<Token, number>): void {
+    const ours = new Map<Token, number>();
+    for (const date of dates) this.#t.prefixTokens(opener, date, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, ours);
+    for (const [token, logit] of logits) if (logit > 0 && !ours.has(token)) logits.delete(token);
+    for (const [token, logit] of ours) logits.set(token, logit);
+  }
+
   /** Whether the value is a question's word that the key's own value begins ("detail" of 'detailed'): not closed. */
   #shortOfAsked(state: ValueState): boolean {
     return state.value !== "" && this.#q.shortOfAsked(state.key, state.value) && this.#r.on("anchors");
@@ -304,6 +334,7 @@ export class GroundingSteer {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
       this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
     }
+    this.#formattedDate(state, logits);
     if (state.value !== "")
       this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
@@ -502,6 +533,8 @@ export class GroundingSteer {
       const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
       this.#t.prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
+    const dates = strict || items ? [] : this.#q.formattedDates(key);
+    if (dates.length > 0 && this.#r.on("anchors")) this.#dateOnly(`${opener}"`, dates, logits);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 

@@ -1,3 +1,4 @@
+import { datesIn, formatDate } from "./date-formats.js";
 import type { GroundingIndex } from "./grounding-index.js";
 import type { SteerSource } from "./steer-source.js";
 import type { RuleGate } from "./rules.js";
@@ -54,6 +55,8 @@ export class QuestionReading {
   /** The question's numerals that it writes in digits (see numeralsHeld), read once. */
   digitNumerals?: string[];
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
+  /** Each skill's keys whose description spells a date format, with it (see SteerSource.dateFormats). */
+  readonly dateFormats: ReadonlyMap<string, Readonly<Record<string, string>>>;
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
@@ -377,6 +380,17 @@ export class QuestionReading {
   }
 
   /**
+   * The question's dates (see datesIn) in the form the called skill's `key` asks for ("March 17, 1915" as
+   * "1915-03-17" for a `date` "in yyyy-mm-dd format"); none where its description spells no format.
+   */
+  formattedDates(key: string): string[] {
+    const skill = this.currentSkill();
+    const format = skill === undefined ? undefined : this.dateFormats.get(skill)?.[key];
+    if (format === undefined) return [];
+    return [...new Set(datesIn(this.source.text).map((date) => formatDate(date, format)))];
+  }
+
+  /**
    * Whether the question asks for an optional argument this call has not written yet: the skill being called (the
    * last `skill_name` of the reply) has an optional key the question names (`sort_by` and "sort by importance",
    * `detailed` and "with details") and the arguments so far lack it. A small model closes the arguments after the
@@ -595,6 +609,7 @@ export class QuestionReading {
     this.numericKeys = source.numericKeys ?? new Map();
     this.formulaKeys = source.formulaKeys ?? new Map();
     this.askedBy = source.askedBy ?? new Map();
+    this.dateFormats = source.dateFormats ?? new Map();
     this.percentKeys = source.percentKeys ?? new Map();
     this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
   }

@@ -87,7 +87,8 @@ export const GROUNDING_RULES = [
     name: "anchors",
     reads:
       "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
-      "before it; a year key's years; a key's value a word of the question begins)",
+      "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
+      "description spells)",
     biases: "bonus for that value, and a whole anchored numeral closes",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
   },

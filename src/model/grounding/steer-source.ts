@@ -58,6 +58,8 @@ export interface SteerSource {
   formulaKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's optional keys and the values that ask for them (see askingValues), by skill name. */
   askedBy?: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
+  /** Each skill's keys whose description spells a date format, with it (`yyyy-mm-dd`), by skill name. */
+  dateFormats?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
   taken?: readonly string[];
 }
