@@ -1,6 +1,7 @@
 import { arithmeticStretches } from "../skills/builtin/evaluate-expression.js";
 import { findUnit } from "../skills/builtin/unit-table.js";
 import { imperativeArithmetic } from "./imperative-arithmetic.js";
+import { currenciesIn, isCurrencyKey } from "../model/grounding/currencies.js";
 
 /**
  * The kinds of value whose reading the runtime knows, beyond a word or a numeral: an arithmetic expression (the
@@ -18,8 +19,6 @@ const EXPRESSION_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
 const UNIT_KEY = /(?:^|_)units?$/i;
 const SIDE_KEY = /^(?:from|to|source|target)(?:_unit)?$/i;
 const DATE_KEY = /(?:^|_)(?:date|day|from|to|start|end)$/i;
-/** A currency argument: named so (`currency`, `from_currency`, `base_currency`). */
-const CURRENCY_KEY = /(?:^|_)currency$/i;
 
 /** The kind of value an argument takes, where its name and description say one the runtime can read. */
 export function valueKind(key: string, schema: Property | undefined): ValueKind | undefined {
@@ -30,7 +29,7 @@ export function valueKind(key: string, schema: Property | undefined): ValueKind 
   if (/\btime ?zone\b/i.test(key.replace(/_/g, " ")) || /\btime zone\b/i.test(description)) return "time-zone";
   if (/\b(?:ISO 8601|date)\b/i.test(description) && DATE_KEY.test(key)) return "date";
   if (UNIT_KEY.test(key) || (SIDE_KEY.test(key) && /\bunit\b/i.test(description))) return "unit";
-  if (CURRENCY_KEY.test(key) || (SIDE_KEY.test(key) && /\bcurrency\b/i.test(description))) return "currency";
+  if (isCurrencyKey(key, description)) return "currency";
   return undefined;
 }
 
@@ -42,35 +41,7 @@ const ISO_DATE = /\b\d{4}-\d{1,2}-\d{1,2}\b/;
 const MONTH_DATE =
   /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b/i;
 
-/** A currency sign beside a numeral ("$5", "€5", "5 €"). */
-const CURRENCY_SIGN = /[$€£¥₹₩]\s*\d|\d\s*[€£¥₹₩]/u;
-/** Currency names that are also common English words: no currency alone ("real", "won"). */
-const CURRENCY_NAME_WORDS = new Set(["real", "won", "rand", "mark"]);
-
 let zoneCities: Set<string> | undefined;
-let currencies: { codes: Set<string>; names: Set<string> } | undefined;
-
-/**
- * The currencies this runtime knows (Intl): their ISO 4217 codes ("USD") and the last word of their English names,
- * lower case ("euro", "dollar", "yen"), less those in CURRENCY_NAME_WORDS.
- */
-function knownCurrencies(): { codes: Set<string>; names: Set<string> } {
-  if (currencies) return currencies;
-  const codes = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("currency") : [];
-  const display = new Intl.DisplayNames(["en"], { type: "currency" });
-  const names = codes
-    .map(
-      (code) =>
-        display
-          .of(code)
-          ?.toLowerCase()
-          .match(/\p{L}+$/u)?.[0],
-    )
-    .filter((name): name is string => name !== undefined && name.length >= 3 && !CURRENCY_NAME_WORDS.has(name));
-  // "ALL" (the lek) is a word written in capitals too
-  return (currencies = { codes: new Set(codes.filter((code) => code !== "ALL")), names: new Set(names) });
-}
-
 /** The cities of the IANA time zones this runtime knows ("tokyo" of Asia/Tokyo, "new york" of America/New_York). */
 function timeZoneCities(): Set<string> {
   if (zoneCities) return zoneCities;
@@ -92,14 +63,8 @@ export function writesValueOf(kind: ValueKind, text: string): boolean {
         findUnit(match[1]) !== undefined;
       return [...text.matchAll(AFTER_NUMERAL)].some(unit) || [...text.matchAll(UNIT_NAME)].some(unit);
     }
-    case "currency": {
-      const { codes, names } = knownCurrencies();
-      const words = text.match(/\p{L}+/gu) ?? [];
-      return (
-        CURRENCY_SIGN.test(text) ||
-        words.some((word) => codes.has(word) || names.has(word.toLowerCase().replace(/s$/, "")))
-      );
-    }
+    case "currency":
+      return currenciesIn(text).length > 0;
     case "time-zone": {
       const cities = timeZoneCities();
       const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];

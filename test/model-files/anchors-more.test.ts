@@ -67,6 +67,16 @@ describe("anchors beyond the head word", () => {
     expect(takes(rates, r, { input_synaptic_rate: 200, weight: 0.5, decay_rate: 200 })).toBe(false);
   });
 
+  it("a number key takes the numeral before the unit its description names", () => {
+    const search = {
+      radius: { type: "integer", description: "Search radius (in kilometers)." },
+      max_distance: { type: "integer", description: "Maximum distance (in miles) to search within. Default is 5." },
+    } as const;
+    const q = "Find restaurants within 10 miles of a 3 km long park in Seattle.";
+    expect(takes(search, q, { radius: 3, max_distance: 10 })).toBe(true);
+    expect(takes(search, q, { radius: 10, max_distance: 3 })).toBe(false);
+  });
+
   it("a number written as a word before the key's word, an identifier after its word, a route's sides", () => {
     const booking = { hotel_name: { type: "string" }, nights: { type: "integer" } } as const;
     const b = "Book a single room for two nights at the Hilton Hotel in Chicago, starting from 10th December 2022.";

@@ -942,6 +942,27 @@ describe("GroundingSteer (soft)", () => {
     expect(steerAfter(skipped, vocab, `${list}"Camping", "Scenic View"`)).toMatchObject({ "]": 6, ",": -8 });
   });
 
+  it("a currency key takes the question's currency as a code, a conversion's sides in the question's order", () => {
+    const words = vocabulary([...TEXTS, "EUR", "CAD", "E", "C", "Euros", "Canadian", '"EUR', '"E', '"Euros']);
+    const argumentKeys = new Map([["f", ["amount", "from_currency", "to_currency"]]]);
+    const currencyKeys = new Map([["f", ["from_currency", "to_currency"]]]);
+    const at = (text: string) =>
+      steerAfter(
+        new GroundingSteer(
+          { mode: "soft", source: ["Convert 150 Euros to Canadian dollars."], argumentKeys, currencyKeys },
+          words,
+        ),
+        words,
+        `{"skill_name": "f", "arguments": {"amount": 150, ${text}`,
+      ) as Record<string, number>;
+    expect(at('"from_currency": ')).toMatchObject({ '"EUR': 6, '"E': 6 });
+    expect(at('"from_currency": ')['"Euros'] ?? 0).toBeLessThanOrEqual(0);
+    const to = at('"from_currency": "EUR", "to_currency": "');
+    expect(to).toMatchObject({ CAD: 6, C: 6 });
+    expect(to.Canadian ?? 0).toBeLessThanOrEqual(0);
+    expect(at('"from_currency": "EUR')).toMatchObject({ '"': 6 });
+  });
+
   it("a date the key asks in a form of its own: the question's date in that form, alone favoured, closed when whole", () => {
     const words = vocabulary([...TEXTS, "06", "-01", "-", "01", "2023", "June", "Tokyo", '"06', '"June']);
     const argumentKeys = new Map([["f", ["location", "date"]]]);
@@ -1244,6 +1265,8 @@ describe("GroundingSteer (strict)", () => {
       formula: [],
       askedBy: { team: [], season: [], detailed: [] },
       dateFormats: {},
+      currency: [],
+      units: {},
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);
     typed.properties.arguments.properties = {

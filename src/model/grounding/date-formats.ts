@@ -2,7 +2,7 @@
  * Dates a question writes, in the form an argument's description asks for: "in the format mm-dd-yyyy", "in
  * yyyy-mm-dd format", "YYYY/MM/DD". The question says "March 17, 1915" or "June01 2023"; the skill wants "1915-03-17".
  * Grounding copies the question's spans, so a date in another form is no span to copy: its formatted text is offered
- * beside them (see QuestionReading.formattedDates).
+ * beside them (see QuestionReading.derivedValues).
  */
 
 /** A calendar date: year, month 1-12, day 1-31. */

@@ -1,4 +1,5 @@
 import { dateFormatOf } from "./date-formats.js";
+import { isCurrencyKey } from "./currencies.js";
 import type { Token } from "./token.js";
 import {
   GROUNDING_LEVERS,
@@ -98,6 +99,16 @@ export interface SkillArgumentKeys {
   askedBy: Record<string, string[]>;
   /** Those whose description asks for a date in a format it spells (see dateFormatOf), with that format. */
   dateFormats: Record<string, string>;
+  /** Those that take a currency (see isCurrencyKey): its code. */
+  currency: string[];
+  /** Number keys whose description names the unit they are in ("Maximum distance (in miles)"), with that word. */
+  units: Record<string, string>;
+}
+
+/** The unit a number's description names in parentheses ("Maximum distance (in miles) within which ..."). */
+function unitOfDescription(description: unknown): string | undefined {
+  if (typeof description !== "string") return undefined;
+  return /\(\s*in\s+(\p{L}{2,})\s*\)/iu.exec(description)?.[1].toLowerCase();
 }
 
 /** The clause of a description that gives its default ("Default is 'Fahrenheit'.", "default: ['Personal Info']"). */
@@ -194,7 +205,16 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
           return format === undefined ? [] : [[key, format]];
         }),
       );
-      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy, dateFormats });
+      const currency = all.filter((key) =>
+        isCurrencyKey(key, (args.properties![key] as { description?: unknown } | undefined)?.description),
+      );
+      const units = Object.fromEntries(
+        numeric.flatMap((key) => {
+          const unit = unitOfDescription((args.properties![key] as { description?: unknown } | undefined)?.description);
+          return unit === undefined ? [] : [[key, unit]];
+        }),
+      );
+      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy, dateFormats, currency, units });
     }
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
@@ -334,6 +354,8 @@ export function steerSource(
     formulaKeys: byKind("formula"),
     askedBy: byKind("askedBy"),
     dateFormats: byKind("dateFormats"),
+    currencyKeys: byKind("currency"),
+    keyUnits: byKind("units"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
   };
 }

@@ -153,16 +153,17 @@ export class GroundingSteer {
   }
 
   /**
-   * A date of the question that the key asks in a form of its own (see QuestionReading.formattedDates), the value
-   * so far its start: going on with it gets the anchored bonus, and closing gets it once the date is whole and the
-   * malus short of it (both models wrote "1915" or "June01 2023" for a date "in yyyy-mm-dd format").
+   * A value of the question that the key takes in another form (see QuestionReading.derivedValues: a date in the
+   * key's format, a currency's code), the value so far its start: going on with it gets the anchored bonus, and
+   * closing gets it once the value is whole and the malus short of it (both models wrote "1915" or "June01 2023" for a
+   * date "in yyyy-mm-dd format", "Euros" for `from_currency`).
    */
-  #formattedDate(state: ValueState, logits: Map<Token, number>): void {
+  #derivedValue(state: ValueState, logits: Map<Token, number>): void {
     if (state.items || state.nested) return;
-    const dates = this.#q.formattedDates(state.key).filter((date) => date.startsWith(state.value));
+    const dates = this.#q.derivedValues(state.key).filter((date) => date.startsWith(state.value));
     if (dates.length === 0 || !this.#r.on("anchors")) return;
     const whole = dates.includes(state.value);
-    this.#dateOnly(
+    this.#derivedOnly(
       "",
       dates.filter((date) => date !== state.value).map((date) => date.slice(state.value.length)),
       logits,
@@ -172,12 +173,12 @@ export class GroundingSteer {
   }
 
   /**
-   * `opener` + the start of one of `dates` gets the anchored bonus, and no other token keeps a bonus: the question's
-   * spans are no date in the key's form.
+   * `opener` + the start of one of `values` (see #derivedValue) gets the anchored bonus, and no other token keeps a
+   * bonus: the question's spans are no value in the key's form.
    */
-  #dateOnly(opener: string, dates: readonly string[], logits: Map<Token, number>): void {
+  #derivedOnly(opener: string, values: readonly string[], logits: Map<Token, number>): void {
     const ours = new Map<Token, number>();
-    for (const date of dates) this.#t.prefixTokens(opener, date, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, ours);
+    for (const date of values) this.#t.prefixTokens(opener, date, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, ours);
     for (const [token, logit] of logits) if (logit > 0 && !ours.has(token)) logits.delete(token);
     for (const [token, logit] of ours) logits.set(token, logit);
   }
@@ -334,7 +335,7 @@ export class GroundingSteer {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
       this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
     }
-    this.#formattedDate(state, logits);
+    this.#derivedValue(state, logits);
     if (state.value !== "")
       this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
@@ -533,8 +534,8 @@ export class GroundingSteer {
       const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
       this.#t.prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
-    const dates = strict || items ? [] : this.#q.formattedDates(key);
-    if (dates.length > 0 && this.#r.on("anchors")) this.#dateOnly(`${opener}"`, dates, logits);
+    const dates = strict || items ? [] : this.#q.derivedValues(key);
+    if (dates.length > 0 && this.#r.on("anchors")) this.#derivedOnly(`${opener}"`, dates, logits);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 

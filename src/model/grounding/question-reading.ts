@@ -1,4 +1,5 @@
 import { datesIn, formatDate } from "./date-formats.js";
+import { currenciesIn } from "./currencies.js";
 import type { GroundingIndex } from "./grounding-index.js";
 import type { SteerSource } from "./steer-source.js";
 import type { RuleGate } from "./rules.js";
@@ -57,6 +58,12 @@ export class QuestionReading {
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   /** Each skill's keys whose description spells a date format, with it (see SteerSource.dateFormats). */
   readonly dateFormats: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** derivedValues by skill and key, read once. */
+  readonly derived = new Map<string, string[]>();
+  /** Each skill's currency keys (see SteerSource.currencyKeys). */
+  readonly currencyKeys: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's number keys with the unit their description names (see SteerSource.keyUnits). */
+  readonly keyUnits: ReadonlyMap<string, Readonly<Record<string, string>>>;
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
@@ -305,6 +312,17 @@ export class QuestionReading {
       const numeral = (year ? years : ordinalNumerals(ordinal[1], keys, text))[Number(ordinal[2]) - 1];
       if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
     }
+    // the unit the key's description names: the numeral before it ("within 10 miles" for a distance "(in miles)"), where
+    // no other key of the skill is in that unit
+    const inUnits = skill === undefined ? {} : (this.keyUnits.get(skill) ?? {});
+    const unit = inUnits[key];
+    if (unit !== undefined && Object.values(inUnits).filter((other) => other === unit).length === 1) {
+      const word = new RegExp(`(?<![\\p{L}])${unit.replace(/s$/, "")}s?(?![\\p{L}])`, "giu");
+      for (const match of text.matchAll(word)) {
+        const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+        if (before && this.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+      }
+    }
     // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
     if (year && !ordinal && keys.filter(yearKey).length === 1 && this.r.on("anchors")) found.numerals.push(...years);
     // a route's side: the name after "from" for `start_location`, after "to" for `end_location`
@@ -380,14 +398,29 @@ export class QuestionReading {
   }
 
   /**
-   * The question's dates (see datesIn) in the form the called skill's `key` asks for ("March 17, 1915" as
-   * "1915-03-17" for a `date` "in yyyy-mm-dd format"); none where its description spells no format.
+   * The values the called skill's `key` takes that the question writes in another form, which grounding offers beside
+   * its spans: its dates in the form the key's description spells ("March 17, 1915" as "1915-03-17" for a `date` "in
+   * yyyy-mm-dd format"; see datesIn), its currencies as codes for a currency key ("100 euro" as "EUR"; see
+   * currenciesIn: a conversion's `from` side takes the first, its `to` side the last of two or more). None for others.
    */
-  formattedDates(key: string): string[] {
+  derivedValues(key: string): string[] {
     const skill = this.currentSkill();
-    const format = skill === undefined ? undefined : this.dateFormats.get(skill)?.[key];
-    if (format === undefined) return [];
-    return [...new Set(datesIn(this.source.text).map((date) => formatDate(date, format)))];
+    if (skill === undefined) return [];
+    const memo = `${skill}\u0000${key}`;
+    let values = this.derived.get(memo);
+    if (!values) this.derived.set(memo, (values = this.#derive(skill, key)));
+    return values;
+  }
+
+  #derive(skill: string, key: string): string[] {
+    const format = this.dateFormats.get(skill)?.[key];
+    if (format !== undefined) return [...new Set(datesIn(this.source.text).map((date) => formatDate(date, format)))];
+    if (!this.currencyKeys.get(skill)?.includes(key)) return [];
+    const codes = currenciesIn(this.source.text);
+    const side = conversionSide(key);
+    if (side === undefined) return [...new Set(codes)];
+    if (codes.length < 2) return side === "from" ? codes : [];
+    return [side === "from" ? codes[0] : codes.at(-1)!];
   }
 
   /**
@@ -610,6 +643,8 @@ export class QuestionReading {
     this.formulaKeys = source.formulaKeys ?? new Map();
     this.askedBy = source.askedBy ?? new Map();
     this.dateFormats = source.dateFormats ?? new Map();
+    this.currencyKeys = source.currencyKeys ?? new Map();
+    this.keyUnits = source.keyUnits ?? new Map();
     this.percentKeys = source.percentKeys ?? new Map();
     this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
   }

@@ -88,7 +88,7 @@ export const GROUNDING_RULES = [
     reads:
       "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
       "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
-      "description spells)",
+      "description spells; a currency as its code; the numeral before the unit a number key's description names)",
     biases: "bonus for that value, and a whole anchored numeral closes",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
   },

@@ -60,6 +60,10 @@ export interface SteerSource {
   askedBy?: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   /** Each skill's keys whose description spells a date format, with it (`yyyy-mm-dd`), by skill name. */
   dateFormats?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** Each skill's keys that take a currency (see isCurrencyKey), by skill name. */
+  currencyKeys?: ReadonlyMap<string, readonly string[]>;
+  /** Each skill's number keys whose description names their unit ("(in miles)"), with it, by skill name. */
+  keyUnits?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
   taken?: readonly string[];
 }
