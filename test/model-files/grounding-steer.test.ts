@@ -961,6 +961,27 @@ describe("GroundingSteer (soft)", () => {
     expect(to).toMatchObject({ CAD: 6, C: 6 });
     expect(to.Canadian ?? 0).toBeLessThanOrEqual(0);
     expect(at('"from_currency": "EUR')).toMatchObject({ '"': 6 });
+    // the last one whole, and only an unasked optional key left: the arguments close, `",` (a string closer of the
+    // real vocabularies) loses its bonus
+    const plain = vocabulary([...TEXTS, "JPY"]);
+    const closers = { ...plain, stringClosers: [...plain.stringClosers, plain.id('",') as Token] };
+    const withRate = new GroundingSteer(
+      {
+        mode: "soft",
+        source: ["The exchange rate from British Pounds to Japanese Yen."],
+        argumentKeys: new Map([["f", ["from_currency", "to_currency", "amount"]]]),
+        optionalKeys: new Map([["f", ["amount"]]]),
+        currencyKeys,
+      },
+      closers,
+    );
+    const end = steerAfter(
+      withRate,
+      closers,
+      '{"skill_name": "f", "arguments": {"from_currency": "GBP", "to_currency": "JPY',
+    ) as Record<string, number>;
+    expect(end['"}']).toBe(6);
+    expect(end['",'] ?? 0).toBeLessThanOrEqual(0);
   });
 
   it("a date the key asks in a form of its own: the question's date in that form, alone favoured, closed when whole", () => {

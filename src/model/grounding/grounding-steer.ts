@@ -170,6 +170,16 @@ export class GroundingSteer {
     );
     for (const token of this.#vocab.stringClosers)
       logits.set(token, whole ? GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT : GROUNDING_AVOID_LOGIT);
+    // whole: on to an asked optional argument, or the arguments' end where only unasked ones remain (both models went
+    // on to `"amount":1000` after "JPY" for "the exchange rate from British Pounds to Japanese Yen")
+    if (whole)
+      this.#ends.argumentsEnd(
+        state,
+        logits,
+        ['",', '", "', '","'],
+        ['"}', '"}}', '"}}}', '"},'],
+        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
+      );
   }
 
   /**
