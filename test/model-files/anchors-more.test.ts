@@ -67,6 +67,25 @@ describe("anchors beyond the head word", () => {
     expect(takes(rates, r, { input_synaptic_rate: 200, weight: 0.5, decay_rate: 200 })).toBe(false);
   });
 
+  it("a formatted date and a currency's code: the question's value in the key's form, alone", () => {
+    const uv = {
+      location: { type: "string" },
+      date: { type: "string", description: "The date, in the format mm-dd-yyyy." },
+    };
+    const q = "Give me the UV index for Tokyo for tomorrow, June01 2023.";
+    expect(takes(uv, q, { location: "Tokyo", date: "06-01-2023" })).toBe(true);
+    expect(takes(uv, q, { location: "Tokyo", date: "June01 2023" })).toBe(false);
+    const convert = {
+      amount: { type: "number" },
+      from_currency: { type: "string" },
+      to_currency: { type: "string" },
+    } as const;
+    const c = "Convert 150 Euros to Canadian dollars.";
+    expect(takes(convert, c, { amount: 150, from_currency: "EUR", to_currency: "CAD" })).toBe(true);
+    expect(takes(convert, c, { amount: 150, from_currency: "Euros", to_currency: "CAD" })).toBe(false);
+    expect(takes(convert, c, { amount: 150, from_currency: "CAD", to_currency: "EUR" })).toBe(false);
+  });
+
   it("a number key takes the numeral before the unit its description names", () => {
     const search = {
       radius: { type: "integer", description: "Search radius (in kilometers)." },

@@ -276,7 +276,7 @@ class Grounder {
   #anchored(skill: string, key: string, node: unknown): Node | undefined {
     this.reading.text = `{"skill_name":${JSON.stringify(skill)},"arguments":{`;
     if (isNode(node) && this.#levers.has("copy")) {
-      const text = this.#anchoredString(key, node);
+      const text = this.#derived(key, node) ?? this.#anchoredString(key, node);
       if (text) return text;
     }
     const values = this.#numberValues(node);
@@ -294,6 +294,19 @@ class Grounder {
       type: isNode(node) && node.$ref === `#/$defs/${INTEGERS_DEF}` ? "integer" : (rest.type ?? "number"),
       enum: kept,
     };
+  }
+
+  /**
+   * A string argument that takes the question's values in another form (a date in the form its description spells,
+   * a currency's code; see QuestionReading.derivedValues): those values alone, as the `anchors` rule favours them
+   * alone in process. The question's spans would hold only "June01 2023" for a date "in the format mm-dd-yyyy".
+   */
+  #derived(key: string, node: Node): Node | undefined {
+    if (node.$ref !== `#/$defs/${SPANS_DEF}` && node.type !== "string") return undefined;
+    const values = this.reading.derivedValues(key);
+    if (values.length === 0 || !this.reading.r.on("anchors")) return undefined;
+    const { $ref: _, ...rest } = node;
+    return { ...rest, type: "string", enum: values };
   }
 
   /**
