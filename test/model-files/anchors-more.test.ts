@@ -84,6 +84,11 @@ describe("anchors beyond the head word", () => {
     expect(takes(convert, c, { amount: 150, from_currency: "EUR", to_currency: "CAD" })).toBe(true);
     expect(takes(convert, c, { amount: 150, from_currency: "Euros", to_currency: "CAD" })).toBe(false);
     expect(takes(convert, c, { amount: 150, from_currency: "CAD", to_currency: "EUR" })).toBe(false);
+    // a currency the schema writes (its default) is none the question asks for
+    const worth = { name: { type: "string" }, currency: { type: "string", description: "Default is 'USD'." } };
+    const w = "What's the total worth in euro of Messi according to latest data?";
+    expect(takes(worth, w, { name: "Messi", currency: "EUR" })).toBe(true);
+    expect(takes(worth, w, { name: "Messi", currency: "USD" })).toBe(false);
   });
 
   it("a number key takes the numeral before the unit its description names", () => {

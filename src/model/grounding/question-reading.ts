@@ -413,10 +413,12 @@ export class QuestionReading {
   }
 
   #derive(skill: string, key: string): string[] {
+    // the question and the results, not the schema's values ("Default is 'USD'" is no currency the question asks for)
+    const text = this.source.text.slice(0, this.questionChars);
     const format = this.dateFormats.get(skill)?.[key];
-    if (format !== undefined) return [...new Set(datesIn(this.source.text).map((date) => formatDate(date, format)))];
+    if (format !== undefined) return [...new Set(datesIn(text).map((date) => formatDate(date, format)))];
     if (!this.currencyKeys.get(skill)?.includes(key)) return [];
-    const codes = currenciesIn(this.source.text);
+    const codes = currenciesIn(text);
     const side = conversionSide(key);
     if (side === undefined) return [...new Set(codes)];
     if (codes.length < 2) return side === "from" ? codes : [];
