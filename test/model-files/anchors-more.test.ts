@@ -11,6 +11,7 @@ import { jsonSchemaToGbnf } from "../../src/model/gbnf/json-schema-to-gbnf.js";
 import type { JsonSchema } from "../../src/json-schema.js";
 import { numeralsOf } from "../../src/numerals.js";
 import { QuestionReading } from "../../src/model/grounding/question-reading.js";
+import { OptionalKeys } from "../../src/model/grounding/optional-keys.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { RuleGate } from "../../src/model/grounding/rules.js";
 import { steerSource } from "../../src/model/grounding/grounding-setup.js";
@@ -171,10 +172,11 @@ describe("anchors beyond the head word", () => {
       "Give me the schedule of Manchester United for the next 6 games in Premier League.",
     );
     reading.text = '{"skill_name":"find","arguments":{"team_name":"Manchester United","num_of_games":6';
-    expect(reading.asked("location", [])).toBe(true); // "in Premier League": a place's anchor
+    const optional = new OptionalKeys(reading);
+    expect(optional.asked("location", [])).toBe(true); // "in Premier League": a place's anchor
     reading.text += ',"league":"Premier League"';
-    expect(reading.asked("location", [])).toBe(false);
-    expect(reading.onlyUnaskedToCome()).toBe(true);
+    expect(optional.asked("location", [])).toBe(false);
+    expect(optional.onlyUnaskedToCome()).toBe(true);
   });
 
   it("numbered keys of two stems take the numerals grouped by the word after them, in the stems' order", () => {

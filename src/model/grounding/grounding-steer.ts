@@ -21,6 +21,9 @@ import { atArgumentsTop, lastClosedValue } from "./key-anchors.js";
 import { SteerTokens } from "./steer-tokens.js";
 import { RuleGate } from "./rules.js";
 import { ValueEnds } from "./value-ends.js";
+import { OptionalKeys } from "./optional-keys.js";
+import { DerivedSteer } from "./derived-steer.js";
+import { OtherKeysValues } from "./other-keys-values.js";
 import {
   JSON_PUNCTUATION,
   LEADING_NUMERAL,
@@ -46,8 +49,14 @@ export class GroundingSteer {
   readonly #q: QuestionReading;
   /** Which rules act (see GROUNDING_RULES), and which were asked. */
   readonly #r: RuleGate;
+  /** Which optional arguments the question asks for (see OptionalKeys). */
+  readonly #optional: OptionalKeys;
+  /** Values the question gives another key or skill (see OtherKeysValues). */
+  readonly #others: OtherKeysValues;
   /** What may come after a value (see ValueEnds). */
   readonly #ends: ValueEnds;
+  /** A value the question writes in another form (see DerivedSteer). */
+  readonly #derived: DerivedSteer;
   /** The tokens that copy, begin or close the values it steers toward (see SteerTokens). */
   readonly #t: SteerTokens;
   readonly #mode: "soft" | "strict";
@@ -59,8 +68,6 @@ export class GroundingSteer {
   #value: ValueState | undefined;
   /** The last value written, once it is done (see #afterArgument: a list closed after its last item). */
   #lastValue: ValueState | undefined;
-  /** Each skill's tokens that begin only another skill's schema values (see #foreignMalus). */
-  readonly #foreignTokens = new Map<string, Token[]>();
   /** The argument values this reply has written so far: a numeral used once is not favoured for another argument. */
   readonly #written = new Set<string>();
   constructor(source: SteerSource, vocab: GroundingVocabulary) {
@@ -71,7 +78,10 @@ export class GroundingSteer {
     this.#q = new QuestionReading(source, this.#source, this.#r);
     this.#vocab = vocab;
     this.#t = new SteerTokens(source, vocab, this.#source, this.#q, this.#written, this.#r);
-    this.#ends = new ValueEnds(this.#mode, this.#q, this.#t, this.#r);
+    this.#optional = new OptionalKeys(this.#q);
+    this.#ends = new ValueEnds(this.#mode, this.#q, this.#optional, this.#t, this.#r);
+    this.#others = new OtherKeysValues(this.#q, this.#t, this.#source, vocab, this.#r);
+    this.#derived = new DerivedSteer((key) => this.#q.derivedValues(key), this.#t, vocab, this.#ends, this.#r);
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
 
@@ -100,7 +110,7 @@ export class GroundingSteer {
   /**
    * Right after an argument's string or list closed directly under `arguments` (`"target":"Purchase_Amount"`, `[7,8]`),
    * where `,` or `}` comes next: when an optional argument the question asks for is still to come (see
-   * QuestionReading.optionalAsked), `,` gets the bonus and `}` the malus. Gemma writes the closing quote alone and then `}`: the
+   * OptionalKeys.optionalAsked), `,` gets the bonus and `}` the malus. Gemma writes the closing quote alone and then `}`: the
    * string's own closers never came up.
    */
   #afterArgument(text: string): Steering {
@@ -139,7 +149,7 @@ export class GroundingSteer {
     if (this.#mode === "strict") return NONE;
     const tail = /[{,]\s*("?)$/.exec(text);
     if (!tail || !atArgumentsTop(text.slice(0, text.length - tail[1].length))) return NONE;
-    const unasked = this.#q.unaskedBeforeAsked();
+    const unasked = this.#optional.unaskedBeforeAsked();
     if (unasked.length === 0 || !this.#r.on("arguments-end")) return NONE;
     const logits = new Map<Token, number>();
     for (const key of unasked) this.#t.prefixTokens(tail[1] ? "" : '"', `${key}"`, GROUNDING_AVOID_LOGIT, logits);
@@ -152,85 +162,9 @@ export class GroundingSteer {
     return close !== undefined && this.#shortOfAsked(state) ? undefined : close;
   }
 
-  /**
-   * A value of the question that the key takes in another form (see QuestionReading.derivedValues: a date in the
-   * key's format, a currency's code), the value so far its start: going on with it gets the anchored bonus, and
-   * closing gets it once the value is whole and the malus short of it (both models wrote "1915" or "June01 2023" for a
-   * date "in yyyy-mm-dd format", "Euros" for `from_currency`).
-   */
-  #derivedValue(state: ValueState, logits: Map<Token, number>): void {
-    if (state.items || state.nested) return;
-    const dates = this.#q.derivedValues(state.key).filter((date) => date.startsWith(state.value));
-    if (dates.length === 0 || !this.#r.on("anchors")) return;
-    const whole = dates.includes(state.value);
-    this.#derivedOnly(
-      "",
-      dates.filter((date) => date !== state.value).map((date) => date.slice(state.value.length)),
-      logits,
-    );
-    for (const token of this.#vocab.stringClosers)
-      logits.set(token, whole ? GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT : GROUNDING_AVOID_LOGIT);
-    // whole: on to an asked optional argument, or the arguments' end where only unasked ones remain (both models went
-    // on to `"amount":1000` after "JPY" for "the exchange rate from British Pounds to Japanese Yen")
-    if (whole)
-      this.#ends.argumentsEnd(
-        state,
-        logits,
-        ['",', '", "', '","'],
-        ['"}', '"}}', '"}}}', '"},'],
-        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
-      );
-  }
-
-  /**
-   * `opener` + the start of one of `values` (see #derivedValue) gets the anchored bonus, and no other token keeps a
-   * bonus: the question's spans are no value in the key's form.
-   */
-  #derivedOnly(opener: string, values: readonly string[], logits: Map<Token, number>): void {
-    const ours = new Map<Token, number>();
-    for (const date of values) this.#t.prefixTokens(opener, date, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, ours);
-    for (const [token, logit] of logits) if (logit > 0 && !ours.has(token)) logits.delete(token);
-    for (const [token, logit] of ours) logits.set(token, logit);
-  }
-
   /** Whether the value is a question's word that the key's own value begins ("detail" of 'detailed'): not closed. */
   #shortOfAsked(state: ValueState): boolean {
     return state.value !== "" && this.#q.shortOfAsked(state.key, state.value) && this.#r.on("anchors");
-  }
-
-  /**
-   * A whole word that the source follows with another key's value ("Natural History Museum| in London" for `museum`
-   * beside `city`): going on gets the malus, closing the bonus (SmolLM2 wrote the city into the museum's name).
-   */
-  #closeBeforeOthers(state: ValueState, logits: Map<Token, number>): void {
-    if (state.positions.length === 0 || !state.positions.every((p) => this.#q.beforeOthers(state.key, p))) return;
-    if (!this.#r.on("other-keys-values")) return;
-    const on = new Map<Token, number>();
-    this.#t.continuations(this.#source, state.positions, GROUNDING_AVOID_LOGIT, on);
-    for (const [token, logit] of on) logits.set(token, logit);
-    for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
-  }
-
-  /**
-   * At a value's start: the tokens that begin only another skill's schema values (see QuestionReading.foreignStarts),
-   * none of the question's spans nor the called skill's values, lose their copy bonus.
-   */
-  #foreignMalus(logits: Map<Token, number>): void {
-    const skill = this.#q.currentSkill();
-    const foreign = this.#q.foreignStarts();
-    if (skill === undefined || foreign.length === 0) return;
-    let only = this.#foreignTokens.get(skill);
-    if (!only) {
-      const theirs = new Map<Token, number>();
-      this.#t.continuations(this.#source, foreign, 0, theirs, Infinity);
-      const set = new Set(foreign);
-      const ours = new Map<Token, number>();
-      const rest = this.#source.starts.filter((p) => !set.has(p));
-      this.#t.continuations(this.#source, rest, 0, ours, Infinity);
-      this.#foreignTokens.set(skill, (only = [...theirs.keys()].filter((token) => !ours.has(token))));
-    }
-    const hit = only.filter((token) => logits.has(token));
-    if (hit.length > 0 && this.#r.on("other-keys-values")) for (const token of hit) logits.delete(token);
   }
 
   /**
@@ -320,7 +254,7 @@ export class GroundingSteer {
         others,
       );
       if (others.size > 0 && this.#r.on("other-keys-values")) for (const token of others.keys()) logits.delete(token);
-      this.#foreignMalus(logits);
+      this.#others.foreignMalus(logits);
       const anchored = new Map<Token, number>();
       this.#t.continuations(
         this.#source,
@@ -338,14 +272,14 @@ export class GroundingSteer {
     const close = this.#stringCloseLogit(state);
     const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);
     if (closing !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, closing);
-    if (close !== undefined) this.#closeBeforeOthers(state, logits);
+    if (close !== undefined) this.#others.closeBeforeOthers(state, logits);
     // an empty string is no value the question gives (SmolLM2's `"target":""`, `[""]` once lists could not be empty),
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value) && this.#r.on("no-empty-value")) {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
       this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
     }
-    this.#derivedValue(state, logits);
+    this.#derived.onValue(state, logits);
     if (state.value !== "")
       this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
@@ -544,8 +478,8 @@ export class GroundingSteer {
       const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
       this.#t.prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     }
-    const dates = strict || items ? [] : this.#q.derivedValues(key);
-    if (dates.length > 0 && this.#r.on("anchors")) this.#derivedOnly(`${opener}"`, dates, logits);
+    const derived = strict || items ? [] : this.#derived.values(key);
+    if (derived.length > 0) this.#derived.only(`${opener}"`, derived, logits);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 

@@ -1,5 +1,4 @@
-import { datesIn, formatDate } from "./date-formats.js";
-import { currenciesIn } from "./currencies.js";
+import { deriveValues } from "./derived-values.js";
 import type { GroundingIndex } from "./grounding-index.js";
 import type { SteerSource } from "./steer-source.js";
 import type { RuleGate } from "./rules.js";
@@ -25,15 +24,7 @@ import {
   yearKey,
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
-import {
-  argumentsOf,
-  numeralsAfterOwnWords,
-  ordinalNumerals,
-  questionYears,
-  writesAt,
-  writtenKeysOf,
-  writtenStringsOf,
-} from "./key-anchors.js";
+import { numeralsAfterOwnWords, ordinalNumerals, questionYears, writesAt, writtenKeysOf } from "./key-anchors.js";
 import { listAfter } from "./question-lists.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
@@ -53,8 +44,6 @@ export class QuestionReading {
   readonly formulaKeys: ReadonlyMap<string, readonly string[]>;
   /** The question's arithmetic stretches (see arithmeticStretches), found once. */
   stretches?: [number, number][];
-  /** The question's numerals that it writes in digits (see numeralsHeld), read once. */
-  digitNumerals?: string[];
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   /** Each skill's keys whose description spells a date format, with it (see SteerSource.dateFormats). */
   readonly dateFormats: ReadonlyMap<string, Readonly<Record<string, string>>>;
@@ -67,7 +56,7 @@ export class QuestionReading {
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
-  /** The reply so far (see optionalAsked). */
+  /** The reply so far. */
   text = "";
   /** The skill the reply so far calls, and the text it was read from (see currentSkill). */
   skillOf: { text: string; skill: string | undefined } | undefined;
@@ -397,79 +386,18 @@ export class QuestionReading {
     return asked.every((value) => written.has(value)) ? { end: true } : {};
   }
 
-  /**
-   * The values the called skill's `key` takes that the question writes in another form, which grounding offers beside
-   * its spans: its dates in the form the key's description spells ("March 17, 1915" as "1915-03-17" for a `date` "in
-   * yyyy-mm-dd format"; see datesIn), its currencies as codes for a currency key ("100 euro" as "EUR"; see
-   * currenciesIn: a conversion's `from` side takes the first, its `to` side the last of two or more). None for others.
-   */
+  /** The called skill's derived values for `key` (see deriveValues), read once per skill and key. */
   derivedValues(key: string): string[] {
     const skill = this.currentSkill();
     if (skill === undefined) return [];
     const memo = `${skill}\u0000${key}`;
     let values = this.derived.get(memo);
-    if (!values) this.derived.set(memo, (values = this.#derive(skill, key)));
+    if (!values) {
+      const text = this.source.text.slice(0, this.questionChars);
+      const currency = this.currencyKeys.get(skill)?.includes(key) ?? false;
+      this.derived.set(memo, (values = deriveValues(text, key, this.dateFormats.get(skill)?.[key], currency)));
+    }
     return values;
-  }
-
-  #derive(skill: string, key: string): string[] {
-    // the question and the results, not the schema's values ("Default is 'USD'" is no currency the question asks for)
-    const text = this.source.text.slice(0, this.questionChars);
-    const format = this.dateFormats.get(skill)?.[key];
-    if (format !== undefined) return [...new Set(datesIn(text).map((date) => formatDate(date, format)))];
-    if (!this.currencyKeys.get(skill)?.includes(key)) return [];
-    const codes = currenciesIn(text);
-    const side = conversionSide(key);
-    if (side === undefined) return [...new Set(codes)];
-    if (codes.length < 2) return side === "from" ? codes : [];
-    return [side === "from" ? codes[0] : codes.at(-1)!];
-  }
-
-  /**
-   * Whether the question asks for an optional argument this call has not written yet: the skill being called (the
-   * last `skill_name` of the reply) has an optional key the question names (`sort_by` and "sort by importance",
-   * `detailed` and "with details") and the arguments so far lack it. A small model closes the arguments after the
-   * required ones; then a value that ends is followed by `,` rather than `}`.
-   */
-  optionalAsked(): boolean {
-    if (this.optionalKeys.size === 0) return false;
-    const skill = this.currentSkill();
-    const optional = skill === undefined ? undefined : this.optionalKeys.get(skill);
-    if (!optional?.length) return false;
-    const written = writtenKeysOf(this.text);
-    const numeric = this.numericKeys.get(skill!);
-    return optional.some((key) => !written.has(key) && this.asked(key, numeric));
-  }
-
-  /**
-   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named, given
-   * a value (a place key's "in Rome, Italy"), asked for by one of its values ("in Celsius" for `temp_unit`), or a
-   * number key where a numeral of the question is still unheld ("within 10 miles").
-   */
-  asked(key: string, numeric: readonly string[] | undefined): boolean {
-    // an anchored value another argument holds already asks for nothing ("in Premier League" for `location` once
-    // `"league":"Premier League"` is written)
-    const held = writtenStringsOf(this.text).map((value) => value.toLowerCase());
-    const free = (p: number) => !held.some((value) => this.source.following(p, value.length).toLowerCase() === value);
-    return this.named(key) || this.anchors(key).starts.some(free) || (!!numeric?.includes(key) && !this.numeralsHeld());
-  }
-
-  /**
-   * The optional keys of the called skill the question does not ask for (see asked) and the arguments so far lack,
-   * where a key that is asked for (a required one, or an optional one the question asks for) is still to come; else
-   * none. The grammar writes keys in the schema's order, so an unasked key that begins first takes the asked one's
-   * value: both models wrote `"timeZone":"2025-03-01"` before `from` for "weeks from 2025-03-01 to 2025-05-24".
-   */
-  unaskedBeforeAsked(): string[] {
-    const skill = this.currentSkill();
-    const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
-    const optional = new Set(skill === undefined ? [] : (this.optionalKeys.get(skill) ?? []));
-    if (!all || optional.size === 0) return [];
-    const written = writtenKeysOf(this.text);
-    const numeric = this.numericKeys.get(skill!);
-    const toCome = all.filter((key) => !written.has(key));
-    const unasked = toCome.filter((key) => optional.has(key) && !this.asked(key, numeric));
-    return unasked.length < toCome.length ? unasked : [];
   }
 
   /**
@@ -514,21 +442,6 @@ export class QuestionReading {
   /** Where the question writes `value` as words of its own (see writesAt): the offsets it begins at. */
   questionWrites(value: string): number[] {
     return writesAt(this.source.text.slice(0, this.questionChars), value);
-  }
-
-  /**
-   * Whether every numeral the question writes in digits is held by an argument written so far (as itself, a fraction
-   * of it or a hundred times it: "8%" as 0.08); one in words is none ("two sets").
-   */
-  numeralsHeld(): boolean {
-    if (!this.digitNumerals) {
-      const question = this.source.text.slice(0, this.questionChars);
-      const inDigits = new Set(question.replaceAll(",", "").match(/\d+(?:\.\d+)?/g));
-      this.digitNumerals = numeralsOf(question).filter((numeral) => inDigits.has(numeral));
-    }
-    const args = numeralsOf(argumentsOf(this.text)).map(Number);
-    const held = (n: number) => args.some((a) => a === n || a === n / 100 || a === n * 100);
-    return this.digitNumerals.every((numeral) => held(Number(numeral)));
   }
 
   /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
@@ -615,23 +528,6 @@ export class QuestionReading {
   onlyAt(p: number): boolean {
     const word = /^[\p{L}\p{N}]+/u.exec(this.source.following(p, 64))?.[0];
     return word !== undefined && this.source.find(word).length === 1;
-  }
-
-  /**
-   * Whether what the called skill may still take is optional arguments the question does not ask for (see
-   * optionalAsked): its required keys are all in the arguments so far, and an optional one is not.
-   */
-  onlyUnaskedToCome(): boolean {
-    const skill = this.currentSkill();
-    const all = skill === undefined ? undefined : this.argumentKeys.get(skill);
-    if (!all) return false;
-    const optional = new Set(this.optionalKeys.get(skill!) ?? []);
-    const written = writtenKeysOf(this.text);
-    if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
-      return false;
-    // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
-    // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
-    return this.numeralsHeld();
   }
 
   constructor(source: SteerSource, index: GroundingIndex, rules: RuleGate) {

@@ -9,6 +9,7 @@ import {
 } from "./defaults.js";
 import type { ValueState } from "./grounding-words.js";
 import type { QuestionReading } from "./question-reading.js";
+import type { OptionalKeys } from "./optional-keys.js";
 import type { RuleGate } from "./rules.js";
 import type { SteerTokens } from "./steer-tokens.js";
 
@@ -22,10 +23,12 @@ export class ValueEnds {
   readonly q: QuestionReading;
   readonly t: SteerTokens;
   readonly r: RuleGate;
+  readonly optional: OptionalKeys;
 
-  constructor(mode: "soft" | "strict", q: QuestionReading, t: SteerTokens, r: RuleGate) {
+  constructor(mode: "soft" | "strict", q: QuestionReading, optional: OptionalKeys, t: SteerTokens, r: RuleGate) {
     this.mode = mode;
     this.q = q;
+    this.optional = optional;
     this.t = t;
     this.r = r;
   }
@@ -60,11 +63,11 @@ export class ValueEnds {
 
   /**
    * At a value's end directly under `arguments` (not in an array or object of its own): where an optional argument
-   * the question asks for is still to come (see QuestionReading.optionalAsked), the bonus of closing the value (`logit`) goes to the
+   * the question asks for is still to come (see OptionalKeys.optionalAsked), the bonus of closing the value (`logit`) goes to the
    * tokens that go on (`goOn`, with `,`), and those that close the arguments (`close`, with `}`) get the malus (the
    * bonus alone did not keep Gemma from `"}` after "Purchase_Amount" when "Also apply standardization" asked for
    * `standardize`). Where instead only optional arguments the question does not ask for may still come (see
-   * QuestionReading.onlyUnaskedToCome), that bonus goes to the tokens that close the arguments, and going on loses it. A value is not
+   * OptionalKeys.onlyUnaskedToCome), that bonus goes to the tokens that close the arguments, and going on loses it. A value is not
    * closed sooner for either.
    */
   argumentsEnd(
@@ -76,11 +79,11 @@ export class ValueEnds {
     closed = false,
   ): void {
     if (state.items || state.nested || this.mode === "strict") return;
-    if (this.q.optionalAsked()) {
+    if (this.optional.optionalAsked()) {
       if (!this.r.on("arguments-end")) return;
       this.t.textTokens(goOn, logit, logits, close);
       this.t.textTokens(close, GROUNDING_AVOID_LOGIT, logits, []);
-    } else if (this.q.onlyUnaskedToCome() && this.r.on("arguments-end")) {
+    } else if (this.optional.onlyUnaskedToCome() && this.r.on("arguments-end")) {
       // every required argument is written and no optional one is asked for: closing the arguments gets the bonus,
       // going on loses it (Gemma went on with `"z":2` for a hypotenuse of 4 and 5, `"permeability":12.57`); no malus
       // on going on, which kept SmolLM2 in its string no less ("psychology related to behaviour")
@@ -93,7 +96,7 @@ export class ValueEnds {
 
   /** Whether `state` is a value directly under `arguments` (or an item of an array there) and an asked-for optional argument is still to come. */
   #askedStillToCome(state: ValueState): boolean {
-    return !state.nested && this.mode !== "strict" && this.q.optionalAsked() && this.r.on("arguments-end");
+    return !state.nested && this.mode !== "strict" && this.optional.optionalAsked() && this.r.on("arguments-end");
   }
 
   /**
