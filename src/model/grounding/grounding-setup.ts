@@ -180,8 +180,15 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
     const record = node as Record<string, unknown>;
     const properties = record.properties as Record<string, { const?: unknown } & Record<string, unknown>> | undefined;
     const name = properties?.skill_name?.const;
-    const args = properties?.arguments as { properties?: Record<string, unknown>; required?: unknown } | undefined;
-    if (typeof name === "string" && args?.properties) {
+    const written = properties?.arguments as { properties?: Record<string, unknown>; required?: unknown } | undefined;
+    // a `calls` item's argument may be a reference to an earlier call's result: its value's own schema is the other
+    // branch (without this, a parallel reply's keys had no type, no description and no values)
+    const args = written?.properties && {
+      ...written,
+      properties: Object.fromEntries(Object.entries(written.properties).map(([key, node]) => [key, valueBranch(node)])),
+    };
+    // the first branch of a skill (the one-call action's) is as good as any: a later one does not replace it
+    if (typeof name === "string" && args?.properties && !keys.has(name)) {
       const required = new Set(Array.isArray(args.required) ? args.required : []);
       const all = Object.keys(args.properties);
       const integer = all.filter((key) => {
@@ -221,6 +228,16 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
   walk(schema, 0);
   argumentKeyCache.set(schema, keys);
   return keys;
+}
+
+/** An argument's schema without the reference branch a `calls` item adds (see withReferences in action-json-schema.ts). */
+function valueBranch(node: unknown): unknown {
+  const anyOf = (node as { anyOf?: unknown } | undefined)?.anyOf;
+  if (!Array.isArray(anyOf)) return node;
+  const isReference = (branch: unknown) =>
+    !!(branch as { properties?: Record<string, unknown> } | undefined)?.properties?.$ref;
+  const values = anyOf.filter((branch) => !isReference(branch));
+  return values.length === 1 && values.length < anyOf.length ? values[0] : node;
 }
 
 /** Each skill's optional argument keys (those its `arguments` schema names and does not require), by skill name. */
