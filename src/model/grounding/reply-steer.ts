@@ -28,8 +28,17 @@ export function replySteer(
       if (!choice) return values;
       if (values.type === "none") return choice;
       if (values.type !== "bias" || choice.type !== "bias") return values;
-      // a value's end inside a `calls` list: grounding's bias, the list's offsets on the tokens that close the call
-      return { type: "bias", logits: new Map([...values.logits, ...choice.logits]) };
+      // a value's end inside a `calls` list: grounding's bias, the list's offsets on the tokens that close the call;
+      // where grounding keeps the arguments open (a malus on closing them: an optional argument the question asks for
+      // is still to come), the best of those tokens keeps that malus and the others fall below it (the list's +10 on
+      // `}},` had every call of a parallel reply leave out the `region` the question named)
+      const merged = new Map(values.logits);
+      const top = Math.max(...choice.logits.values());
+      for (const [token, offset] of choice.logits) {
+        const kept = values.logits.get(token);
+        merged.set(token, kept !== undefined && kept < 0 ? kept + offset - top : offset);
+      }
+      return { type: "bias", logits: merged };
     },
     picked(token, candidates) {
       decision?.picked(token, candidates);

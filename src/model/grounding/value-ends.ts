@@ -79,6 +79,9 @@ export class ValueEnds {
     closed = false,
   ): void {
     if (state.items || state.nested || this.mode === "strict") return;
+    // in a `calls` list the arguments' `}` comes with its call's: Gemma writes `}},` and `}}]` as one token each
+    // (`"quantity":5}},` left out the `region` the question named, in every call of a parallel reply)
+    close = [...close, ...close.filter((text) => /^"?\}$/.test(text)).flatMap((text) => [`${text}},`, `${text}}]`])];
     if (this.optional.optionalAsked()) {
       if (!this.r.on("arguments-end")) return;
       this.t.textTokens(goOn, logit, logits, close);
