@@ -157,6 +157,8 @@ interface Slots {
   pairedText: number;
   numberArray: boolean;
   textArray: boolean;
+  /** Each array argument's item enum, lower case (see groupSize). */
+  arrayEnums: string[][];
   /** Each enum argument's values (see enumLists). */
   enums: string[][];
 }
@@ -170,6 +172,7 @@ function argumentSlots(skill: SkillProfile | undefined): Slots {
     pairedText: 0,
     numberArray: false,
     textArray: false,
+    arrayEnums: [],
     enums: [],
   };
   for (const [key, schema] of Object.entries(properties)) {
@@ -178,8 +181,12 @@ function argumentSlots(skill: SkillProfile | undefined): Slots {
     if (Array.isArray(values) && values.length > 1) slots.enums.push(values.map(String));
     if (types.includes("array")) {
       slots.arrays++;
-      const items = [(schema.items as { type?: unknown } | undefined)?.type].flat();
+      const item = schema.items as { type?: unknown; enum?: unknown } | undefined;
+      const items = [item?.type].flat();
       if (items.includes("number") || items.includes("integer")) slots.numberArray = true;
+      // an array of enum values takes a list of its values whole ("a Patio and Wi-Fi"), no other list of names
+      // ("near Berlin and Paris" beside `amenities`: Parking, ...)
+      else if (Array.isArray(item?.enum)) slots.arrayEnums.push(item.enum.map((value) => String(value).toLowerCase()));
       else slots.textArray = true;
     } else if (types.includes("number") || types.includes("integer")) slots.number++;
     else if (types.includes("string") && FORMULA_KEY.test(key)) slots.numberArray = true;
@@ -237,8 +244,10 @@ function valuesOutside(text: string, lists: readonly ListSpan[]): { number: numb
  * paired text arguments ("between New York and Washington DC" is one call's two places; "Seattle and Los Angeles" two
  * calls); an array argument of the list's kind takes it whole (one call).
  */
-function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }): number {
+function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }, text: string): number {
   const count = list.items.length;
+  const written = list.items.map((item) => text.slice(item.start, item.end).replace(/^['"]|['"]$/g, "").toLowerCase());
+  if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
   if (list.kind === "enum") return 1;
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
   if (list.kind === "number")
@@ -411,7 +420,7 @@ function expandLists(text: string, slots: Slots): string[] {
   ].sort((a, b) => a.start - b.start);
   const outside = valuesOutside(text, lists);
   const splitting = lists
-    .map((list) => ({ list, group: groupSize(list, slots, outside) }))
+    .map((list) => ({ list, group: groupSize(list, slots, outside, text) }))
     .filter(({ list, group }) => Math.ceil(list.items.length / group) > 1);
   if (splitting.length === 0) return [text];
   const zipped = /\brespectively\b/i.test(text);
