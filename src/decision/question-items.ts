@@ -246,7 +246,12 @@ function valuesOutside(text: string, lists: readonly ListSpan[]): { number: numb
  */
 function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }, text: string): number {
   const count = list.items.length;
-  const written = list.items.map((item) => text.slice(item.start, item.end).replace(/^['"]|['"]$/g, "").toLowerCase());
+  const written = list.items.map((item) =>
+    text
+      .slice(item.start, item.end)
+      .replace(/^['"]|['"]$/g, "")
+      .toLowerCase(),
+  );
   if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
   if (list.kind === "enum") return 1;
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));

@@ -31,7 +31,7 @@ describe("skillArgumentKeys over the calls branch", () => {
       anyOf: (parallel as { anyOf: object[] }).anyOf.filter((b) => "calls" in (b as { properties: object }).properties),
     };
     expect(JSON.stringify(callsOnly)).toContain("$ref");
-    const keys = skillArgumentKeys(callsOnly as never).get("average_temperature");
+    const keys = skillArgumentKeys(callsOnly).get("average_temperature");
     expect(one?.integer).toEqual(["days"]);
     expect(one?.dateFormats).toEqual({ since: "yyyy-mm-dd" });
     expect(one?.askedBy.temp_unit).toContain("Celsius");

@@ -185,39 +185,41 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
     // branch (without this, a parallel reply's keys had no type, no description and no values)
     const args = written?.properties && {
       ...written,
-      properties: Object.fromEntries(Object.entries(written.properties).map(([key, node]) => [key, valueBranch(node)])),
+      properties: Object.fromEntries(
+        Object.entries(written.properties).map(([key, value]) => [key, valueBranch(value)]),
+      ),
     };
     // the first branch of a skill (the one-call action's) is as good as any: a later one does not replace it
     if (typeof name === "string" && args?.properties && !keys.has(name)) {
       const required = new Set(Array.isArray(args.required) ? args.required : []);
       const all = Object.keys(args.properties);
       const integer = all.filter((key) => {
-        const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
+        const type = (args.properties[key] as { type?: unknown } | undefined)?.type;
         return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
       });
       const percent = all.filter((key) => {
-        const description = (args.properties![key] as { description?: unknown } | undefined)?.description;
+        const description = (args.properties[key] as { description?: unknown } | undefined)?.description;
         return typeof description === "string" && /percent/i.test(description) && !/decimal/i.test(description);
       });
       const numeric = all.filter((key) => {
-        const type = (args.properties![key] as { type?: unknown } | undefined)?.type;
+        const type = (args.properties[key] as { type?: unknown } | undefined)?.type;
         return [type].flat().some((t) => t === "integer" || t === "number");
       });
-      const formula = all.filter((key) => formulaKey(key, args.properties![key]));
+      const formula = all.filter((key) => formulaKey(key, args.properties[key]));
       const optional = all.filter((key) => !required.has(key));
-      const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties![key])]));
+      const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties[key])]));
       const dateFormats = Object.fromEntries(
         all.flatMap((key) => {
-          const format = dateFormatOf((args.properties![key] as { description?: unknown } | undefined)?.description);
+          const format = dateFormatOf((args.properties[key] as { description?: unknown } | undefined)?.description);
           return format === undefined ? [] : [[key, format]];
         }),
       );
       const currency = all.filter((key) =>
-        isCurrencyKey(key, (args.properties![key] as { description?: unknown } | undefined)?.description),
+        isCurrencyKey(key, (args.properties[key] as { description?: unknown } | undefined)?.description),
       );
       const units = Object.fromEntries(
         numeric.flatMap((key) => {
-          const unit = unitOfDescription((args.properties![key] as { description?: unknown } | undefined)?.description);
+          const unit = unitOfDescription((args.properties[key] as { description?: unknown } | undefined)?.description);
           return unit === undefined ? [] : [[key, unit]];
         }),
       );
@@ -231,13 +233,13 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
 }
 
 /** An argument's schema without the reference branch a `calls` item adds (see withReferences in action-json-schema.ts). */
-function valueBranch(node: unknown): unknown {
-  const anyOf = (node as { anyOf?: unknown } | undefined)?.anyOf;
-  if (!Array.isArray(anyOf)) return node;
+function valueBranch(schemaNode: unknown): unknown {
+  const anyOf = (schemaNode as { anyOf?: unknown } | undefined)?.anyOf;
+  if (!Array.isArray(anyOf)) return schemaNode;
   const isReference = (branch: unknown) =>
     !!(branch as { properties?: Record<string, unknown> } | undefined)?.properties?.$ref;
   const values = anyOf.filter((branch) => !isReference(branch));
-  return values.length === 1 && values.length < anyOf.length ? values[0] : node;
+  return values.length === 1 && values.length < anyOf.length ? values[0] : schemaNode;
 }
 
 /** Each skill's optional argument keys (those its `arguments` schema names and does not require), by skill name. */
