@@ -1105,14 +1105,30 @@ describe("GroundingSteer (soft)", () => {
       ),
     ).toEqual({ type: "none" });
     // every required key written, and an optional one the question asks for still to come: an unasked one before it
-    // gets the malus (both models wrote `"timeZone":"2025-03-01"` before the asked `from`)
+    // gets the malus (both models wrote `"timeZone":"2025-03-01"` before the asked `from`); here in the order x, y,
+    // z, unit, where both optional keys may still follow y
+    const yFirst = new Map([["f", ["x", "y", "z", "unit"]]]);
+    const asked = `${question}, unit cm`;
+    const afterY = '{"skill_name": "f", "arguments": {"x": 4, "y": 5,';
     expect(
       steerAfter(
-        new GroundingSteer({ mode: "soft", source: [`${question}, unit cm`], argumentKeys, optionalKeys }, keys),
+        new GroundingSteer({ mode: "soft", source: [asked], argumentKeys: yFirst, optionalKeys }, keys),
         keys,
-        '{"skill_name": "f", "arguments": {"x": 4, "y": 5,',
+        afterY,
       ),
     ).toEqual({ '"z': -4 });
+    // in the order x, z, unit, y, nothing may follow y: the optional keys skipped are gone, none is asked for
+    expect(
+      steerAfter(new GroundingSteer({ mode: "soft", source: [asked], argumentKeys, optionalKeys }, keys), keys, afterY),
+    ).toEqual({ type: "none" });
+    // nor does a value's end there go on toward the asked `unit`: `}` is what the grammar leaves besides digits
+    const end = steerAfter(
+      new GroundingSteer({ mode: "soft", source: [asked], argumentKeys, optionalKeys }, keys),
+      keys,
+      afterY.slice(0, -1),
+    ) as Record<string, number>;
+    expect(end["}"]).toBeGreaterThan(0);
+    expect(end[","]).not.toBeGreaterThan(end["}"]);
     // inside a nested object, or with the rule off: nothing
     expect(
       steerAfter(

@@ -28,9 +28,23 @@ export class OptionalKeys {
     const skill = this.#q.currentSkill();
     const optional = skill === undefined ? undefined : this.#q.optionalKeys.get(skill);
     if (!optional?.length) return false;
-    const written = writtenKeysOf(this.#q.text);
+    const toCome = new Set(this.#toCome(skill!));
     const numeric = this.#q.numericKeys.get(skill!);
-    return optional.some((key) => !written.has(key) && this.asked(key, numeric));
+    return optional.some((key) => toCome.has(key) && this.asked(key, numeric));
+  }
+
+  /**
+   * The called skill's keys that may still come: those past the last key the arguments so far write, in the schema's
+   * order (the grammar writes them in that order: an optional key skipped is gone; Gemma went on to
+   * `"time_years":100` where `}` was all the grammar left besides digits and `,` was asked for).
+   */
+  #toCome(skill: string): string[] {
+    const written = writtenKeysOf(this.#q.text);
+    const all = this.#q.argumentKeys.get(skill);
+    // no order known: every optional key not written
+    if (!all) return (this.#q.optionalKeys.get(skill) ?? []).filter((key) => !written.has(key));
+    const last = Math.max(-1, ...all.map((key, i) => (written.has(key) ? i : -1)));
+    return all.slice(last + 1);
   }
 
   /**
@@ -60,9 +74,8 @@ export class OptionalKeys {
     const all = skill === undefined ? undefined : this.#q.argumentKeys.get(skill);
     const optional = new Set(skill === undefined ? [] : (this.#q.optionalKeys.get(skill) ?? []));
     if (!all || optional.size === 0) return [];
-    const written = writtenKeysOf(this.#q.text);
     const numeric = this.#q.numericKeys.get(skill!);
-    const toCome = all.filter((key) => !written.has(key));
+    const toCome = this.#toCome(skill!);
     const unasked = toCome.filter((key) => optional.has(key) && !this.asked(key, numeric));
     return unasked.length < toCome.length ? unasked : [];
   }
@@ -92,7 +105,10 @@ export class OptionalKeys {
     if (!all) return false;
     const optional = new Set(this.#q.optionalKeys.get(skill!) ?? []);
     const written = writtenKeysOf(this.#q.text);
-    if (!all.every((key) => optional.has(key) || written.has(key)) || [...optional].every((key) => written.has(key)))
+    if (
+      !all.every((key) => optional.has(key) || written.has(key)) ||
+      !this.#toCome(skill!).some((key) => optional.has(key))
+    )
       return false;
     // a numeral the question writes in digits that no argument holds yet is one an optional argument may take
     // (Gemma's `"year":2020` for "crimes in 2020"); not one in words (`"z":2` for "the other two sides as 4 and 5")
