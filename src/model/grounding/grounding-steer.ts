@@ -100,7 +100,7 @@ export class GroundingSteer {
     const state = this.#follow(position, role);
     if (state.kind === "pending")
       return state.role === "argument" && (lever.has("copy") || lever.has("numbers"))
-        ? this.#pendingValue(position.opener ?? "", state.key, position.items)
+        ? this.#pendingValue(position.opener ?? "", state.key, position.items, position.path[0] === "calls")
         : NONE;
     if (state.kind === "number") return lever.has("numbers") ? this.#number(state) : NONE;
     if (state.role === "answer") return lever.has("answers") ? this.#answer(state) : NONE;
@@ -439,7 +439,7 @@ export class GroundingSteer {
    * numerals and for `"` with the start of a span (strict: the strict bonus, the bare `"` / `:` / `:"` included; the
    * grammar drops whichever kind the value is not), a malus for `-` when no numeral is negative.
    */
-  #pendingValue(opener: string, key: string, items?: readonly string[]): Steering {
+  #pendingValue(opener: string, key: string, items?: readonly string[], inCalls = false): Steering {
     const logits = new Map<Token, number>();
     const strict = this.#mode === "strict";
     // the copy lever steers a string's opening, the numbers lever a number's
@@ -480,6 +480,15 @@ export class GroundingSteer {
     }
     const derived = strict || items ? [] : this.#derived.values(key);
     if (derived.length > 0) this.#derived.only(`${opener}"`, derived, logits);
+    // in a `calls` list, a value the question gives the key is no earlier call's result: the reference's `{"$ref"`
+    // gets the malus (Gemma wrote `"location":{"$ref":"calls[0].result"}` for "I'm currently in Boston, MA")
+    if (!strict && !items && inCalls && this.#r.on("anchors") && this.#q.givesValue(key))
+      this.#t.textTokens(
+        ["{", '{"', '{"$', '{"$ref', '{"$ref"'].map((text) => opener + text),
+        GROUNDING_AVOID_LOGIT,
+        logits,
+        [],
+      );
     return logits.size ? { type: "bias", logits } : NONE;
   }
 

@@ -386,6 +386,12 @@ export class QuestionReading {
     return asked.every((value) => written.has(value)) ? { end: true } : {};
   }
 
+  /** Whether the question gives `key` a value of its own: one it anchors to the key's word (see anchors), or the key named. */
+  givesValue(key: string): boolean {
+    const { starts, numerals } = this.anchors(key);
+    return starts.length > 0 || numerals.length > 0 || this.named(key);
+  }
+
   /** The called skill's derived values for `key` (see deriveValues), read once per skill and key. */
   derivedValues(key: string): string[] {
     const skill = this.currentSkill();
