@@ -25,8 +25,9 @@ const CLAUSE_BREAK = new RegExp(
     String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
     String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
-    // "... for HSBC ... and for Wells Fargo ..."
+    // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
     String.raw`(?:,\s*and\s+|\s+and\s+)(?=for\s+(?:\p{Lu}|\$?\d|'|"))`,
+    String.raw`,\s*and\s+(?=(?:between|from)\s+(?:\p{Lu}|\$?\d|'|"))`,
   ].join("|"),
   "giu",
 );
@@ -159,8 +160,11 @@ interface Slots {
   textArray: boolean;
   /** Each array argument's item enum, lower case (see groupSize). */
   arrayEnums: string[][];
-  /** Each enum argument's values (see enumLists). */
-  enums: string[][];
+  /**
+   * Each enum argument's values (see enumLists); `tight` where a description quotes them (no `enum`): its values make
+   * a list only joined by a comma or "and" alone ("all roots, real or complex" is no list of 'real' and 'all').
+   */
+  enums: { values: string[]; tight?: true }[];
 }
 
 function argumentSlots(skill: SkillProfile | undefined): Slots {
@@ -178,7 +182,15 @@ function argumentSlots(skill: SkillProfile | undefined): Slots {
   for (const [key, schema] of Object.entries(properties)) {
     const types = [schema?.type].flat();
     const values = (schema as { enum?: unknown }).enum;
-    if (Array.isArray(values) && values.length > 1) slots.enums.push(values.map(String));
+    if (Array.isArray(values) && values.length > 1) slots.enums.push({ values: values.map(String) });
+    else if (types.includes("string")) {
+      // the values a description quotes ("Allowed values: 'copper', 'aluminum'"): an enum the schema does not spell
+      const description = (schema as { description?: unknown }).description;
+      const quoted = new Set(
+        [...String(typeof description === "string" ? description : "").matchAll(/'([^'\n]{1,30})'/g)].map((m) => m[1]),
+      );
+      if (quoted.size > 1) slots.enums.push({ values: [...quoted], tight: true });
+    }
     if (types.includes("array")) {
       slots.arrays++;
       const item = schema.items as { type?: unknown; enum?: unknown } | undefined;
@@ -249,7 +261,7 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
   const written = list.items.map((item) =>
     text
       .slice(item.start, item.end)
-      .replace(/^['"]|['"]$/g, "")
+      .replace(/^['"]|['".,;:!?]+$/g, "")
       .toLowerCase(),
   );
   if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
@@ -362,6 +374,8 @@ function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | 
 /** What joins two values of an enum list: a comma or "and", with a few words between ("(AA), heterozygous (Aa)"). */
 const ENUM_JOINT = /^[^.?!;]{0,40}$/u;
 const ENUM_CONJUNCTION = /,|\band\b|&/iu;
+/** What joins two values a description quotes (see Slots.enums): a comma or "and" alone. */
+const TIGHT_JOINT = /^['"]?\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)['"]?$/iu;
 
 /**
  * A clause that names two or more values of one enum argument, joined by commas or "and", asks for one call per
@@ -371,7 +385,8 @@ const ENUM_CONJUNCTION = /,|\band\b|&/iu;
  */
 function enumLists(text: string, slots: Slots): ListSpan[] {
   const found: ListSpan[] = [];
-  for (const values of slots.enums) {
+  for (const { values, tight } of slots.enums) {
+    const joint = tight ? TIGHT_JOINT : ENUM_JOINT;
     const hits: { start: number; end: number; value: string }[] = [];
     for (const value of values) {
       if (value.trim() === "") continue;
@@ -408,7 +423,7 @@ function enumLists(text: string, slots: Slots): ListSpan[] {
       run = next ? [next] : [];
     };
     for (const item of items) {
-      if (run.length > 0 && !ENUM_JOINT.test(text.slice(run.at(-1)!.end, item.start))) close(item);
+      if (run.length > 0 && !joint.test(text.slice(run.at(-1)!.end, item.start))) close(item);
       else run.push(item);
     }
     close();

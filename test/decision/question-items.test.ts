@@ -66,6 +66,44 @@ describe("questionItems", () => {
     expect(texts("Sort [3, 1, 2] asc or desc, whichever is shorter.", [sort])).toHaveLength(1);
   });
 
+  it("reads the values a description quotes as an enum's, a list of them only where a comma or 'and' joins them", () => {
+    const resistance = skill("calculate_resistance", "Resistance of a wire.", {
+      length: { type: "integer" },
+      resistivity: {
+        type: "string",
+        description: "Resistivity of the material (Default: 'copper'). Allowed values: 'copper', 'aluminum'",
+      },
+    });
+    const items = texts("The resistance of a wire 5m long with resistivity of copper and aluminum", [resistance]);
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain("copper");
+    expect(items[0]).not.toContain("aluminum");
+    expect(items[1]).toContain("aluminum");
+    const roots = skill("solve_quadratic", "Roots of a quadratic.", {
+      a: { type: "integer" },
+      root_type: { type: "string", description: "'real' for real roots, 'all' for both real and complex roots." },
+    });
+    expect(texts("Solve it with a = 2 and I want to find all roots, real or complex.", [roots])).toHaveLength(1);
+  });
+
+  it("reads an array of enum values as taking a list of them whole, and a list of names as the calls'", () => {
+    const concerts = skill("concert.find_nearby", "Nearby concerts.", {
+      location: { type: "string" },
+      amenities: { type: "array", items: { type: "string", enum: ["Parking", "Wi-Fi", "VIP Seating"] } },
+    });
+    expect(texts("Find classical concerts near Berlin and Paris with available parking.", [concerts])).toHaveLength(2);
+    expect(texts("Find a concert near Berlin with Parking and Wi-Fi.", [concerts])).toHaveLength(1);
+  });
+
+  it("splits a clause that repeats 'between' or 'from' after ', and'", () => {
+    expect(
+      texts(
+        "What's the driving distance between New York and Washington DC, and between Los Angeles and San Francisco?",
+        [distance],
+      ),
+    ).toHaveLength(2);
+  });
+
   it("zips lists the question says go respectively", () => {
     expect(
       texts(
