@@ -22,7 +22,7 @@ export interface QuestionItem {
 const CLAUSE_BREAK = new RegExp(
   [
     // a sentence that begins with a word that goes on to another call
-    String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
+    String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
     String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
     // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
@@ -309,6 +309,7 @@ const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+
 export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const pieces = clauses(question, skills.length > 1);
   if (skills.length > 1) markRequests(pieces, skills);
+  markFlags(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return [{ text: question }];
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
@@ -342,6 +343,35 @@ function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
     if (!piece.values && best.score >= ITEM_FIT && !seen.has(best.skill.name)) piece.values = true;
     if (piece.values) seen.add(best.skill.name);
   }
+}
+
+/**
+ * A clause after the first that names a flag (a boolean argument) of a skill, without values of its own, asks for
+ * that skill's call again with the flag changed: "Can you calculate the entropy change ...? What if the process is not
+ * isothermal?" (`isothermal`), "and then compare it with a less detailed description of a muscle cell" (`detailed`).
+ */
+const FLAG_CHANGE = /\b(?:if|not|no longer|less|more|instead|compare[sd]?|versus|vs)\b/i;
+
+function markFlags(pieces: Piece[], skills: readonly SkillProfile[]): void {
+  const flags = new Set(
+    skills.flatMap((skill) =>
+      Object.entries((skill.parameters.properties ?? {}) as Record<string, { type?: unknown }>)
+        .filter(([, schema]) => [schema?.type].flat().includes("boolean"))
+        .map(([key]) => nameStems(key).join(" ")),
+    ),
+  );
+  if (flags.size === 0) return;
+  pieces.forEach((piece, i) => {
+    if (i === 0) return;
+    // a flag changed ("if", "not", "less", "instead", "compare"), not one the same call adds ("Also apply
+    // standardization", "and also include the species information")
+    if (!FLAG_CHANGE.test(piece.text)) return;
+    const stems = contentStems(piece.text).join(" ");
+    if (![...flags].some((flag) => flag !== "" && ` ${stems} `.includes(` ${flag} `))) return;
+    piece.values = true;
+    // the call it changes: the first clause, values of its own or not ("a detailed description of a neuron cell")
+    if (!pieces.slice(0, i).some((before) => before.values)) pieces[0].values = true;
+  });
 }
 
 /** The fit score (see fitScore) at which a clause without values asks for a skill of its own. */

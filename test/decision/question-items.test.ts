@@ -95,6 +95,36 @@ describe("questionItems", () => {
     expect(texts("Find a concert near Berlin with Parking and Wi-Fi.", [concerts])).toHaveLength(1);
   });
 
+  it("gives a clause that changes a flag of the skill a call of its own, not one that adds it to the same call", () => {
+    const entropy = skill("calculate_entropy_change", "Entropy change of a process.", {
+      initial_temp: { type: "integer" },
+      isothermal: { type: "boolean" },
+    });
+    expect(
+      texts(
+        "The process starts at 300 Kelvin. Can you calculate the entropy change? What if the process is not isothermal?",
+        [entropy],
+      ),
+    ).toHaveLength(2);
+    const cell = skill("biology.get_cell_info", "Information about a cell type.", {
+      cell_type: { type: "string" },
+      detailed: { type: "boolean" },
+    });
+    expect(
+      texts(
+        "Provide a detailed description of a neuron cell and then compare it with a less detailed description of a muscle cell.",
+        [cell],
+      ),
+    ).toHaveLength(2);
+    const regression = skill("linear_regression", "Fit a linear regression.", {
+      target: { type: "string" },
+      standardize: { type: "boolean" },
+    });
+    expect(
+      texts("Run a linear regression with the target 'Purchase_Amount'. Also apply standardization.", [regression]),
+    ).toHaveLength(1);
+  });
+
   it("splits a clause that repeats 'between' or 'from' after ', and'", () => {
     expect(
       texts(
