@@ -89,7 +89,9 @@ export const GROUNDING_RULES = [
       "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
       "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
       "description spells; a currency as its code; the numeral before the unit a number key's description names)",
-    biases: "bonus for that value, and a whole anchored numeral closes",
+    biases:
+      "bonus for that value, and a whole anchored numeral closes; in a calls list, no reference to an earlier result " +
+      "opens where the question gives the key a value",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
   },
   {
@@ -130,7 +132,7 @@ export const GROUNDING_RULES = [
   },
   {
     name: "arguments-end",
-    reads: "optional arguments the question asks for or does not",
+    reads: "optional arguments the question asks for or does not, past the last key written (the schema's order)",
     biases:
       "goes on to an asked one; closes the arguments when only unasked ones remain; an unasked one does not begin " +
       "while a required or asked one is to come",
