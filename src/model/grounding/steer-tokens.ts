@@ -21,6 +21,8 @@ export class SteerTokens {
   readonly written: Set<string>;
   /** The avoid texts, indexed (kept in the vocabulary's memo across calls). */
   readonly avoid: GroundingIndex;
+  /** Where a value may begin (see valueStarts), read once. */
+  starts: number[] | undefined;
   startTokens: Map<Token, number> | undefined;
   avoidStartTokens: Set<Token> | undefined;
   /** The avoid texts, as the key of what the vocabulary's memo keeps for them. */
@@ -60,12 +62,23 @@ export class SteerTokens {
   sourceStarts(): Map<Token, number> {
     if (!this.startTokens) {
       this.startTokens = new Map();
-      const outside = this.source.starts.filter((p) => !this.q.insideName(p));
-      const starts =
-        outside.length < this.source.starts.length && !this.r.on("inside-name") ? this.source.starts : outside;
-      this.continuations(this.source, starts, 1, this.startTokens, Infinity);
+      this.continuations(this.source, this.valueStarts(), 1, this.startTokens, Infinity);
     }
     return this.startTokens;
+  }
+
+  /**
+   * Where a value may begin: the source's span starts, none inside a name (the `inside-name` rule). A value's first
+   * token follows only these: "M" of "Metropolitan Museum of Art" went on as "Museum of Art" for SmolLM2 when it
+   * followed the start at "Museum" as well.
+   */
+  valueStarts(): number[] {
+    if (!this.starts) {
+      const outside = this.source.starts.filter((p) => !this.q.insideName(p));
+      this.starts =
+        outside.length < this.source.starts.length && !this.r.on("inside-name") ? [...this.source.starts] : outside;
+    }
+    return [...this.starts];
   }
 
   /**
