@@ -200,4 +200,15 @@ describe("anchors beyond the head word", () => {
     const well = readingOf(action(args), "Find a store selling milk, bread as well as eggs.");
     expect(well.listAfter(["milk", "bread"])).toEqual({ next: "eggs" });
   });
+
+  it("ordinals are a list of numbers, and the first numeral that begins a list is a number array's first item", () => {
+    const args = { building_id: { type: "string" }, floors: { type: "array", items: { type: "integer" } } } as const;
+    const q =
+      "What is the structural dynamic analysis of the building with building Id B1004 for 2nd, 3rd and 4th floors?";
+    const floors = readingOf(action(args), q);
+    expect(floors.numberListStart()).toBe("2");
+    expect(floors.listAfter(["2"])).toEqual({ next: "3" });
+    expect(floors.listAfter(["2", "3", "4"])).toEqual({ end: true });
+    expect(readingOf(action(args), "Analyze building B1004, floor 4.").numberListStart()).toBeUndefined();
+  });
 });

@@ -465,15 +465,19 @@ export class GroundingSteer {
       this.#t.takenMalus(opener, "", logits);
     }
     if (copy && !strict) this.#t.takenTextMalus(opener, logits);
-    if (!strict) this.#anchorBias(opener, key, logits, { copy, numbers });
+    // an array's next item: of a list the question writes out, or the first numeral that begins one ("2nd, 3rd and
+    // 4th"); then the key's anchors ("4th floors") are not the item's
+    const next =
+      strict || !items ? undefined : items.length ? this.#q.listAfter(items)?.next : this.#q.numberListStart();
+    if (!strict && (next === undefined || !this.#r.on("lists")))
+      this.#anchorBias(opener, key, logits, { copy, numbers });
     if (!copy) return logits.size ? { type: "bias", logits } : NONE;
-    if (!strict && !this.#source.empty && this.#r.on("no-empty-value")) this.#emptyValueMalus(opener, items, logits);
+    if (!strict && !this.#source.empty && this.#r.on("no-empty-value")) this.#t.emptyValueMalus(opener, items, logits);
     if (!strict && !items)
       for (const numeral of this.#q.numeralsForNumberKeys(key))
         if (this.#r.on("number-key-numerals"))
           this.#t.prefixTokens(`${opener}"`, numeral, GROUNDING_AVOID_LOGIT, logits);
     // the next item of a list the question writes out, ahead of every other span
-    const next = !strict && items?.length ? this.#q.listAfter(items)?.next : undefined;
     if (next !== undefined && this.#r.on("lists")) {
       const quoted = !LEADING_NUMERAL.test(next) || items!.some((item) => !LEADING_NUMERAL.test(item));
       this.#t.prefixTokens(quoted ? `${opener}"` : opener, next, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
@@ -530,18 +534,6 @@ export class GroundingSteer {
     if (levers.numbers)
       for (const numeral of anchors.numerals)
         if (this.#q.fits(key, numeral)) this.#t.prefixTokens(opener, numeral, anchored, logits);
-  }
-
-  /**
-   * An argument's list or string left empty (`"predictors":[]` for "'Age', 'Income' and 'Education'", SmolLM2 in 8
-   * of the even half's failures) is no value the question gives: where a list opens (`items` empty) its closing `]`,
-   * and where a value begins the tokens `[]` and `""`, get the malus. The grammar still allows them; an empty value
-   * the question asks for is rare.
-   */
-  #emptyValueMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
-    const texts = [`${opener}[]`, "[]", ...punctuationStrings([opener, ""], true)];
-    if (items?.length === 0) texts.push("]", "],", "]}", "]}}", `${opener}]`);
-    this.#t.textTokens(texts, GROUNDING_AVOID_LOGIT, logits, []);
   }
 
   /**

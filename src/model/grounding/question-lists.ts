@@ -14,10 +14,14 @@ import {
  * out ("[3, 4, 5, 6, 4]", "C, F and G", "'Age', 'Income' and 'Education'"; letter case aside): the item that comes next there, or `end` when the list
  * ends with them. Undefined where they follow no list. Numbers go on only with a number.
  */
-export function listAfter(source: string, items: readonly string[]): { next?: string; end?: true } | undefined {
-  const text = source.toLowerCase();
+export function listAfter(written: string, items: readonly string[]): { next?: string; end?: true } | undefined {
   const wanted = items.map((item) => item.toLowerCase());
   const numeric = wanted.every((item) => LEADING_NUMERAL.test(item));
+  // ordinals are numbers of a list ("the 2nd, 3rd and 4th floors": 2, 3, 4), read with their suffix as spaces
+  const source = numeric
+    ? written.replace(/(\d)(st|nd|rd|th)\b/gi, (_, digit: string, suffix: string) => digit + " ".repeat(suffix.length))
+    : written;
+  const text = source.toLowerCase();
   for (let start = text.indexOf(wanted[0]); start !== -1; start = text.indexOf(wanted[0], start + 1)) {
     if (!itemAt(text, start, wanted[0])) continue;
     let p = start + wanted[0].length;

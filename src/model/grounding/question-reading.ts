@@ -60,6 +60,8 @@ export class QuestionReading {
   text = "";
   /** The skill the reply so far calls, and the text it was read from (see currentSkill). */
   skillOf: { text: string; skill: string | undefined } | undefined;
+  /** The question's first numeral that begins a list (see numberListStart); "" where none. */
+  listStart: string | undefined;
   /** The source's words, lower case (see named). */
   sourceWords: Set<string> | undefined;
   /** The question's words, lower case (see stemWritten). */
@@ -367,6 +369,18 @@ export class QuestionReading {
    */
   listAfter(items: readonly string[]): { next?: string; end?: true } | undefined {
     return listAfter(this.source.text, items);
+  }
+
+  /**
+   * The first numeral of the question that begins a list of numbers it writes out (see listAfter: "for 2nd, 3rd and
+   * 4th floors": 2), the first item of a number array; undefined where it writes none.
+   */
+  numberListStart(): string | undefined {
+    if (this.listStart === undefined) {
+      const question = this.source.text.slice(0, this.questionChars);
+      this.listStart = numeralsOf(question).find((numeral) => listAfter(question, [numeral])?.next !== undefined) ?? "";
+    }
+    return this.listStart || undefined;
   }
 
   /**
