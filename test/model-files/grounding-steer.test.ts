@@ -794,6 +794,18 @@ describe("GroundingSteer (soft)", () => {
     ) as Record<string, number>;
     expect(met.etropolitan).toBeGreaterThan(0);
     expect(met.useum).toBeUndefined();
+    // nor as another key's schema value ("Monday" of `day`), which that key keeps
+    const week = vocabulary(['"', '"}', ",", "}", "<pad>", "M", "etropolitan", "onday"]);
+    const withDays = {
+      mode: "soft" as const,
+      source: ["What are the opening hours of the Metropolitan Museum of Art on Saturday?"],
+      schemaValues: ["Monday", "Saturday"],
+      askedBy: new Map([["f", { museum_name: [], day: ["Monday", "Saturday"] }]]),
+    };
+    const name = inStringValue(withDays, week, "museum_name", "M");
+    expect(name.etropolitan).toBeGreaterThan(0);
+    expect(name.onday).toBeUndefined();
+    expect(inStringValue(withDays, week, "day", "M").onday).toBeGreaterThan(0);
   });
 
   it("an integer argument is not steered toward a numeral with a fraction", () => {

@@ -207,7 +207,7 @@ export class GroundingSteer {
         items: position.items,
         nested: position.path.length > position.path.indexOf("arguments") + 2,
       };
-      this.#value.positions = position.kind === "string" ? this.#t.valueStarts() : [];
+      this.#value.positions = position.kind === "string" ? this.#others.starts(role.key, this.#t.valueStarts()) : [];
     }
     const state = this.#value!;
     const piece = position.value.slice(state.value.length);

@@ -28,6 +28,12 @@ export class OtherKeysValues {
     this.#r = r;
   }
 
+  /** `starts` (where a value may begin) less the other keys' schema values (see QuestionReading.otherKeysSchemaStarts). */
+  starts(key: string, starts: number[]): number[] {
+    const theirs = new Set(this.#q.otherKeysSchemaStarts(key));
+    return theirs.size > 0 && this.#r.on("other-keys-values") ? starts.filter((p) => !theirs.has(p)) : starts;
+  }
+
   /**
    * A whole word that the source follows with another key's value ("Natural History Museum| in London" for `museum`
    * beside `city`): going on gets the malus, closing the bonus (SmolLM2 wrote the city into the museum's name).

@@ -70,6 +70,8 @@ export class QuestionReading {
   readonly questionChars: number;
   /** Each unit key's units (see unitSpans), computed once per skill and key. */
   readonly units = new Map<string, [number, number][]>();
+  /** Each skill and key's starts of other keys' schema values (see otherKeysSchemaStarts). */
+  readonly otherKeysSchema = new Map<string, number[]>();
   /** Each skill's foreign starts (see foreignStarts). */
   readonly foreign = new Map<string, number[]>();
   /** Each key's anchored values (see anchors), computed once per key. */
@@ -530,6 +532,32 @@ export class QuestionReading {
       return !own.has(text.slice(from, to === -1 ? undefined : to).trim());
     });
     this.foreign.set(skill!, starts);
+    return starts;
+  }
+
+  /**
+   * The source's span starts inside the schema's values (past the question) that are another key's value of the
+   * called skill and not `key`'s (see askingValues): a value of `key` does not follow them ("M" went on as the `day`
+   * enum's "Monday" in a `museum_name`). Empty where no skill is called yet.
+   */
+  otherKeysSchemaStarts(key: string): number[] {
+    const skill = this.currentSkill();
+    const values = skill === undefined ? undefined : this.askedBy.get(skill);
+    if (!values) return [];
+    const memo = `${skill}\u0000${key}`;
+    const known = this.otherKeysSchema.get(memo);
+    if (known) return known;
+    const own = new Set(values[key] ?? []);
+    const theirs = new Set(Object.entries(values).flatMap(([other, list]) => (other === key ? [] : list)));
+    const text = this.source.text;
+    const starts = this.source.starts.filter((p) => {
+      if (p < this.questionChars) return false;
+      const from = text.lastIndexOf(TEXT_JOINT, p) + 1;
+      const to = text.indexOf(TEXT_JOINT, p);
+      const value = text.slice(from, to === -1 ? undefined : to).trim();
+      return theirs.has(value) && !own.has(value);
+    });
+    this.otherKeysSchema.set(memo, starts);
     return starts;
   }
 
