@@ -244,6 +244,9 @@ describe("GroundingIndex", () => {
     ]);
     // digits glued to a word are part of a name, not a number
     expect(new GroundingIndex(["CO2 for 25 MPG, case AL2562, 3x^2"]).numerals).toEqual(["25", "3", "2"]);
+    // a minus after a space is a negative number alone; after a digit or a letter a hyphen, both readings
+    expect(new GroundingIndex(["coefficients 2, 3 and -4"]).numerals).toEqual(["2", "3", "-4"]);
+    expect(new GroundingIndex(["from 10 to -3, and 5x-2"]).numerals).not.toContain("3");
   });
 
   it("reads a percentage also as its fraction, and a number written as a word as its numeral", () => {

@@ -68,8 +68,11 @@ export class GroundingIndex {
     this.starts = starts;
     const numerals = new Set<string>();
     for (const text of texts) for (const numeral of numeralsOf(text)) numerals.add(numeral);
-    // "-5" in "3-5" is a range, not a negative number: keep both readings
-    for (const numeral of numerals) if (numeral.startsWith("-")) numerals.add(numeral.slice(1));
+    // "-5" in "3-5" is a range, not a negative number: there (a hyphen right after a letter or digit) both readings;
+    // " -4" after a space is negative alone (SmolLM2 wrote `"c":4` for "coefficients 2, 3 and -4")
+    for (const text of texts)
+      for (const match of text.matchAll(/(?<=[\p{L}\p{N}])-(\d+(?:\.\d+)?)/gu))
+        if (numerals.has(`-${match[1]}`)) numerals.add(match[1]);
     this.numerals = [...numerals];
     this.maxNumeralDigits = Math.max(0, ...this.numerals.map(digitCount));
     this.maxDigitRun = Math.max(0, ...this.numerals.map(longestDigitRun));
