@@ -811,6 +811,23 @@ describe("GroundingSteer (soft)", () => {
     expect(inStringValue(withDays, week, "day", "M").onday).toBeGreaterThan(0);
   });
 
+  it("a place's name closes before a number the question writes after it", () => {
+    const words = vocabulary(['"', '"}', ",", "}", "<pad>", " 2022", " Park"]);
+    const source = { mode: "soft" as const, source: ["What is the air quality index in London 2022/08/16?"] };
+    const london = inStringValue(source, words, "location", "London");
+    expect(london['"']).toBeGreaterThan(0);
+    expect(london[" 2022"]).toBeLessThan(0);
+    // not a key that is no place's, nor a name that goes on with a word
+    expect(inStringValue(source, words, "title", "London")[" 2022"]).not.toBeLessThan(0);
+    const park = inStringValue(
+      { mode: "soft", source: ["Hike in Yellowstone Park 2022"] },
+      words,
+      "location",
+      "Yellowstone",
+    );
+    expect(park[" Park"]).toBeGreaterThan(0);
+  });
+
   it("an integer argument is not steered toward a numeral with a fraction", () => {
     const source = ["Synaptic rate of 200 and weight 0.5"];
     const at = (integerKeys?: Map<string, string[]>) =>

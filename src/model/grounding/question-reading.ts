@@ -569,6 +569,8 @@ export class QuestionReading {
     if (p >= this.questionChars) return false;
     const join = /^(?:,?\s+(?:in|at|on|of|from|to|near|for)\b)?\s+(?:the\s+)?/i.exec(this.source.text.slice(p, p + 16));
     if (!join) return false;
+    // a place goes on with no number: "London| 2022/08/16" (SmolLM2 wrote the date into the `location`)
+    if (this.isPlaceKey(key) && /^\s+\d/.test(this.source.text.slice(p, p + 3))) return true;
     return this.othersAnchors(key).starts.has(p + join[0].length);
   }
 
