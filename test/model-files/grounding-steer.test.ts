@@ -794,7 +794,7 @@ describe("GroundingSteer (soft)", () => {
       museum,
       "museum_name",
       "M",
-    ) as Record<string, number>;
+    );
     expect(met.etropolitan).toBeGreaterThan(0);
     expect(met.useum).toBeUndefined();
     // nor as another key's schema value ("Monday" of `day`), which that key keeps
