@@ -5,7 +5,8 @@
  * channel), and the prompt cache's size on disk (a temporary folder, GEMMA_AGENT_PROMPT_CACHE). Between samples
  * /proc is polled and each interval's peak RSS kept: memory that saws between garbage collections is judged by its
  * peaks. Prints the samples and a verdict: after the warm-up (the first 25%, --warmup), the peak RSS grows <= 5%, and fds,
- * threads and live sequences do not grow; any process warning (MaxListenersExceededWarning, ...) is listed.
+ * threads and live sequences do not grow (fds: the fewest in the last interval against the most in the warm-up's
+ * last); any process warning (MaxListenersExceededWarning, ...) is listed.
  *
  *   npx tsx scripts/soak.ts eval [--runs 2000] [--model GGUF] [--budget 2] [--parallel 2] [--samples 20]
  *   npx tsx scripts/soak.ts chat [--turns 500] [--model GGUF] [--token-budget 1000] [--samples 20]

@@ -39,6 +39,8 @@ export interface ProcSample {
 export interface PeakedProcSample extends ProcSample {
   peakRssKb: number;
   peakFds: number;
+  /** The fewest fds seen open since the sample before (polled): a descriptor open for a moment is not held. */
+  lowFds: number;
 }
 
 /** What the probe of a process last wrote (see soak-probe.mjs). */
@@ -153,13 +155,13 @@ export interface SampleTargets {
 
 /**
  * Takes the soak's samples. Between two samples `observe` reads /proc on every poll and keeps each process's peak
- * resident memory and fds, which the next sample carries: a process whose memory saws up and down between garbage
+ * resident memory and fds (and its fewest fds), which the next sample carries: a process whose memory saws up and down between garbage
  * collections is judged by its peaks, not by where one instant happens to fall.
  */
 export class SoakSampler {
   readonly #targets: SampleTargets;
   readonly #started = Date.now();
-  #peaks: Record<string, { rssKb: number; fds: number }> = {};
+  #peaks: Record<string, { rssKb: number; fds: number; lowFds: number }> = {};
 
   constructor(targets: SampleTargets) {
     this.#targets = targets;
@@ -171,7 +173,11 @@ export class SoakSampler {
       const now = pid === undefined ? undefined : procSample(pid);
       if (!now || !Number.isFinite(now.rssKb)) continue;
       const peak = this.#peaks[role];
-      this.#peaks[role] = { rssKb: Math.max(peak?.rssKb ?? 0, now.rssKb), fds: Math.max(peak?.fds ?? 0, now.fds) };
+      this.#peaks[role] = {
+        rssKb: Math.max(peak?.rssKb ?? 0, now.rssKb),
+        fds: Math.max(peak?.fds ?? 0, now.fds),
+        lowFds: Math.min(peak?.lowFds ?? Infinity, now.fds),
+      };
     }
   }
 
@@ -184,7 +190,9 @@ export class SoakSampler {
       const now = pid === undefined ? undefined : procSample(pid);
       const peak = this.#peaks[role];
       procs[role] =
-        now && Number.isFinite(now.rssKb) && peak ? { ...now, peakRssKb: peak.rssKb, peakFds: peak.fds } : undefined;
+        now && Number.isFinite(now.rssKb) && peak
+          ? { ...now, peakRssKb: peak.rssKb, peakFds: peak.fds, lowFds: Math.min(peak.lowFds, now.fds) }
+          : undefined;
       const probe = pid === undefined ? undefined : readProbe(this.#targets.probeDir, pid);
       heapMb[role] = probe && Math.round(probe.heapUsed / 104_857.6) / 10;
     }
