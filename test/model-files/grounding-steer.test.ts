@@ -1347,6 +1347,7 @@ describe("GroundingSteer (strict)", () => {
       dateFormats: {},
       currency: [],
       units: {},
+      kinds: {},
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);
     typed.properties.arguments.properties = {

@@ -1,5 +1,6 @@
 import { dateFormatOf } from "./date-formats.js";
 import { isCurrencyKey } from "./currencies.js";
+import { kindNoun } from "./grounding-words.js";
 import type { Token } from "./token.js";
 import {
   GROUNDING_LEVERS,
@@ -103,6 +104,8 @@ export interface SkillArgumentKeys {
   currency: string[];
   /** Number keys whose description names the unit they are in ("Maximum distance (in miles)"), with that word. */
   units: Record<string, string>;
+  /** String keys that take a kind of a noun (see kindNoun: `room_type`, "The type of crime"), with the noun. */
+  kinds: Record<string, string>;
 }
 
 /** The unit a number's description names in parentheses ("Maximum distance (in miles) within which ..."). */
@@ -163,6 +166,61 @@ export function formulaKey(key: string, schema: unknown): boolean {
   return FORMULA_KEY.test(key) || (typeof node.description === "string" && /\barithmetic\b/i.test(node.description));
 }
 
+/** What grounding reads of one skill's `arguments` schema (its value branches; see valueBranch). */
+function argumentFigures(args: { properties: Record<string, unknown>; required?: unknown }): SkillArgumentKeys {
+  const described = (key: string) => (args.properties[key] as { description?: unknown } | undefined)?.description;
+  const typed = (key: string) => (args.properties[key] as { type?: unknown } | undefined)?.type;
+  const required = new Set(Array.isArray(args.required) ? args.required : []);
+  const all = Object.keys(args.properties);
+  const integer = all.filter((key) => {
+    const type = typed(key);
+    return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
+  });
+  const percent = all.filter((key) => {
+    const description = described(key);
+    return typeof description === "string" && /percent/i.test(description) && !/decimal/i.test(description);
+  });
+  const numeric = all.filter((key) => {
+    const type = typed(key);
+    return [type].flat().some((t) => t === "integer" || t === "number");
+  });
+  const formula = all.filter((key) => formulaKey(key, args.properties[key]));
+  const optional = all.filter((key) => !required.has(key));
+  const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties[key])]));
+  const dateFormats = Object.fromEntries(
+    all.flatMap((key) => {
+      const format = dateFormatOf(described(key));
+      return format === undefined ? [] : [[key, format]];
+    }),
+  );
+  const currency = all.filter((key) => isCurrencyKey(key, described(key)));
+  const units = Object.fromEntries(
+    numeric.flatMap((key) => {
+      const unit = unitOfDescription(described(key));
+      return unit === undefined ? [] : [[key, unit]];
+    }),
+  );
+  const kinds = Object.fromEntries(
+    all.flatMap((key) => {
+      const noun = typed(key) === "string" ? kindNoun(key, described(key)) : undefined;
+      return noun === undefined ? [] : [[key, noun]];
+    }),
+  );
+  return {
+    all,
+    optional,
+    integer,
+    percent,
+    numeric,
+    formula,
+    askedBy,
+    dateFormats,
+    currency,
+    units,
+    kinds,
+  };
+}
+
 const argumentKeyCache = new WeakMap<object, Map<string, SkillArgumentKeys>>();
 
 /**
@@ -190,41 +248,7 @@ export function skillArgumentKeys(schema: JsonSchema | undefined): Map<string, S
       ),
     };
     // the first branch of a skill (the one-call action's) is as good as any: a later one does not replace it
-    if (typeof name === "string" && args?.properties && !keys.has(name)) {
-      const required = new Set(Array.isArray(args.required) ? args.required : []);
-      const all = Object.keys(args.properties);
-      const integer = all.filter((key) => {
-        const type = (args.properties[key] as { type?: unknown } | undefined)?.type;
-        return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
-      });
-      const percent = all.filter((key) => {
-        const description = (args.properties[key] as { description?: unknown } | undefined)?.description;
-        return typeof description === "string" && /percent/i.test(description) && !/decimal/i.test(description);
-      });
-      const numeric = all.filter((key) => {
-        const type = (args.properties[key] as { type?: unknown } | undefined)?.type;
-        return [type].flat().some((t) => t === "integer" || t === "number");
-      });
-      const formula = all.filter((key) => formulaKey(key, args.properties[key]));
-      const optional = all.filter((key) => !required.has(key));
-      const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties[key])]));
-      const dateFormats = Object.fromEntries(
-        all.flatMap((key) => {
-          const format = dateFormatOf((args.properties[key] as { description?: unknown } | undefined)?.description);
-          return format === undefined ? [] : [[key, format]];
-        }),
-      );
-      const currency = all.filter((key) =>
-        isCurrencyKey(key, (args.properties[key] as { description?: unknown } | undefined)?.description),
-      );
-      const units = Object.fromEntries(
-        numeric.flatMap((key) => {
-          const unit = unitOfDescription((args.properties[key] as { description?: unknown } | undefined)?.description);
-          return unit === undefined ? [] : [[key, unit]];
-        }),
-      );
-      keys.set(name, { all, optional, integer, percent, numeric, formula, askedBy, dateFormats, currency, units });
-    }
+    if (typeof name === "string" && args?.properties && !keys.has(name)) keys.set(name, argumentFigures(args));
     for (const value of Object.values(record)) walk(value, depth + 1);
   };
   walk(schema, 0);
@@ -375,6 +399,7 @@ export function steerSource(
     dateFormats: byKind("dateFormats"),
     currencyKeys: byKind("currency"),
     keyUnits: byKind("units"),
+    kindNouns: byKind("kinds"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
   };
 }

@@ -243,7 +243,7 @@ export class GroundingSteer {
       // ounces?")
       const only = this.#q.unitSpans(state.key).length > 0;
       const written = this.#t.writtenStarts("");
-      const named = this.#t.keyWordTokens("", state.key);
+      const named = this.#t.keyWordTokens("", state.key, this.#q.kindNounOf(state.key));
       if (!only)
         for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
       const others = new Map<Token, number>();
@@ -265,6 +265,7 @@ export class GroundingSteer {
       // the key's own words get the malus, unless an anchored value begins with them ("Hotel Paradise", `hotel_name`)
       for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
       for (const [token, logit] of anchored) logits.set(token, logit);
+      this.#t.nounMalus("", this.#q.kindNounOf(state.key), this.#q.anchors(state.key).starts, logits);
       if (!state.items)
         for (const numeral of this.#q.numeralsForNumberKeys(state.key))
           if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
@@ -447,7 +448,8 @@ export class GroundingSteer {
     const numbers = this.#levers.has("numbers");
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
     const written = strict || !copy ? new Set<Token>() : this.#t.writtenStarts(`${opener}"`);
-    const named = strict || !copy ? new Set<Token>() : this.#t.keyWordTokens(`${opener}"`, key);
+    const named =
+      strict || !copy ? new Set<Token>() : this.#t.keyWordTokens(`${opener}"`, key, this.#q.kindNounOf(key));
     if (copy && (strict || this.#q.unitSpans(key).length === 0))
       for (const token of this.#t.quotedStarts(opener))
         if (!written.has(token) && !named.has(token)) logits.set(token, logit);
@@ -530,6 +532,8 @@ export class GroundingSteer {
     if (levers.copy)
       for (const p of anchors.starts)
         this.#t.prefixTokens(`${opener}"`, this.#source.following(p, this.#vocab.maxTokenChars), anchored, logits);
+    // a kind's key: its noun loses to the kinds before it ("classical concert": no "con" for a concert's `genre`)
+    if (levers.copy) this.#t.nounMalus(`${opener}"`, this.#q.kindNounOf(key), anchors.starts, logits);
     // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
     if (levers.numbers)
       for (const numeral of anchors.numerals)

@@ -169,6 +169,25 @@ export function percentOnlyNumerals(question: string): Set<string> {
 
 /** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
 export const ORDINAL_KEY = /^(.*?)_?([1-9])$/;
+/** A key numbered inside its name (`year1_revenue`): the word before the number, the number, the words after it. */
+export const INNER_ORDINAL_KEY = /^(\p{L}+?)_?([1-9])_(\p{L}[\p{L}_]*)$/u;
+
+/** Words that make a key one of kinds (`room_type`, `genre`, `cuisine_category`). */
+export const KIND_WORDS = new Set(["type", "kind", "genre", "category", "style", "sort", "variety", "class"]);
+
+/**
+ * The noun a string key takes a kind of: the key's word before its kind word (`room` of `room_type`), or what its
+ * description calls it a kind of ("The type of crime", "Genre of the concert"); undefined for any other key.
+ */
+export function kindNoun(key: string, description: unknown): string | undefined {
+  const words = keyWords(key);
+  if (words.length > 1 && KIND_WORDS.has(words.at(-1)!)) return words.at(-2);
+  if (typeof description !== "string") return undefined;
+  const named = /\b(?:type|kind|genre|category|style|sort|variety)\s+of\s+(?:the\s+|an?\s+)?(\p{L}{3,})/iu.exec(
+    description,
+  );
+  return named?.[1].toLowerCase();
+}
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
 /** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */

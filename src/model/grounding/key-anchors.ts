@@ -7,10 +7,13 @@ import { numeralsOf } from "./grounding-index.js";
 import {
   ANCHOR_FILLER,
   GENERIC_FLAG_WORDS,
+  INNER_ORDINAL_KEY,
+  KIND_WORDS,
   ORDINAL_KEY,
   WORD_AT,
   YEAR_NUMERAL,
   anchoredNumerals,
+  yearKey,
   keyWords,
 } from "./grounding-words.js";
 
@@ -133,4 +136,67 @@ export function lastClosedValue(text: string): string | undefined {
   let last: string | undefined;
   for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"(\s*:)?/g)) if (m[2] === undefined) last = m[1];
   return last;
+}
+
+/**
+ * The numeral a key numbered inside its name takes (see INNER_ORDINAL_KEY: `year1_revenue` beside `year2_revenue`):
+ * the question's numerals in its order, scaled by a magnitude after them ("$1M"), its years left out where a key of
+ * the skill takes a year; the key's number picks one. Undefined for any other key, or one with no sibling.
+ */
+export function innerOrdinalNumeral(key: string, keys: readonly string[], text: string): string | undefined {
+  const family = (name: string) => {
+    const match = INNER_ORDINAL_KEY.exec(name);
+    return match ? `${match[1]}#${match[3]}` : undefined;
+  };
+  const own = INNER_ORDINAL_KEY.exec(key);
+  if (!own || !keys.some((other) => other !== key && family(other) === family(key))) return undefined;
+  const skipYears = keys.some(yearKey);
+  const numerals: string[] = [];
+  for (const match of text.matchAll(/(?<![\p{L}\d.,])\d[\d,]*(?:\.\d+)?/gu)) {
+    if (skipYears && YEAR_NUMERAL.test(match[0])) continue;
+    numerals.push(anchoredNumerals(match[0], text.slice(match.index + match[0].length))[0]);
+  }
+  return numerals[Number(own[2]) - 1];
+}
+
+/** Words before a noun that say no kind of it: articles, pronouns, quantities, joining words, verbs that ask. */
+const NO_KIND = new Set(
+  (
+    "a an the of for my your me our his her its their this that these those any some which what each every all one " +
+    "two three four five six in on at to with and or per as by from into about book find get give show search buy " +
+    "rent play want need like other same"
+  ).split(" "),
+);
+
+/**
+ * Where `text` writes a word right before `noun` (its plural too) that says which kind of it ("a single room",
+ * "violent crime", "a classical concert"), with up to two more words of the same letter case before it ("a historical
+ * fiction book"): the kind's offsets. Not a word of `excluded` (the skill's name, its other
+ * keys: "hotel room" beside `hotel_name`, "musical scale" for `musical_scale`) nor a kind word, and not where the
+ * noun goes on with one of them ("official crime rate" for `get_crime_rate`).
+ */
+export function kindModifiers(text: string, noun: string, excluded: ReadonlySet<string>): number[] {
+  const stem = (word: string) => word.toLowerCase().replace(/s$/, "");
+  const theirs = new Set([...excluded].map(stem));
+  const pattern = new RegExp(
+    `(?<![\\p{L}\\p{N}-])(\\p{L}[\\p{L}-]+)\\s+${noun}(?:s|es)?(?![\\p{L}\\p{N}])(?=(?:\\s+(\\p{L}+))?)`,
+    "giu",
+  );
+  const starts: number[] = [];
+  for (const match of text.matchAll(pattern)) {
+    const word = match[1].toLowerCase();
+    if (NO_KIND.has(word) || KIND_WORDS.has(word) || theirs.has(stem(word))) continue;
+    if (match[2] !== undefined && theirs.has(stem(match[2]))) continue;
+    // a kind of more words: back to a joining word or a change of letter case ("a historical fiction book")
+    let start = match.index;
+    for (let words = 0; words < 2; words++) {
+      const before = /(?<![\p{L}\p{N}-])(\p{L}[\p{L}-]+)\s+$/u.exec(text.slice(Math.max(0, start - 40), start));
+      const more = before?.[1];
+      if (!more || NO_KIND.has(more.toLowerCase()) || theirs.has(stem(more))) break;
+      if (/^\p{Lu}/u.test(more) !== /^\p{Lu}/u.test(match[1])) break;
+      start -= before[0].length;
+    }
+    starts.push(start);
+  }
+  return starts;
 }

@@ -9,23 +9,19 @@ import {
   NOT_A_UNIT,
   NUMERAL_BEFORE,
   NUMBER_WORD_BEFORE,
-  ORDINAL_KEY,
   PLACE_BEFORE,
   PLACE_OF,
   PLACE_WORDS,
-  ROUTE_BEFORE,
   TEXT_JOINT,
   anchoredNumerals,
   conversionSide,
-  conversionUnits,
   keyWords,
   percentOnlyNumerals,
-  routeSide,
-  yearKey,
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
-import { numeralsAfterOwnWords, ordinalNumerals, questionYears, writesAt, writtenKeysOf } from "./key-anchors.js";
+import { numeralsAfterOwnWords, writesAt, writtenKeysOf } from "./key-anchors.js";
 import { listAfter } from "./question-lists.js";
+import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
 /**
@@ -53,6 +49,8 @@ export class QuestionReading {
   readonly currencyKeys: ReadonlyMap<string, readonly string[]>;
   /** Each skill's number keys with the unit their description names (see SteerSource.keyUnits). */
   readonly keyUnits: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** Each skill's keys that take a kind of a noun, with the noun (see SteerSource.kindNouns). */
+  readonly kindNouns: ReadonlyMap<string, Readonly<Record<string, string>>>;
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
@@ -212,6 +210,12 @@ export class QuestionReading {
     return PLACE_WORDS.has(keyWords(key).at(-1) ?? "");
   }
 
+  /** The noun `key` of the called skill takes a kind of (see kindNoun), as a list of none or one. */
+  kindNounOf(key: string): string[] {
+    const noun = this.kindNouns.get(this.currentSkill() ?? "")?.[key];
+    return noun === undefined ? [] : [noun];
+  }
+
   /** Whether the source goes on at `p` with a comma and a capitalized name: a place's region ("Denver, Colorado"). */
   regionAfter(p: number): boolean {
     return /^, \p{Lu}/u.test(this.source.following(p, 3));
@@ -235,7 +239,7 @@ export class QuestionReading {
     this.anchored.set(memo, found);
     const keys = skill === undefined ? [] : (this.argumentKeys.get(skill) ?? []);
     const text = this.source.text.slice(0, this.questionChars);
-    this.#namedAnchors(key, skill, keys, text, found);
+    namedAnchors(this, key, skill, keys, text, found);
     // an identifier's head is two letters (`building_id` and "building Id B1004")
     const head = /(?:^|_)id$/i.test(key) ? "id" : keyWords(key).at(-1);
     if (!head || head.length < 2 || GENERIC_FLAG_WORDS.has(head)) return found;
@@ -281,68 +285,6 @@ export class QuestionReading {
     }
     found.numerals = found.numerals.filter((numeral) => this.source.numerals.includes(numeral));
     return found;
-  }
-
-  /**
-   * The anchors of `key` that its kind or its schema gives rather than its head word (see anchors): numbered keys,
-   * years, a route's sides, the values the schema offers, an expression's arithmetic, a conversion's units, names
-   * holding a word of the key.
-   */
-  #namedAnchors(
-    key: string,
-    skill: string | undefined,
-    keys: readonly string[],
-    text: string,
-    found: { starts: number[]; numerals: string[] },
-  ): void {
-    // `number1`, `number2`: the question's first and second numerals, in its order ("of 36 and 24")
-    const ordinal = ORDINAL_KEY.exec(key);
-    const siblings = ordinal ? keys.filter((other) => ORDINAL_KEY.exec(other)?.[1] === ordinal[1]).length : 0;
-    // a year's among them: the question's years alone ("revenues of $1M in 2019 and $1.2M in 2020": `year1` 2019)
-    const years = questionYears(this.source.text.slice(0, this.questionChars));
-    const year = yearKey(key) && years.length > 0;
-    if (ordinal && siblings > 1 && this.r.on("ordinal-keys")) {
-      const numeral = (year ? years : ordinalNumerals(ordinal[1], keys, text))[Number(ordinal[2]) - 1];
-      if (numeral !== undefined && this.source.numerals.includes(numeral)) found.numerals.push(numeral);
-    }
-    // the unit the key's description names: the numeral before it ("within 10 miles" for a distance "(in miles)"), where
-    // no other key of the skill is in that unit
-    const inUnits = skill === undefined ? {} : (this.keyUnits.get(skill) ?? {});
-    const unit = inUnits[key];
-    if (unit !== undefined && Object.values(inUnits).filter((other) => other === unit).length === 1) {
-      const word = new RegExp(`(?<![\\p{L}])${unit.replace(/s$/, "")}s?(?![\\p{L}])`, "giu");
-      for (const match of text.matchAll(word)) {
-        const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
-        if (before && this.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
-      }
-    }
-    // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
-    if (year && !ordinal && keys.filter(yearKey).length === 1 && this.r.on("anchors")) found.numerals.push(...years);
-    // a route's side: the name after "from" for `start_location`, after "to" for `end_location`
-    const route = routeSide(key);
-    if (route && keys.filter((other) => routeSide(other) === route).length === 1 && this.r.on("place-anchors"))
-      for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
-    // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
-    // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
-    for (const value of (skill !== undefined && this.askedBy.get(skill)?.[key]) || []) {
-      const written = this.questionWrites(value);
-      // where the schema writes it too, there (an item's enum "Violin Lessons" for "violin lessons": the grammar
-      // takes the schema's letter case)
-      const at = written.length > 0 || this.stemWritten(value) ? [...written, ...this.schemaWrites(value)] : [];
-      if (at.length > 0 && this.r.on("anchors")) found.starts.push(...at);
-    }
-    // an expression: the question's arithmetic ("17 times 23 plus 4", "square root of 1764")
-    if (this.isFormula(key) && this.r.on("formula")) found.starts.push(...this.arithmetic().map(([start]) => start));
-    // a conversion's units: "2 tablespoons" for `from_unit`, "How many teaspoons" for `to_unit`
-    const side = conversionSide(key);
-    if (side && !keys.some((other) => other !== key && conversionSide(other) === side)) {
-      const units = conversionUnits(text, side);
-      if (units.length > 0 && this.r.on("units")) found.starts.push(...units);
-    }
-    // a name of the question that holds a word of the key: "the Hilton Hotel" for `hotel_name`, "the English Premier
-    // League" for `league`
-    const names = this.namesHolding(key);
-    if (names.length > 0 && this.r.on("names-holding")) found.starts.push(...names);
   }
 
   /**
@@ -571,6 +513,9 @@ export class QuestionReading {
     if (!join) return false;
     // a place goes on with no number: "London| 2022/08/16" (SmolLM2 wrote the date into the `location`)
     if (this.isPlaceKey(key) && /^\s+\d/.test(this.source.text.slice(p, p + 3))) return true;
+    // a kind closes before its noun: "single| room" for `room_type`
+    const [noun] = this.kindNounOf(key);
+    if (noun && new RegExp(`^\\s+${noun}`, "i").test(this.source.text.slice(p, p + noun.length + 2))) return true;
     return this.othersAnchors(key).starts.has(p + join[0].length);
   }
 
@@ -593,6 +538,7 @@ export class QuestionReading {
     this.dateFormats = source.dateFormats ?? new Map();
     this.currencyKeys = source.currencyKeys ?? new Map();
     this.keyUnits = source.keyUnits ?? new Map();
+    this.kindNouns = source.kindNouns ?? new Map();
     this.percentKeys = source.percentKeys ?? new Map();
     this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
   }

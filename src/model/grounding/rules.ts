@@ -88,15 +88,19 @@ export const GROUNDING_RULES = [
     reads:
       "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
       "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
-      "description spells; a currency as its code; the numeral before the unit a number key's description names)",
+      "description spells; a currency as its code; the numeral before the unit a number key's description names; " +
+      'the word before the noun a kind\'s key sorts: "single room" for `room_type`, "violent crime" for a crime\'s `type`)',
     biases:
-      "bonus for that value, and a whole anchored numeral closes; in a calls list, no reference to an earlier result " +
-      "opens where the question gives the key a value",
+      "bonus for that value, and a whole anchored numeral closes; a kind closes before its noun, and the noun's own " +
+      "tokens get the malus; in a calls list, no reference to an earlier result opens where the question gives the " +
+      "key a value",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',
   },
   {
     name: "ordinal-keys",
-    reads: "keys numbered among siblings (number1, number2; year1, year2 take the years)",
+    reads:
+      "keys numbered among siblings (number1, number2; year1, year2 take the years; year1_revenue, year2_revenue " +
+      "the other numerals, scaled: $1M is 1000000)",
     biases: "the question's numerals in order, as anchors",
     reason: '"the GCD of 36 and 24" took one numeral twice',
   },

@@ -64,6 +64,8 @@ export interface SteerSource {
   currencyKeys?: ReadonlyMap<string, readonly string[]>;
   /** Each skill's number keys whose description names their unit ("(in miles)"), with it, by skill name. */
   keyUnits?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** Each skill's string keys that take a kind of a noun (`room_type`: room), with the noun, by skill name. */
+  kindNouns?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
   taken?: readonly string[];
 }

@@ -155,11 +155,11 @@ export class SteerTokens {
    * The tokens that write, after `opener`, one of the key's own words whole (`cell` for `cell_type`, `Crime` for
    * `crime`): a value that begins with its key's word is most often that word alone, the question's noun beside the
    * value it names ("the structure of human cell"), so it gets no copy bonus but a malus, even where the question
-   * holds it.
+   * holds it. `also`: more such words (the noun a kind's key sorts: "crime" for a crime's `type`).
    */
-  keyWordTokens(opener: string, key: string): Set<Token> {
+  keyWordTokens(opener: string, key: string, also: readonly string[] = []): Set<Token> {
     const tokens = new Set<Token>();
-    for (const word of keyWords(key))
+    for (const word of [...keyWords(key), ...also])
       for (const text of [word, word[0].toUpperCase() + word.slice(1)])
         for (const token of this.vocab.tokensFor(opener + text) ?? [])
           if (!this.vocab.banned.has(token)) tokens.add(token);
@@ -171,6 +171,22 @@ export class SteerTokens {
     for (const text of remove) for (const token of this.vocab.tokensFor(text) ?? []) logits.delete(token);
     for (const text of texts)
       for (const token of this.vocab.tokensFor(text) ?? []) if (!this.vocab.banned.has(token)) logits.set(token, logit);
+  }
+
+  /**
+   * The `anchors` rule's malus on a kind's noun (see kindNoun): the tokens that write, after `opener`, a prefix of one
+   * of `nouns` (capitalized too) that none of the source's spans at `keep` (the key's anchors) begins with: "con" of
+   * "concert" for a concert's `genre` where "classical" is anchored. Nothing where no anchor is kept.
+   */
+  nounMalus(opener: string, nouns: readonly string[], keep: readonly number[], logits: Map<Token, number>): void {
+    if (nouns.length === 0 || keep.length === 0 || !this.r.on("anchors")) return;
+    const kept = new Map<Token, number>();
+    for (const p of keep) this.prefixTokens(opener, this.source.following(p, this.vocab.maxTokenChars), 0, kept);
+    const hit = new Map<Token, number>();
+    for (const noun of nouns)
+      for (const text of [noun, noun[0].toUpperCase() + noun.slice(1)])
+        this.prefixTokens(opener, text, GROUNDING_AVOID_LOGIT, hit);
+    for (const [token, logit] of hit) if (!kept.has(token)) logits.set(token, logit);
   }
 
   /** The tokens `opener` + a non-empty prefix of `text`, each with `logit` (never an escaped character's). */
