@@ -155,6 +155,20 @@ export const ROUTE_BEFORE = {
   to: /(?<![\p{L}\p{N}])to\s+(?:the\s+)?(?=\p{Lu})/gu,
 };
 /**
+ * The numerals `question` writes only as a unit's or a variable's exponent ("m/s^2", "3x^2", "cm^3"), never on their
+ * own: no number argument's value (SmolLM2 wrote `"acceleration":2` for "a rate of 3.5 m/s^2"). "2^10" is no
+ * exponent of a letter: its 10 stays.
+ */
+export function exponentOnlyNumerals(question: string): Set<string> {
+  const exponent = new Set<string>();
+  const bare = new Set<string>();
+  for (const match of question.matchAll(/(\p{L}\^)?(?<![\p{L}\d.,])(\d+(?:\.\d+)?)/gu))
+    (match[1] ? exponent : bare).add(match[2]);
+  for (const numeral of bare) exponent.delete(numeral);
+  return exponent;
+}
+
+/**
  * The numerals `question` writes only as a percentage ("8%", "5 %"), never bare: those whose fraction is the value
  * of a rate.
  */

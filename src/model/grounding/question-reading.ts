@@ -16,6 +16,7 @@ import {
   anchoredNumerals,
   conversionSide,
   keyWords,
+  exponentOnlyNumerals,
   percentOnlyNumerals,
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
@@ -54,6 +55,8 @@ export class QuestionReading {
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
+  /** Numerals the question writes only as an exponent ("m/s^2"): no number's value (see fits). */
+  readonly exponentOnly: ReadonlySet<string>;
   /** The reply so far. */
   text = "";
   /** The skill the reply so far calls, and the text it was read from (see currentSkill). */
@@ -419,12 +422,13 @@ export class QuestionReading {
   }
 
   /**
-   * Whether `numeral` can be `key`'s value: not one with a fraction or an exponent where the called skill types the
-   * key `integer` (the bonus of `0.5` led SmolLM2 and Gemma into `"input_synaptic_rate":0`, which the grammar closed).
+   * Whether `numeral` can be `key`'s value: not one the question writes only as an exponent ("m/s^2"), not one with
+   * a fraction or an exponent where the called skill types the key `integer` (the bonus of `0.5` led SmolLM2 and Gemma into `"input_synaptic_rate":0`, which the grammar closed).
    */
   fits(key: string, numeral: string): boolean {
     const skill = this.currentSkill();
     const integer = skill !== undefined && (this.integerKeys.get(skill)?.includes(key) ?? false);
+    if (this.exponentOnly.has(numeral) && this.r.on("number-fits")) return false;
     if (integer) return /^-?\d+$/.test(numeral) || !this.r.on("number-fits");
     // "an annual rate of 8%" is 0.08 (7 of the 8 such values of BFCL's even questions), unless the key asks for a
     // percentage as such
@@ -541,5 +545,6 @@ export class QuestionReading {
     this.kindNouns = source.kindNouns ?? new Map();
     this.percentKeys = source.percentKeys ?? new Map();
     this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
+    this.exponentOnly = exponentOnlyNumerals(source.source[0] ?? "");
   }
 }

@@ -174,8 +174,8 @@ export const GROUNDING_RULES = [
   },
   {
     name: "number-fits",
-    reads: "integer keys, percentages written with %",
-    biases: "a numeral the key cannot hold is not favoured (8% is 0.08)",
+    reads: "integer keys, percentages written with %, numerals written only as an exponent (m/s^2, x^2)",
+    biases: "a numeral the key cannot hold is not favoured (8% is 0.08; the 2 of m/s^2 is no acceleration)",
     reason: "a rate of 8% went in as 8; a decimal into an integer key",
   },
   {
