@@ -313,12 +313,13 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return [{ text: question }];
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
+  const shared = valued.length > 1 ? sharedSentences(valued.at(-1)!.text) : [];
   const items: QuestionItem[] = [];
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
     const named = namedSkills(piece.text, skills);
     const skill = skills.find((s) => s.name === named[0]) ?? bestFit(piece.text, skills);
     const texts = expandLists(piece.text, argumentSlots(skill));
-    const around = valued.length > 1 ? context : [];
+    const around = valued.length > 1 ? [...context, ...(piece === valued.at(-1) ? [] : shared)] : [];
     const chain = "chain" in piece && piece.chain === true;
     for (const text of texts) {
       const view = [text, ...around].join(" ");
@@ -328,6 +329,20 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     }
   }
   return items;
+}
+
+/** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */
+const EVERY_ITEM = /\b(?:both|each|all|every|either|these|the same)\b/i;
+
+/**
+ * The sentences of the last item's text, past its first, that speak of every item (see EVERY_ITEM) and give a value
+ * (see VALUE): the question's shared terms, written once after the items ("... and the second table is [30, 70, 50, 50]. Use a significance
+ * level of 0.05 for both tests."). Every other item reads them too (Gemma took the 2 of "2x2 tables" as the first
+ * test's significance level).
+ */
+function sharedSentences(text: string): string[] {
+  const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})/u);
+  return sentences.slice(1).filter((sentence) => EVERY_ITEM.test(sentence) && VALUE.test(sentence));
 }
 
 /**

@@ -125,6 +125,24 @@ describe("questionItems", () => {
     ).toHaveLength(1);
   });
 
+  it("gives every item the shared terms written after the last one, a sentence with a value for all of them", () => {
+    const chi = skill("chi_squared_test", "Chi-squared test.", {
+      table: { type: "array", items: { type: "integer" } },
+      alpha: { type: "number" },
+    });
+    const q =
+      "The first table is [45, 55, 35, 65] and the second table is [30, 70, 50, 50]. Perform a Chi-Squared test on " +
+      "both tables. Use a significance level of 0.05 for both tests. Can you assist me with these?";
+    const items = texts(q, [chi]);
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain("[45, 55, 35, 65]");
+    expect(items[0]).not.toContain("[30, 70, 50, 50]");
+    // the sentence with a value for both goes to the first item too; one without a value does not
+    expect(items[0]).toContain("Use a significance level of 0.05 for both tests.");
+    expect(items[0]).not.toContain("Can you assist me");
+    expect(items[1]).toContain("Use a significance level of 0.05 for both tests.");
+  });
+
   it("splits a clause that repeats 'between' or 'from' after ', and'", () => {
     expect(
       texts(
