@@ -117,10 +117,13 @@ interface Piece {
   chain?: boolean;
 }
 
-function clauses(question: string, requests: boolean): Piece[] {
+function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
+  const requests = skills.length > 1;
   const cuts = [0];
   for (const match of question.matchAll(CLAUSE_BREAK)) if (match.index > 0) cuts.push(match.index);
   if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
+  cuts.sort((a, b) => a - b);
+  cuts.push(...repeatedFrames(question, cuts, skills));
   cuts.sort((a, b) => a - b);
   cuts.push(question.length);
   const pieces: Piece[] = [];
@@ -135,6 +138,47 @@ function clauses(question: string, requests: boolean): Piece[] {
     pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }) });
   }
   return pieces;
+}
+
+/** Where a clause may join another of the same frame: ", and", "and", ";". */
+const FRAME_JOINT = /,\s*and\s+|\s+and\s+|;\s+/g;
+/** The kinds of values a text gives, in order: `q` a quoted text, `n` a numeral, `c` a capitalized name past its start. */
+function valueFrame(text: string): { frame: string; texts: string[] } {
+  const kinds = new RegExp(`(${QUOTE})|((?<![\\p{L}\\p{N}])\\$?\\d)|((?<=\\S\\s+)(?:${NAME}))`, "gu");
+  const found = [...text.matchAll(kinds)];
+  return {
+    frame: found.map((m) => (m[1] ? "q" : m[2] ? "n" : "c")).join(""),
+    texts: found.filter((m) => !m[2]).map((m) => m[0]),
+  };
+}
+
+/**
+ * Where a sentence goes on with "and" into a clause that gives the same kinds of values in the same order as the
+ * clause before it, two of them or more ("the exhibition named 'Wonder of Nature' in the Louvre museum, and 'Age of
+ * Reptiles' in the British Museum"; "an Italian restaurant in New York ... and a Japanese sushi restaurant in Los
+ * Angeles"): a call's values given twice, two calls, where the frames give a name or a quote and more of them than any
+ * skill takes texts (no skill takes a list of them). The cut offsets, past the `cuts` already made.
+ */
+function repeatedFrames(question: string, cuts: readonly number[], skills: readonly SkillProfile[]): number[] {
+  const slots = skills.map((skill) => argumentSlots(skill));
+  // where a skill takes a list of texts, or as many texts as both clauses give, they are one call's
+  const most = Math.max(0, ...slots.map((slot) => (slot.textArray ? Infinity : slot.text)));
+  const found: number[] = [];
+  for (const joint of question.matchAll(FRAME_JOINT)) {
+    const at = joint.index;
+    const sentenceStart = Math.max(...cuts.filter((cut) => cut <= at), question.lastIndexOf(". ", at) + 1, 0);
+    const before = valueFrame(question.slice(sentenceStart, at));
+    const rest = question.slice(at + joint[0].length);
+    const after = valueFrame(rest.slice(0, rest.search(/[.?!](?:\s|$)|$/)));
+    const [left, right] = [before.frame, after.frame];
+    const shorter = Math.min(left.length, right.length);
+    if (shorter < 2 || Math.abs(left.length - right.length) > 1) continue;
+    // a name or a quote of its own on the right ("300 Kelvin and ... 350 Kelvin" are one call's two temperatures)
+    if (before.texts.length + after.texts.length <= most || after.texts.every((text) => before.texts.includes(text)))
+      continue;
+    if (left.slice(0, shorter) === right.slice(0, shorter)) found.push(at);
+  }
+  return found;
 }
 
 /** A string key that takes an arithmetic expression (the calculator's `expression`): a list of numerals is its, whole. */
@@ -307,7 +351,7 @@ const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+
  * no clause names a skill).
  */
 export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
-  const pieces = clauses(question, skills.length > 1);
+  const pieces = clauses(question, skills);
   if (skills.length > 1) markRequests(pieces, skills);
   markFlags(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);

@@ -125,6 +125,42 @@ describe("questionItems", () => {
     ).toHaveLength(1);
   });
 
+  it("splits at 'and' where the clause after it gives the same kinds of values, a name or quote of its own", () => {
+    const exhibition = skill("museum.exhibition_detail", "Details of an exhibition.", {
+      exhibition_name: { type: "string" },
+      museum_name: { type: "string" },
+    });
+    const q =
+      "Give me the detail of the exhibition named 'Wonder of Nature' in the Louvre museum, and 'Age of Reptiles' in the British Museum.";
+    expect(texts(q, [exhibition])).toEqual([
+      "Give me the detail of the exhibition named 'Wonder of Nature' in the Louvre museum",
+      "'Age of Reptiles' in the British Museum.",
+    ]);
+    const restaurant = skill("restaurant.search", "Find a restaurant.", {
+      location: { type: "string" },
+      cuisine: { type: "string" },
+    });
+    const r =
+      "Find an Italian restaurant near me in New York that has vegetarian food and a Japanese sushi restaurant in Los Angeles that offers delivery.";
+    expect(texts(r, [restaurant])).toHaveLength(2);
+    // the same name on both sides, numbers only, or no more texts than the skill takes: one call
+    const entropy = skill("entropy_change", "Entropy change.", {
+      initial_temp: { type: "number" },
+      final_temp: { type: "number" },
+    });
+    const t =
+      "The process starts at an initial temperature of 300 Kelvin and ends at a final temperature of 350 Kelvin.";
+    expect(texts(t, [entropy])).toHaveLength(1);
+    const route = "Find the distance from the Louvre in Paris to the Tower in London and the time it takes.";
+    const twoPlaces = skill("route", "A route.", {
+      start: { type: "string" },
+      start_city: { type: "string" },
+      end: { type: "string" },
+      end_city: { type: "string" },
+    });
+    expect(texts(route, [twoPlaces])).toHaveLength(1);
+  });
+
   it("gives every item the shared terms written after the last one, a sentence with a value for all of them", () => {
     const chi = skill("chi_squared_test", "Chi-squared test.", {
       table: { type: "array", items: { type: "integer" } },
