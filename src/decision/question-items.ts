@@ -365,11 +365,17 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     const texts = expandLists(piece.text, argumentSlots(skill));
     const around = valued.length > 1 ? [...context, ...(piece === valued.at(-1) ? [] : shared)] : [];
     const chain = "chain" in piece && piece.chain === true;
+    // a clause with no value of its own (a flag changed, another skill asked for) reads the values of the one before
+    // it: "... 300 Kelvin ... 4.18 J/K. What if the process is not isothermal?" (both test models wrote 100 and 310)
+    const before = valued[valued.indexOf(piece) - 1];
+    const inherited = !chain && before && !VALUE.test(piece.text) ? [before.text] : [];
     for (const text of texts) {
-      const view = [text, ...around].join(" ");
+      const view = [text, ...inherited, ...around].join(" ");
       const marks = { ...(chain && { chain }) };
+      // (the skill its own words fit, not the inherited ones': "what's the time difference between two cities?")
+      const own = named.length === 0 && inherited.length > 0 && skills.length > 1 ? skill?.name : named[0];
       if (named.length > 1) for (const name of named) items.push({ text: view, skill: name, ...marks });
-      else items.push({ text: view, ...(named.length === 1 && { skill: named[0] }), ...marks });
+      else items.push({ text: view, ...(own !== undefined && { skill: own }), ...marks });
     }
   }
   return items;

@@ -161,6 +161,32 @@ describe("questionItems", () => {
     expect(texts(route, [twoPlaces])).toHaveLength(1);
   });
 
+  it("gives a clause without values of its own the values of the one before it, and its own skill", () => {
+    const entropy = skill("calculate_entropy_change", "Entropy change of a process.", {
+      initial_temp: { type: "integer" },
+      final_temp: { type: "integer" },
+      isothermal: { type: "boolean" },
+    });
+    const q =
+      "The process starts at 300 Kelvin and ends at 350 Kelvin. The process is isothermal. Can you calculate the " +
+      "entropy change for this process? What if the process is not isothermal, how does the entropy change?";
+    const items = texts(q, [entropy]);
+    expect(items).toHaveLength(2);
+    expect(items[1].startsWith("What if the process is not isothermal")).toBe(true);
+    expect(items[1]).toContain("300 Kelvin");
+    const now = skill("time_zones.get_current_time", "The current time in a city.", { location: { type: "string" } });
+    const difference = skill("time_zones.get_time_difference", "The time difference between two cities.", {
+      city_1: { type: "string" },
+      city_2: { type: "string" },
+    });
+    const both = questionItems(
+      "What is the current time in Beijing and Tokyo and what's the time difference between two cities?",
+      [now, difference],
+    );
+    expect(both.at(-1)!.skill).toBe("time_zones.get_time_difference");
+    expect(both.at(-1)!.text).toContain("Beijing and Tokyo");
+  });
+
   it("gives every item the shared terms written after the last one, a sentence with a value for all of them", () => {
     const chi = skill("chi_squared_test", "Chi-squared test.", {
       table: { type: "array", items: { type: "integer" } },

@@ -243,10 +243,10 @@ class Grounder {
     const properties = this.#values(Object.fromEntries(kept), 0);
     for (const [key, node] of Object.entries(properties)) {
       if (!isNode(node) || Object.hasOwn(node, "enum") || Object.hasOwn(node, "const")) continue;
-      // a flag the question names ("verify if it's already closed" for `closed_status`): true, as the `flag-true`
-      // rule favours it in process
+      // a flag the question names ("verify if it's already closed" for `closed_status`): true, false where it is
+      // negated ("do not include"), as the `flag-true` rule favours it in process
       if (node.type === "boolean" && this.#asked(skill, key, node) === "name") {
-        properties[key] = { ...node, enum: [true] };
+        properties[key] = { ...node, enum: [this.reading.flagValue(key) !== "false"] };
         this.limited++;
       }
       // a list the question asks for by a value holds at least that value

@@ -453,8 +453,10 @@ export class GroundingSteer {
     if (copy && (strict || this.#q.unitSpans(key).length === 0))
       for (const token of this.#t.quotedStarts(opener))
         if (!written.has(token) && !named.has(token)) logits.set(token, logit);
-    if (copy && !strict && this.#q.named(key) && this.#r.on("flag-true"))
-      this.#t.prefixTokens(opener, "true", logit, logits);
+    const flag = copy && !strict ? this.#q.flagValue(key) : undefined;
+    if (flag && this.#r.on("flag-true")) this.#t.prefixTokens(opener, flag, logit, logits);
+    if (flag === "false" && this.#r.on("flag-true"))
+      this.#t.prefixTokens(opener, "true", GROUNDING_AVOID_LOGIT, logits);
     if (copy && strict)
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.#vocab.tokensFor(text) ?? []) logits.set(token, logit);

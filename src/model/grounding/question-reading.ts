@@ -25,6 +25,10 @@ import { listAfter } from "./question-lists.js";
 import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
+/** A negation at most three words before a word ("do not include the impact of", "not", "without"). */
+const NEGATED_BEFORE =
+  /\b(?:not|no|never|without|exclud\w*|don't|doesn't|isn't|aren't|won't|shouldn't)\s+(?:\S+\s+){0,3}$/;
+
 /**
  * What one call's question says for its argument values, read once per key and skill: the values a key's word
  * anchors (see anchors), the names and units it writes, its lists, its arithmetic, which optional arguments it asks
@@ -307,6 +311,22 @@ export class QuestionReading {
       .filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word) && !theirs.has(word))
       .map((word) => word.replace(/s$/, "").slice(0, 6));
     return stems.some((stem) => [...this.sourceWords!].some((word) => word.startsWith(stem)));
+  }
+
+  /**
+   * The value the question asks of a flag it names (see named): "false" where its first word of the key (an item's
+   * own clause comes first) follows a negation within three words ("if we do not include the impact of human activities", "What if the process is not
+   * isothermal?"), else "true"; undefined where it names none. Both test models wrote `true` for both.
+   */
+  flagValue(key: string): "true" | "false" | undefined {
+    if (!this.named(key)) return undefined;
+    const question = this.source.text.slice(0, this.questionChars).toLowerCase();
+    const stems = keyWords(key).filter((word) => word.length >= 4 && !GENERIC_FLAG_WORDS.has(word));
+    const found = stems.map((word) => question.indexOf(word.replace(/s$/, "").slice(0, 6))).filter((at) => at >= 0);
+    if (found.length === 0) return "true";
+    const at = Math.min(...found);
+    const before = question.slice(Math.max(0, at - 40), at);
+    return NEGATED_BEFORE.test(before) ? "false" : "true";
   }
 
   /**

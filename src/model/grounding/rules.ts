@@ -156,8 +156,8 @@ export const GROUNDING_RULES = [
   },
   {
     name: "flag-true",
-    reads: "a flag whose name the question uses",
-    biases: "bonus for true",
+    reads: 'a flag whose name the question uses, and a negation before it ("do not include the impact")',
+    biases: "bonus for true; for false, and a malus on true, where it is negated",
     reason: 'details=false for "in detail"',
   },
   {
