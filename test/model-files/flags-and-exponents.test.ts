@@ -34,6 +34,9 @@ describe("a negated flag", () => {
     expect(flag("Forest growth in the Amazon over 10 years without human impact")).toBe("false");
     expect(flag("Forest growth in the Amazon over 10 years including the impact of human activities")).toBe("true");
     expect(flag("Forest growth in the Amazon over 10 years")).toBeUndefined();
+    // "No" before a number is no negation, and a negation does not reach past a comma
+    expect(flag("Forest growth of Case No 28473, its human impact")).toBe("true");
+    expect(flag("Not the Amazon, but the human impact on forests over 10 years")).toBe("true");
   });
 
   it("is the one value a server's grounded schema allows the flag", () => {

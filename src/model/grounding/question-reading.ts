@@ -25,9 +25,12 @@ import { listAfter } from "./question-lists.js";
 import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
-/** A negation at most three words before a word ("do not include the impact of", "not", "without"). */
+/**
+ * A negation at most three words before a word, in the same clause ("do not include the impact of", "not",
+ * "without"; not the "No" of "Case No 28473, their history").
+ */
 const NEGATED_BEFORE =
-  /\b(?:not|no|never|without|exclud\w*|don't|doesn't|isn't|aren't|won't|shouldn't)\s+(?:\S+\s+){0,3}$/;
+  /\b(?:not|no(?!\.?\s*[\d#])|never|without|exclud\w*|don't|doesn't|isn't|aren't|won't|shouldn't)\s+(?:[^\s,;]+\s+){0,3}$/;
 
 /**
  * What one call's question says for its argument values, read once per key and skill: the values a key's word
