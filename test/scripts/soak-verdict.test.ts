@@ -7,19 +7,52 @@ import { describe, expect, it } from "vitest";
 import type { SoakSample } from "../../scripts/lib/soak-sample.js";
 import { soakVerdict } from "../../scripts/lib/soak-verdict.js";
 
-/** Ten samples, five turns apart; `fds(i)` gives sample i's fds now, fewest and most in its interval. */
-function samples(fds: (i: number) => [now: number, low: number, peak: number]): SoakSample[] {
+/**
+ * Ten samples, five turns apart; `fds(i)` gives sample i's fds now, fewest and most in its interval, `rss(i)` its
+ * interval's peak resident memory (KiB).
+ */
+function samples(
+  fds: (i: number) => [now: number, low: number, peak: number],
+  rss: (i: number) => number = () => 100_000,
+): SoakSample[] {
   return Array.from({ length: 10 }, (_, i) => {
     const [now, lowFds, peakFds] = fds(i);
+    const peakRssKb = rss(i);
     return {
       done: (i + 1) * 5,
       seconds: i,
-      procs: { chat: { pid: 1, rssKb: 100_000, peakRssKb: 100_000, fds: now, lowFds, peakFds, threads: 7 } },
+      procs: { chat: { pid: 1, rssKb: peakRssKb, peakRssKb, fds: now, lowFds, peakFds, threads: 7 } },
       heapMb: {},
       cache: { bytes: 0, files: 0 },
     };
   });
 }
+
+describe("soakVerdict on resident memory", () => {
+  const steady = (): [number, number, number] => [21, 21, 21];
+
+  it("measures growth from the warm-up's highest interval peak, not a sample that fell after a collection", () => {
+    // the CI run's shape: 83 and 86.6 MB, then 72.1 MB at the warm-up's end, 85 MB at the end
+    const peaks = [83_300, 86_400, 72_100, 72_900, 73_300, 74_200, 75_600, 76_000, 78_200, 85_000];
+    const verdict = soakVerdict(
+      samples(steady, (i) => peaks[i] * 1.024),
+      50,
+      { maxRssGrowthPct: 15 },
+    );
+    expect(verdict.failures).toEqual([]);
+    expect(verdict.roles.chat.rssGrowthPct).toBeLessThan(0);
+  });
+
+  it("fails a process that grows run after run", () => {
+    const verdict = soakVerdict(
+      samples(steady, (i) => 80_000 + i * 8_000),
+      50,
+      { maxRssGrowthPct: 15 },
+    );
+    expect(verdict.failures).toHaveLength(1);
+    expect(verdict.failures[0]).toMatch(/^chat: RSS grew \d/);
+  });
+});
 
 describe("soakVerdict on fds", () => {
   it("a descriptor open only as the last sample falls is no failure", () => {
