@@ -386,9 +386,9 @@ const EVERY_ITEM = /\b(?:both|each|all|every|either|these|the same)\b/i;
 
 /**
  * The sentences of the last item's text, past its first, that speak of every item (see EVERY_ITEM) and give a value
- * (see VALUE): the question's shared terms, written once after the items ("... and the second table is [30, 70, 50, 50]. Use a significance
- * level of 0.05 for both tests."). Every other item reads them too (Gemma took the 2 of "2x2 tables" as the first
- * test's significance level).
+ * (see VALUE): the question's shared terms, written once after the items ("... and the second table is [30, 70, 50,
+ * 50]. Use a significance level of 0.05 for both tests."). Every other item reads them too (Gemma took the 2 of "2x2
+ * tables" as the first test's significance level).
  */
 function sharedSentences(text: string): string[] {
   const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})/u);

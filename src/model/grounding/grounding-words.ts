@@ -160,12 +160,16 @@ export const ROUTE_BEFORE = {
  * exponent of a letter: its 10 stays.
  */
 export function exponentOnlyNumerals(question: string): Set<string> {
-  const exponent = new Set<string>();
+  return numeralsOnlyMarked(question, /(?<mark>\p{L}\^)?(?<![\p{L}\d.,])(?<numeral>\d+(?:\.\d+)?)/gu);
+}
+
+/** The numerals of `question` that `pattern` (groups `numeral`, `mark`) finds marked every time it finds them. */
+function numeralsOnlyMarked(question: string, pattern: RegExp): Set<string> {
+  const marked = new Set<string>();
   const bare = new Set<string>();
-  for (const match of question.matchAll(/(\p{L}\^)?(?<![\p{L}\d.,])(\d+(?:\.\d+)?)/gu))
-    (match[1] ? exponent : bare).add(match[2]);
-  for (const numeral of bare) exponent.delete(numeral);
-  return exponent;
+  for (const match of question.matchAll(pattern)) (match.groups?.mark ? marked : bare).add(match.groups!.numeral);
+  for (const numeral of bare) marked.delete(numeral);
+  return marked;
 }
 
 /**
@@ -173,12 +177,7 @@ export function exponentOnlyNumerals(question: string): Set<string> {
  * of a rate.
  */
 export function percentOnlyNumerals(question: string): Set<string> {
-  const percent = new Set<string>();
-  const bare = new Set<string>();
-  for (const match of question.matchAll(/(?<![\p{L}\d.,])(\d+(?:\.\d+)?)(\s?%)?/gu))
-    (match[2] ? percent : bare).add(match[1]);
-  for (const numeral of bare) percent.delete(numeral);
-  return percent;
+  return numeralsOnlyMarked(question, /(?<![\p{L}\d.,])(?<numeral>\d+(?:\.\d+)?)(?<mark>\s?%)?/gu);
 }
 
 /** A key numbered among its siblings (`number1`, `num_2`): its stem and its number. */
