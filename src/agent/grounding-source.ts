@@ -41,26 +41,39 @@ function latestResults(events: readonly AgentEvent[], depth: number): string[] {
 }
 
 /** Per run: how many of its events were read for notes, and the distinct notes found (see runNotes). */
-const notesRead = new WeakMap<AgentState, { events: number; notes: Set<string> }>();
+const notesRead = new WeakMap<AgentState, { events: number; notes: Set<string>; refused: Set<string> }>();
+
+/** The final answer of a refused reply's raw JSON, where it parses as one. */
+function refusedAnswer(raw: string): string | undefined {
+  try {
+    const answer = (JSON.parse(raw) as { final_answer?: unknown }).final_answer;
+    return typeof answer === "string" && answer.trim() !== "" ? answer : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * What the runtime told the model in this run (tool errors, validation feedback, warnings): texts not to copy. Read
  * incrementally, each event once per run (a 10,000-step run spent most of its time rescanning every event each step),
  * and each distinct text once.
  */
-function runNotes(events: readonly AgentEvent[], state: AgentState): string[] {
+function runNotes(events: readonly AgentEvent[], state: AgentState): { notes: string[]; refused: string[] } {
   let read = notesRead.get(state);
-  if (!read) notesRead.set(state, (read = { events: 0, notes: new Set() }));
+  if (!read) notesRead.set(state, (read = { events: 0, notes: new Set(), refused: new Set() }));
   for (; read.events < events.length; read.events++) {
     const event = events[read.events];
     if (!isOwnEvent(event, state.depth)) continue;
     if (event.type === "tool-error") {
       read.notes.add(event.message);
       if (event.warning) read.notes.add(event.warning);
-    } else if (event.type === "validation-error") read.notes.add(event.feedback);
-    else if (event.type === "observation" && event.warning) read.notes.add(event.warning);
+    } else if (event.type === "validation-error") {
+      read.notes.add(event.feedback);
+      const answer = event.errorType === "copied_prompt_text" ? refusedAnswer(event.raw) : undefined;
+      if (answer !== undefined) read.refused.add(answer);
+    } else if (event.type === "observation" && event.warning) read.notes.add(event.warning);
   }
-  return [...read.notes];
+  return { notes: [...read.notes], refused: [...read.refused] };
 }
 
 /** The user's earlier turns of the conversation (`Agent.invoke`), newest first. */
@@ -92,8 +105,9 @@ function capped(texts: string[]): string[] {
  * The grounding of one step's generate call (see GroundingOptions): for a step that may call, the question (or the
  * question's item the step's call takes), the conversation's user turns and the run's newest results (a later call may
  * carry an earlier result on; in a chain the newest result comes first); for a final round, the newest results first,
- * then the question. A step whose `calls` list takes several items carries them all (GroundingOptions.items). The avoid list is the system prompt (instructions, skill
- * descriptions and schemas), the runtime's notes in prompts/, and what the runtime told the model in this run.
+ * then the question. A step whose `calls` list takes several items carries them all (GroundingOptions.items). The
+ * avoid list is the system prompt (instructions, skill descriptions and schemas), the runtime's notes in prompts/, and
+ * what the runtime told the model in this run; the answers it refused as the prompt's text are `refused`.
  * Undefined when `mode` is `off`.
  */
 export function stepGrounding(
@@ -119,6 +133,7 @@ export function stepGrounding(
   const events = state.stream.toArray();
   const results = latestResults(events, state.depth);
   const question = step.items?.[0] ?? state.query;
+  const { notes, refused } = runNotes(events, state);
   // a call that takes an item of the question reads that item, not the results of the calls before (a BFCL result's
   // "The call was recorded." became the next item's value); a chain reads the newest result first
   const source = step.finalRound
@@ -134,7 +149,8 @@ export function stepGrounding(
     source: capped(source),
     ...(step.items && step.items.length > 1 && { items: step.items }),
     ...(step.taken && step.taken.length > 0 && !step.finalRound && { taken: step.taken }),
-    avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...runNotes(events, state)],
+    avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...notes],
+    ...(refused.length > 0 && { refused }),
     question: state.query,
   };
 }

@@ -359,6 +359,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
   const shared = valued.length > 1 ? sharedSentences(valued.at(-1)!.text) : [];
   const items: QuestionItem[] = [];
+  const bases = new Map<Piece, string>();
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
     const named = namedSkills(piece.text, skills);
     const skill = skills.find((s) => s.name === named[0]) ?? bestFit(piece.text, skills);
@@ -366,9 +367,16 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     const around = valued.length > 1 ? [...context, ...(piece === valued.at(-1) ? [] : shared)] : [];
     const chain = "chain" in piece && piece.chain === true;
     // a clause with no value of its own (a flag changed, another skill asked for) reads the values of the one before
-    // it: "... 300 Kelvin ... 4.18 J/K. What if the process is not isothermal?" (both test models wrote 100 and 310)
-    const before = valued[valued.indexOf(piece) - 1];
-    const inherited = !chain && before && !VALUE.test(piece.text) ? [before.text] : [];
+    // it: "... 300 Kelvin ... 4.18 J/K. What if the process is not isothermal?" (both test models wrote 100 and 310);
+    // so does one with fewer values than it, its own put in their places ("a similar house but with an area of 3000
+    // square feet": the rooms of the house before)
+    const last = valued[valued.indexOf(piece) - 1];
+    const before = last && bases.get(last);
+    const own = valuesOf(piece.text);
+    const inherit = !chain && before !== undefined && (own.length === 0 || own.length < valuesOf(last.text).length);
+    const inherited = inherit ? [own.length === 0 ? before : substituted(before, piece.text)] : [];
+    // (what a clause after it inherits: the text it inherited with its own values in place, or its own)
+    bases.set(piece, inherited[0] ?? piece.text);
     for (const text of texts) {
       const view = [text, ...inherited, ...around].join(" ");
       const marks = { ...(chain && { chain }) };
@@ -381,17 +389,67 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   return items;
 }
 
+/** A value of a text, as valueFrame reads them: a quoted text, a numeral, or a capitalized name past the start. */
+const VALUE_SPAN = new RegExp(`(${QUOTE})|((?<![\\p{L}\\p{N}.])${NUMERAL})|((?<=\\S\\s+)(?:${NAME}))`, "gu");
+
+interface ValueSpan {
+  kind: number;
+  start: number;
+  end: number;
+  /** The word right after it, and the two words before it, lower case ("" where none). */
+  after: string;
+  before: string;
+}
+
+function valuesOf(text: string): ValueSpan[] {
+  return [...text.matchAll(VALUE_SPAN)].map((m) => {
+    const end = m.index + m[0].length;
+    const words = text.slice(Math.max(0, m.index - 40), m.index).match(/\p{L}+/gu) ?? [];
+    return {
+      kind: m[1] ? 1 : m[2] ? 2 : 3,
+      start: m.index,
+      end,
+      after: (/^\s+(\p{L}+)/u.exec(text.slice(end))?.[1] ?? "").toLowerCase(),
+      before: words.length >= 2 ? words.slice(-2).join(" ").toLowerCase() : "",
+    };
+  });
+}
+
+/**
+ * The text of the clause before, with the values `own` gives in their places: each own value replaces the first one
+ * of its kind that the same word follows ("the Lamarck model" for "the Darwin model") or the same two words precede
+ * ("located in Los Angeles" for "located in New York").
+ */
+function substituted(before: string, own: string): string {
+  const theirs = valuesOf(before);
+  const done = new Set<ValueSpan>();
+  for (const value of valuesOf(own)) {
+    const match = theirs.find(
+      (t) =>
+        !done.has(t) &&
+        t.kind === value.kind &&
+        ((t.after !== "" && t.after === value.after) || (t.before !== "" && t.before === value.before)),
+    );
+    if (match) done.add(Object.assign(match, { text: own.slice(value.start, value.end) }));
+  }
+  let text = before;
+  for (const t of [...done].sort((a, b) => b.start - a.start))
+    text = text.slice(0, t.start) + (t as ValueSpan & { text: string }).text + text.slice(t.end);
+  return text;
+}
+
 /** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */
 const EVERY_ITEM = /\b(?:both|each|all|every|either|these|the same)\b/i;
 
 /**
- * The sentences of the last item's text, past its first, that speak of every item (see EVERY_ITEM) and give a value
+ * The sentences of the last item's text (and its clauses after a comma), past its first, that speak of every item (see EVERY_ITEM) and give a value
  * (see VALUE): the question's shared terms, written once after the items ("... and the second table is [30, 70, 50,
  * 50]. Use a significance level of 0.05 for both tests."). Every other item reads them too (Gemma took the 2 of "2x2
  * tables" as the first test's significance level).
  */
 function sharedSentences(text: string): string[] {
-  const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})/u);
+  // (a clause after a comma too: "... "Facebook" in the county of "San Mateo", both in the state of California?")
+  const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})|,\s+(?=(?:both|each|all|every)\b)/u);
   return sentences.slice(1).filter((sentence) => EVERY_ITEM.test(sentence) && VALUE.test(sentence));
 }
 

@@ -66,6 +66,11 @@ export interface GroundingOptions {
    */
   taken?: readonly string[];
   /**
+   * Final answers the run's validators refused as the prompt's own text ("no more skill calls"): an answer that writes
+   * one again gets a malus on each token that goes on with it, whatever the source holds. Default: none.
+   */
+  refused?: readonly string[];
+  /**
    * Texts a value should not be copied from: the system prompt (instructions, skill descriptions and schemas), the
    * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.
    */

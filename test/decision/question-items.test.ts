@@ -318,4 +318,67 @@ describe("questionItems", () => {
       "statistics.variance",
     ]);
   });
+
+  it("gives a clause with fewer values than the one before that one's, its own values in their places", () => {
+    const evolution = skill("prediction.evolution", "Predict the evolutionary rate of a species.", {
+      species: { type: "string" },
+      years: { type: "integer" },
+      model: { type: "string" },
+    });
+    const items = texts(
+      "What would be the predicted evolutionary rate for the African Elephant species over a period of 5000 years " +
+        "using the Darwin model, and how would this prediction change if we use the Lamarck model instead?",
+      [evolution],
+    );
+    expect(items).toHaveLength(2);
+    expect(items[1].startsWith("how would this prediction change if we use the Lamarck model")).toBe(true);
+    expect(items[1]).toContain("African Elephant species over a period of 5000 years using the Lamarck model");
+    expect(items[1]).not.toContain("Darwin");
+    const house = skill("predict_house_price", "Predict a house's price.", {
+      area: { type: "integer" },
+      rooms: { type: "integer" },
+      year: { type: "integer" },
+      location: { type: "string" },
+    });
+    const houses = texts(
+      "Predict the price of a house with an area of 2500 square feet, 3 rooms, constructed in the year 2000, and " +
+        "located in New York, and then compare it with the price of a similar house but with an area of 3000 square " +
+        "feet, constructed in the year 2005, and located in Los Angeles?",
+      [house],
+    );
+    expect(houses).toHaveLength(2);
+    expect(houses[1]).toContain(
+      "area of 3000 square feet, 3 rooms, constructed in the year 2005, and located in Los Angeles",
+    );
+    for (const theirs of ["2500", "2000", "New York"]) expect(houses[1]).not.toContain(theirs);
+    // as many values as the clause before: its own alone ("... for rock events in Chicago, IL for the next 10 days")
+    const events = skill("find_upcoming", "Find upcoming events.", {
+      location: { type: "string" },
+      genre: { type: "string" },
+      days_ahead: { type: "integer" },
+    });
+    const found = texts(
+      "Find me upcoming jazz events in Los Angeles, CA for the next 14 days and then find the same for rock events " +
+        "in Chicago, IL for the next 10 days.",
+      [events],
+    );
+    expect(found).toHaveLength(2);
+    expect(found[1]).not.toContain("Los Angeles");
+  });
+
+  it("reads a clause after a comma that speaks of both items as every item's", () => {
+    const search = skill("lawsuit_search", "Retrieve lawsuits.", {
+      entity: { type: "string" },
+      county: { type: "string" },
+      state: { type: "string" },
+    });
+    const items = texts(
+      'Retrieve all lawsuits involving the entity "Google" from the county of "Santa Clara" and then do the same for ' +
+        'the entity "Facebook" in the county of "San Mateo", both in the state of California?',
+      [search],
+    );
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain("both in the state of California");
+    expect(items[0]).not.toContain("San Mateo");
+  });
 });

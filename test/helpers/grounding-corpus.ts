@@ -101,13 +101,33 @@ function craftedCases(): CorpusCase[] {
   });
   const registry = new Registry([lookup, circle, calculatorSkill]);
   const schema = buildActionJsonSchema(registry);
-  const crafted = (id: string, question: string, reply: object, taken?: string[]): CorpusCase => ({
+  const crafted = (
+    id: string,
+    question: string,
+    reply: object,
+    taken?: string[],
+    more: Partial<GroundingOptions> = {},
+  ): CorpusCase => ({
     id: `crafted/${id}`,
     schema,
-    grounding: { mode: "soft", source: [question], question, ...(taken && { taken }) },
+    grounding: { mode: "soft", source: [question], question, ...(taken && { taken }), ...more },
     reply: JSON.stringify(reply),
   });
+  const items = ["The winning percentage of the Lakers in 2018.", "The winning percentage of the Bulls in 2018."];
+  // a `calls` list over two items of the question: the second call's team written as a reference first
+  const itemized: CorpusCase = {
+    id: "crafted/item-references",
+    schema: buildActionJsonSchema(registry, { parallelCalls: true }),
+    grounding: { mode: "soft", source: [items[0]], items, question: items.join(" ") },
+    reply: JSON.stringify({
+      calls: [
+        { skill_name: "find_place", arguments: { location: "Lakers" } },
+        { skill_name: "find_place", arguments: { location: { $ref: "calls[0].result" } } },
+      ],
+    }),
+  };
   return [
+    itemized,
     crafted("runaway-string", "Restaurants in New York.", {
       skill_name: "find_place",
       arguments: { location: "New York, NY, you should format it as City, State, and so on" },
@@ -133,6 +153,11 @@ function craftedCases(): CorpusCase[] {
     crafted("key-word", "Where do cells of the neuron type live?", {
       skill_name: "find_place",
       arguments: { location: "brain", cell_type: "cell neuron" },
+    }),
+    // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
+    crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {
+      source: ['{"status":"recorded","note":"The call was recorded."}', "Where can I buy a piano?"],
+      refused: ["no more skill calls"],
     }),
   ];
 }

@@ -23,6 +23,12 @@ export const GROUNDING_MID_WORD_LOGIT = 4 * GROUNDING_COPY_LOGIT;
 /** ... the malus of a token that copies on a span of the instructions, the runtime's notes or the key's own name. */
 export const GROUNDING_AVOID_LOGIT = -4;
 /**
+ * ... the malus of a token that goes on with a final answer the run refused already as the prompt's own text: three
+ * times the avoid malus, since the model chose that text once against the avoid malus (Gemma answered "no more skill
+ * calls" in all three final rounds of a run; "no" begins the results' "note" too).
+ */
+export const GROUNDING_REFUSED_LOGIT = 3 * GROUNDING_AVOID_LOGIT;
+/**
  * ... the malus of another item past the end of a list the question writes out ("'Age', 'Income' and 'Education'"):
  * twice the avoid malus, since a list's end in the question is firm (SmolLM2 went on past -4 with "FTSE 100", "DAX").
  */

@@ -108,10 +108,15 @@ export interface SkillArgumentKeys {
   kinds: Record<string, string>;
 }
 
-/** The unit a number's description names in parentheses ("Maximum distance (in miles) within which ..."). */
+/**
+ * The unit a number's description names: in parentheses ("Maximum distance (in miles) within which ...") or at a
+ * clause's end ("Weight of the person in kilograms."; a unit is anchored only where the question writes a numeral
+ * before that word, so "in total." anchors nothing).
+ */
 function unitOfDescription(description: unknown): string | undefined {
   if (typeof description !== "string") return undefined;
-  return /\(\s*in\s+(\p{L}{2,})\s*\)/iu.exec(description)?.[1].toLowerCase();
+  const unit = /\(\s*in\s+(\p{L}{2,})\s*\)|\bin\s+(\p{L}{3,})\s*(?:[.,;]|$)/iu.exec(description);
+  return (unit?.[1] ?? unit?.[2])?.toLowerCase();
 }
 
 /** The clause of a description that gives its default ("Default is 'Fahrenheit'.", "default: ['Personal Info']"). */
@@ -314,6 +319,13 @@ export function replySteerFor(
   return replySteer(choice, values);
 }
 
+/** A text's quoted texts and capitalized words past its start ("Santa Clara", "Facebook"; "I" is none). */
+function namesOf(text: string): string[] {
+  const names = [...text.matchAll(/'([^'\n]{2,60})'|"([^"\n]{2,60})"/gu)].map((m) => m[1] ?? m[2]);
+  for (const match of text.matchAll(/(?<=\S\s+)(?!I\b)\p{Lu}[\p{L}\p{N}'-]+/gu)) names.push(match[0]);
+  return names;
+}
+
 /**
  * The grounding steer of one constrained call; undefined when the call has none, or `off`. With items (see
  * GroundingOptions.items), one steer per item, each with its item in the first source's place, made when a `calls`
@@ -333,10 +345,11 @@ function groundingSteer(
       tracker.update(text);
       const k = Math.min(tracker.rootArrayItems("calls") ?? 0, items.length - 1);
       const source = [items[k], ...(grounding.source ?? []).slice(1)];
-      // the other items' numbers are no values of this call's
+      // the other items' numbers and names are no values of this call's (those this item writes too are kept: see
+      // SteerTokens.taken)
       const taken = [
         ...(grounding.taken ?? []),
-        ...items.filter((_, i) => i !== k).flatMap((item) => numeralsOf(item)),
+        ...items.filter((_, i) => i !== k).flatMap((item) => [...numeralsOf(item), ...namesOf(item)]),
       ];
       steers[k] ??= oneGroundingSteer(vocabulary, { ...grounding, source, taken }, schema);
       return steers[k]?.next(text) ?? { type: "none" };
@@ -386,6 +399,7 @@ export function steerSource(
     ...(rulesOff && { rulesOff }),
     ...(typeof grounding.onRule === "function" && { onRule: grounding.onRule }),
     source,
+    ...((grounding.items?.length ?? 0) > 1 && { itemized: true }),
     avoid,
     question: typeof grounding.question === "string" ? grounding.question : undefined,
     schemaValues: schemaValues(schema),
@@ -401,5 +415,6 @@ export function steerSource(
     keyUnits: byKind("units"),
     kindNouns: byKind("kinds"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
+    refused: (grounding.refused ?? []).filter((value) => typeof value === "string" && value !== ""),
   };
 }

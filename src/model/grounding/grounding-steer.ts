@@ -79,7 +79,7 @@ export class GroundingSteer {
     this.#others = new OtherKeysValues(this.#q, this.#t, this.#source, vocab, this.#r);
     this.#derived = new DerivedSteer((key) => this.#q.derivedValues(key), this.#t, vocab, this.#ends, this.#r);
     const parts = { mode: this.#mode, levers: this.#levers, source: this.#source, vocab, q: this.#q, t: this.#t };
-    this.#start = new ValueStart({ ...parts, written: this.#written, r: this.#r, derived: this.#derived });
+    this.#start = new ValueStart({ ...parts, written: this.#written, r: this.#r, derived: this.#derived }, source);
     this.#stringBound = Math.max(GROUNDING_MIN_STRING_CHARS, ...source.source.map((t) => t.length));
   }
 
@@ -267,7 +267,10 @@ export class GroundingSteer {
       if (!state.items)
         for (const numeral of this.#q.numeralsForNumberKeys(state.key))
           if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
-    } else this.#copyOn(state, logits);
+    } else {
+      this.#copyOn(state, logits);
+      this.#t.takenWordMalus(state.value, logits);
+    }
     const close = this.#stringCloseLogit(state);
     const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);
     if (closing !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, closing);
@@ -429,6 +432,7 @@ export class GroundingSteer {
         logits,
         (numeral) => state.value.includes(numeral) || this.#t.echoed.has(numeral),
       );
+    if (this.#t.refused.length > 0 && this.#r.on("refused-answer")) this.#t.refusedMalus(state.value, logits);
     return logits.size ? { type: "bias", logits } : NONE;
   }
 
@@ -461,7 +465,9 @@ export class GroundingSteer {
     if (strict && !onTrack && !whole) return { type: "close-value" };
     this.#t.takenMalus("", value, logits);
     // toward the numeral the question puts beside the key's word, ahead of the others (see QuestionReading.anchors)
-    const anchored = strict ? [] : this.#q.anchors(state.key).numerals.filter((n) => this.#q.fits(state.key, n));
+    const anchored = strict
+      ? []
+      : this.#q.anchors(state.key).numerals.filter((n) => this.#q.fits(state.key, n) && !this.#t.writtenOnce(n));
     const towardAnchor = anchored.filter((numeral) => numeral.startsWith(value) && numeral.length > value.length);
     if (towardAnchor.length > 0 && !state.items)
       this.#t.numeralContinuations(

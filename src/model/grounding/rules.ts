@@ -68,8 +68,26 @@ export const GROUNDING_RULES = [
   {
     name: "written-once",
     reads: "the values this reply wrote already",
-    biases: "no copy bonus for one of them again",
-    reason: "one numeral or name went into every argument",
+    biases: "no copy bonus for one of them again, nor an anchor's where the source writes it once",
+    reason: 'one numeral or name went into every argument; `years` took the 1000 of "$1000 per year"',
+  },
+  {
+    name: "item-references",
+    reads: "whether the call takes an item of the question that refers to no earlier result",
+    biases: 'malus on a reference (`{"$ref"`) where its value begins',
+    reason: 'SmolLM2 wrote `{"$ref":"calls[0].result"}` for the second team of "Lakers and Bulls"',
+  },
+  {
+    name: "refused-answer",
+    reads: "the final answers the run refused as the prompt's own text",
+    biases: "malus on each token that writes one again",
+    reason: 'Gemma answered "no more skill calls" in every final round of a run',
+  },
+  {
+    name: "schema-numerals",
+    reads: "the numerals the schema alone writes (a description's default)",
+    biases: "no copy bonus where a number value begins",
+    reason: "every call of a three-city question wrote a default's 7 for `days_ahead`",
   },
   {
     name: "key-word-malus",

@@ -39,6 +39,11 @@ export interface SteerSource {
   rulesOff?: readonly string[];
   onRule?: (rule: string) => void;
   source: readonly string[];
+  /**
+   * The call is one of a `calls` list over the question's items (GroundingOptions.items), its own item first in
+   * `source`: what it reads is that item, no earlier call's result unless the item refers to one.
+   */
+  itemized?: boolean;
   avoid?: readonly string[];
   /** Values the schema names (`enum`, `default`): spans a value may copy too. */
   schemaValues?: readonly string[];
@@ -68,4 +73,6 @@ export interface SteerSource {
   kindNouns?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
   taken?: readonly string[];
+  /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
+  refused?: readonly string[];
 }

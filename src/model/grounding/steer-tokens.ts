@@ -1,10 +1,16 @@
 import type { Token } from "./token.js";
-import { GROUNDING_AVOID_LOGIT, GROUNDING_MAX_POSITIONS } from "./defaults.js";
-import { GroundingIndex } from "./grounding-index.js";
+import { GROUNDING_AVOID_LOGIT, GROUNDING_MAX_POSITIONS, GROUNDING_REFUSED_LOGIT } from "./defaults.js";
+import { GroundingIndex, numeralsOf } from "./grounding-index.js";
 import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE, punctuationStrings } from "./grounding-words.js";
 import type { QuestionReading } from "./question-reading.js";
 import type { RuleGate } from "./rules.js";
 import type { GroundingVocabulary, SteerSource } from "./steer-source.js";
+
+/** A text as written, in lower case, and (at a value's start) with its first letter in upper case. */
+function cased(text: string, start: boolean): Set<string> {
+  const lower = text.toLowerCase();
+  return new Set([text, lower, ...(start ? [lower.charAt(0).toUpperCase() + lower.slice(1)] : [])]);
+}
 
 /**
  * The tokens one call's steer biases, looked up in the model's vocabulary and kept: those that copy on a span of the
@@ -34,9 +40,34 @@ export class SteerTokens {
   readonly taken: readonly string[];
   /** Texts earlier calls wrote that the first source text does not hold: no string value begins with one. */
   readonly takenTexts: readonly string[];
+  /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
+  readonly refused: readonly string[];
   /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
   readonly newestChars: number;
   newestStartTokens: Map<Token, number> | undefined;
+  #numeralCounts: Map<string, number> | undefined;
+  readonly #texts: readonly string[];
+  /**
+   * How many times the source's texts write `numeral` (as numeralsOf reads it: "5%" is 5 and 0.05); a numeral the
+   * schema alone writes (a default) counts 0.
+   */
+  numeralCount(numeral: string): number {
+    if (!this.#numeralCounts) {
+      this.#numeralCounts = new Map();
+      for (const n of this.#texts.flatMap(numeralsOf))
+        this.#numeralCounts.set(n, (this.#numeralCounts.get(n) ?? 0) + 1);
+    }
+    return this.#numeralCounts.get(numeral) ?? 0;
+  }
+
+  /**
+   * Whether this reply wrote `numeral` already and the source writes it once: the one place it stands was taken, so
+   * no other key is anchored there ("paying $1000 per year ... for 20" gave `years` the 1000 of `payment_per_year`).
+   */
+  writtenOnce(numeral: string): boolean {
+    return this.written.has(numeral) && this.numeralCount(numeral) <= 1 && this.r.on("written-once");
+  }
+
   /** Tokens that copy on from each of `positions` (the first `max` of them), each with `logit`. */
   continuations(
     index: GroundingIndex,
@@ -109,6 +140,37 @@ export class SteerTokens {
       const prefix = new Map<Token, number>();
       this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), GROUNDING_AVOID_LOGIT, prefix);
       for (const [token, malus] of prefix) if (!((logits.get(token) ?? 0) > 0)) logits.set(token, malus);
+    }
+  }
+
+  /**
+   * A final answer that goes on with one the run refused already (see GroundingOptions.refused): each token that
+   * continues it gets the refused malus (letter case aside), source or not.
+   */
+  refusedMalus(value: string, logits: Map<Token, number>): void {
+    const lower = value.toLowerCase();
+    for (const text of this.refused) {
+      if (!text.toLowerCase().startsWith(lower) || text.length <= value.length) continue;
+      const rest = text.slice(value.length, value.length + this.vocab.maxTokenChars);
+      for (let length = 1; length <= rest.length; length++)
+        for (const piece of cased(rest.slice(0, length), value === ""))
+          for (const token of this.vocab.tokensFor(piece) ?? []) logits.set(token, GROUNDING_REFUSED_LOGIT);
+    }
+  }
+
+  /**
+   * Inside a string value: the tokens that begin a taken text as the value's next word (see takenTextMalus) get the
+   * malus, unless the source goes on that way. A parallel call's place began as its own item's ("San" of "Santa
+   * Clara") and went on as another item's ("San Mateo").
+   */
+  takenWordMalus(value: string, logits: Map<Token, number>): void {
+    if (this.takenTexts.length === 0 || !/[\p{L}\p{N}]\s?$/u.test(value) || !this.r.on("taken")) return;
+    const space = /\s$/.test(value) ? "" : " ";
+    for (const text of this.takenTexts) {
+      const head = space + text.slice(0, this.vocab.maxTokenChars - space.length);
+      for (let length = space.length + 2; length <= head.length; length++)
+        for (const token of this.vocab.tokensFor(head.slice(0, length)) ?? [])
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
     }
   }
 
@@ -250,6 +312,8 @@ export class SteerTokens {
     this.q = q;
     this.vocab = vocab;
     this.written = written;
+    this.#texts = source.source;
+    this.refused = source.refused ?? [];
     const first = source.source[0];
     this.newestChars =
       source.question !== undefined && source.source.length > 1 && first !== source.question ? first.length : 0;

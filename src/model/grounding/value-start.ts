@@ -7,7 +7,7 @@ import {
   GROUNDING_STRICT_LOGIT,
 } from "./defaults.js";
 import type { GroundingIndex } from "./grounding-index.js";
-import type { GroundingVocabulary, Steering } from "./steer-source.js";
+import type { GroundingVocabulary, Steering, SteerSource } from "./steer-source.js";
 import type { QuestionReading } from "./question-reading.js";
 import type { SteerTokens } from "./steer-tokens.js";
 import type { RuleGate } from "./rules.js";
@@ -15,6 +15,8 @@ import type { DerivedSteer } from "./derived-steer.js";
 import { LEADING_NUMERAL } from "./grounding-words.js";
 
 const NONE: Steering = { type: "none" };
+/** Words by which an item takes up an earlier call's result ("then convert that to feet", "the result"). */
+const RESULT_WORDS = /\b(?:results?|that|it|this|them|those|these)\b/i;
 
 /** What the start of a value reads: the steer's parts (see GroundingSteer). */
 export interface ValueStartParts {
@@ -40,7 +42,10 @@ export class ValueStart {
   private readonly written: ReadonlySet<string>;
   private readonly r: RuleGate;
   private readonly derived: DerivedSteer;
-  constructor(parts: ValueStartParts) {
+  /** The call takes an item of the question that refers to no result (see SteerSource.itemized). */
+  readonly itemized: boolean;
+  constructor(parts: ValueStartParts, source: SteerSource) {
+    this.itemized = source.itemized === true && !RESULT_WORDS.test(source.source[0] ?? "");
     ({
       mode: this.mode,
       levers: this.levers,
@@ -79,8 +84,14 @@ export class ValueStart {
       for (const text of opener ? [opener, `${opener}"`] : ['"'])
         for (const token of this.vocab.tokensFor(text) ?? []) logits.set(token, logit);
     if (numbers) {
+      // (not a numeral the schema alone writes: every call of "jazz ... for the next 14 days" and "... 10 days" wrote
+      // the 7 of a description's "Default is 7")
       for (const numeral of this.source.numerals)
-        if ((!this.written.has(numeral) || !this.r.on("written-once")) && this.q.fits(key, numeral))
+        if (
+          (!this.written.has(numeral) || !this.r.on("written-once")) &&
+          this.q.fits(key, numeral) &&
+          (strict || this.t.numeralCount(numeral) > 0 || !this.r.on("schema-numerals"))
+        )
           this.t.prefixTokens(opener, numeral.slice(0, this.vocab.maxTokenChars), logit, logits);
       if (!this.source.numerals.some((n) => n.startsWith("-")) && this.r.on("no-negative"))
         for (const minus of this.vocab.tokensFor(`${opener}-`) ?? []) logits.set(minus, GROUNDING_AVOID_LOGIT);
@@ -104,8 +115,11 @@ export class ValueStart {
     const derived = strict || items ? [] : this.derived.values(key);
     if (derived.length > 0) this.derived.only(`${opener}"`, derived, logits);
     // in a `calls` list, a value the question gives the key is no earlier call's result: the reference's `{"$ref"`
-    // gets the malus (Gemma wrote `"location":{"$ref":"calls[0].result"}` for "I'm currently in Boston, MA")
-    if (!strict && !items && inCalls && this.r.on("anchors") && this.q.givesValue(key))
+    // gets the malus (Gemma wrote `"location":{"$ref":"calls[0].result"}` for "I'm currently in Boston, MA"); nor is
+    // any value of a call that takes an item of the question, unless its item refers to a result (SmolLM2 wrote
+    // `"team":{"$ref":"calls[0].result"}` for the second of "Lakers and Bulls")
+    const itemized = this.itemized && this.r.on("item-references");
+    if (!strict && !items && inCalls && ((this.r.on("anchors") && this.q.givesValue(key)) || itemized))
       this.t.textTokens(
         ["{", '{"', '{"$', '{"$ref', '{"$ref"'].map((text) => opener + text),
         GROUNDING_AVOID_LOGIT,
@@ -132,10 +146,11 @@ export class ValueStart {
     if (levers.copy)
       for (const p of [...others.starts, ...this.q.innerStarts(key)])
         this.t.prefixTokens(`${opener}"`, this.source.following(p, this.vocab.maxTokenChars), 0, theirs);
-    // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured
+    // a numeral's first digits another numeral shares ("5" of 5% and of $50000) stay favoured, and a numeral the
+    // source writes twice ("5%" and "5 years")
     const free = new Set<string>();
     for (const numeral of this.source.numerals)
-      if (!others.numerals.has(numeral) && this.q.fits(key, numeral))
+      if ((!others.numerals.has(numeral) || this.t.numeralCount(numeral) > 1) && this.q.fits(key, numeral))
         for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
     if (levers.numbers)
       for (const numeral of others.numerals)
@@ -154,6 +169,7 @@ export class ValueStart {
     // (a numeral another argument took already too: "annual rate of 5%" and "for 5 years")
     if (levers.numbers)
       for (const numeral of anchors.numerals)
-        if (this.q.fits(key, numeral)) this.t.prefixTokens(opener, numeral, anchored, logits);
+        if (this.q.fits(key, numeral) && !this.t.writtenOnce(numeral))
+          this.t.prefixTokens(opener, numeral, anchored, logits);
   }
 }

@@ -1,0 +1,221 @@
+/**
+ * Each call of a `calls` list takes its own item's values: the number that tells the items apart, not the first
+ * item's again nor a value another key took at its one place; not a description's default; a number key in the unit
+ * its description ends with; a name that began as its own item's does not go on as another item's. And a final
+ * answer refused as the prompt's own text is not written again.
+ */
+import { describe, expect, it } from "vitest";
+import type { Token } from "../../src/model/grounding/token.js";
+import { buildActionJsonSchema } from "../../src/actions/index.js";
+import { bfclRegistry } from "../../src/eval/bfcl/bfcl-skills.js";
+import { replySteerFor } from "../../src/model/grounding/grounding-setup.js";
+import type { GroundingVocabulary } from "../../src/model/grounding/grounding-steer.js";
+import type { GroundingOptions } from "../../src/model/model-handle.js";
+import { questionItems } from "../../src/decision/question-items.js";
+import { skillProfiles } from "../../src/agent/step-decision-source.js";
+
+type Fn = Parameters<typeof bfclRegistry>[0][number];
+
+/** A vocabulary of the given token texts (each its own id), JSON's closers first. */
+function vocabulary(texts: string[]): { vocab: GroundingVocabulary; id: (text: string) => Token } {
+  const all = ['"', '"}', ",", "}", "}},", "}}]", ...texts];
+  const token = (i: number) => i as unknown as Token;
+  const ids = new Map(all.map((text, i) => [text, token(i)]));
+  const kept = new Map<string, unknown>();
+  const vocab: GroundingVocabulary = {
+    memo: <T>(key: string, compute: () => T): T => {
+      if (!kept.has(key)) kept.set(key, compute());
+      return kept.get(key) as T;
+    },
+    tokensFor: (text) => (ids.has(text) ? [ids.get(text)!] : undefined),
+    maxTokenChars: 16,
+    stringClosers: [0, 1].map(token),
+    valueClosers: [2, 3, 4, 5].map(token),
+    banned: new Set(),
+  };
+  return { vocab, id: (text) => ids.get(text)! };
+}
+
+/** The bias on each of `tokens` after `prefix`, for a reply that may call `fn` in a list. */
+function biasAfter(fn: Fn, grounding: GroundingOptions, prefix: string, tokens: string[]): Record<string, number> {
+  const { vocab, id } = vocabulary(tokens);
+  const schema = buildActionJsonSchema(bfclRegistry([fn]), { parallelCalls: true });
+  const steer = replySteerFor(vocab, grounding, schema)!;
+  let out = steer.next(prefix.slice(0, 1));
+  for (let i = 2; i <= prefix.length; i++) out = steer.next(prefix.slice(0, i));
+  const logits = out.type === "bias" ? out.logits : new Map<Token, number>();
+  return Object.fromEntries(tokens.map((t) => [t, logits.get(id(t)) ?? 0]));
+}
+
+/** The grounding of a `calls` reply over the question's items (as the agent gives it). */
+function itemsGrounding(fn: Fn, question: string): GroundingOptions {
+  const items = questionItems(question, skillProfiles(bfclRegistry([fn]))).map((item) => item.text);
+  return { mode: "soft", source: [items[0]], items, question, avoid: [] };
+}
+
+const PRESENT_VALUE: Fn = {
+  name: "calculate_present_value",
+  description: "Calculates the present value of an income stream.",
+  parameters: {
+    type: "dict",
+    properties: {
+      payment_per_year: { type: "integer", description: "The payment received per year." },
+      interest_rate: { type: "float", description: "The interest rate applied per period." },
+      years: { type: "integer", description: "The total number of years." },
+    },
+    required: ["payment_per_year", "interest_rate", "years"],
+  },
+};
+
+const call = (name: string, args: string) => `{"skill_name":"${name}","arguments":{${args}}}`;
+
+describe("a call of a calls list, its own item's values", () => {
+  it("the number that tells the items apart, not the first item's again nor another key's at its one place", () => {
+    const question = "Calculate the present value of an income paying $1000 per year at 5% for 10, 20 and 30 years.";
+    const grounding = itemsGrounding(PRESENT_VALUE, question);
+    expect(grounding.items).toHaveLength(3);
+    const first = call("calculate_present_value", '"payment_per_year":1000,"interest_rate":0.05,"years":10');
+    const prefix = `{"calls":[${first},{"skill_name":"calculate_present_value","arguments":{"payment_per_year":1000,"interest_rate":0.05,"years":`;
+    const bias = biasAfter(PRESENT_VALUE, grounding, prefix, ["1", "10", "2", "20", "3", "30"]);
+    // "1" begins the first item's 10 and the payment's 1000, anchored to `years` by "per year": neither is this call's
+    expect(bias["20"]).toBeGreaterThan(0);
+    expect(bias["2"]).toBeGreaterThan(0);
+    expect(bias["10"]).toBeLessThan(0);
+    expect(bias["1"]).toBeLessThan(0);
+    expect(bias["30"]).toBeLessThan(0);
+  });
+
+  it("a numeral written twice in the item stays this key's where another key took one of them", () => {
+    const fn: Fn = {
+      name: "future_value",
+      description: "Future value of an investment.",
+      parameters: {
+        type: "dict",
+        properties: {
+          present_value: { type: "integer", description: "The present value." },
+          annual_interest_rate: { type: "float", description: "The annual interest rate." },
+          number_of_years: { type: "integer", description: "The number of years." },
+        },
+        required: ["present_value", "annual_interest_rate", "number_of_years"],
+      },
+    };
+    const grounding = itemsGrounding(
+      fn,
+      "The future value of $1000 with an annual interest rate of 5% for 1,5 and 10 years.",
+    );
+    expect(grounding.items).toHaveLength(3);
+    const first = call("future_value", '"present_value":1000,"annual_interest_rate":0.05,"number_of_years":1');
+    const prefix = `{"calls":[${first},{"skill_name":"future_value","arguments":{"present_value":1000,"annual_interest_rate":0.05,"number_of_years":`;
+    const bias = biasAfter(fn, grounding, prefix, ["1", "10", "5"]);
+    // (before, the rate's anchor "5%" took the 5 from `number_of_years`: no bonus for it at all)
+    expect(bias["5"]).toBeGreaterThan(0);
+    expect(bias["5"]).toBeGreaterThan(bias["10"]);
+  });
+
+  it("a number key takes the numeral before the unit its description ends with", () => {
+    const fn: Fn = {
+      name: "calculate_bmi",
+      description: "Calculate the Body Mass Index (BMI) of a person.",
+      parameters: {
+        type: "dict",
+        properties: {
+          weight: { type: "integer", description: "Weight of the person in kilograms." },
+          height: { type: "integer", description: "Height of the person in centimeters." },
+        },
+        required: ["weight", "height"],
+      },
+    };
+    const question =
+      "Calculate the BMI of two people: the first weighs 85 kilograms and is 175 centimeters tall, the second weighs 60 kilograms and is 160 centimeters tall.";
+    const grounding = itemsGrounding(fn, question);
+    expect(grounding.items).toHaveLength(2);
+    const weight = biasAfter(fn, grounding, '{"calls":[{"skill_name":"calculate_bmi","arguments":{"weight":', [
+      "85",
+      "175",
+    ]);
+    expect(weight["85"]).toBeGreaterThan(weight["175"]);
+    const height = biasAfter(
+      fn,
+      grounding,
+      '{"calls":[{"skill_name":"calculate_bmi","arguments":{"weight":85,"height":',
+      ["85", "175"],
+    );
+    expect(height["175"]).toBeGreaterThan(height["85"]);
+  });
+
+  it("a description's default numeral gets no copy bonus; the item's own does", () => {
+    const fn: Fn = {
+      name: "find_upcoming",
+      description: "Find upcoming events of a genre in a city.",
+      parameters: {
+        type: "dict",
+        properties: {
+          location: { type: "string", description: "The city, e.g. Boston, MA." },
+          genre: { type: "string", description: "The genre of music." },
+          days_ahead: { type: "integer", description: "The number of days ahead to search. Default is 7." },
+        },
+        required: ["location", "genre"],
+      },
+    };
+    const question =
+      "Find jazz events in Los Angeles, CA for the next 14 days and then rock events in Chicago, IL for the next 10 days.";
+    const grounding = itemsGrounding(fn, question);
+    expect(grounding.items).toHaveLength(2);
+    const prefix =
+      '{"calls":[{"skill_name":"find_upcoming","arguments":{"location":"Los Angeles, CA","genre":"jazz","days_ahead":';
+    const bias = biasAfter(fn, grounding, prefix, ["14", "7", "10"]);
+    expect(bias["14"]).toBeGreaterThan(0);
+    expect(bias["7"]).toBeLessThanOrEqual(0);
+    expect(bias["10"]).toBeLessThan(0);
+  });
+
+  it("a name begun as its own item's does not go on as another item's; a clause for both is every item's", () => {
+    const fn: Fn = {
+      name: "lawsuit_search",
+      description: "Retrieve lawsuits involving an entity in a county.",
+      parameters: {
+        type: "dict",
+        properties: {
+          entity: { type: "string", description: "The entity involved." },
+          county: { type: "string", description: "The county." },
+          state: { type: "string", description: "The state." },
+        },
+        required: ["entity", "county", "state"],
+      },
+    };
+    const question =
+      'Retrieve all lawsuits involving the entity "Google" from the county of "Santa Clara" and then do the same for the entity "Facebook" in the county of "San Mateo", both in the state of California?';
+    const grounding = itemsGrounding(fn, question);
+    expect(grounding.items).toHaveLength(2);
+    expect(grounding.items![0]).toContain("California");
+    const prefix = '{"calls":[{"skill_name":"lawsuit_search","arguments":{"entity":"Google","county":"San';
+    const bias = biasAfter(fn, grounding, prefix, ["ta", " Mateo", " Ma"]);
+    expect(bias["ta"]).toBeGreaterThan(0);
+    expect(bias[" Mateo"]).toBeLessThan(0);
+    expect(bias[" Ma"]).toBeLessThan(0);
+    const state = biasAfter(
+      fn,
+      grounding,
+      '{"calls":[{"skill_name":"lawsuit_search","arguments":{"entity":"Google","county":"Santa Clara","state":"',
+      ["California", "Cal"],
+    );
+    expect(state["California"]).toBeGreaterThan(0);
+  });
+});
+
+describe("a final answer refused as the prompt's own text", () => {
+  it("is not written again, though its first word begins a result's word", () => {
+    const result = '{"status":"recorded","note":"The call was recorded. Answer the user now."}';
+    const base: GroundingOptions = { mode: "soft", source: [result, "Where can I buy a piano?"], avoid: [] };
+    const prefix = '{"final_answer":"';
+    const before = biasAfter(PRESENT_VALUE, base, prefix, ["no", "No", "The"]);
+    expect(before["no"]).toBeGreaterThan(0);
+    const refused = { ...base, refused: ["no more skill calls"] };
+    const after = biasAfter(PRESENT_VALUE, refused, prefix, ["no", "No", "The"]);
+    expect(after["no"]).toBeLessThan(0);
+    expect(after["No"]).toBeLessThan(0);
+    expect(after["The"]).toBeGreaterThan(0);
+    const on = biasAfter(PRESENT_VALUE, refused, `${prefix}no`, [" more", "te"]);
+    expect(on[" more"]).toBeLessThan(0);
+  });
+});
