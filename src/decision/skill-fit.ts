@@ -123,14 +123,19 @@ function waitsForResult(
   });
 }
 
+/** Letters two words share from their start before they part: "pythagor" of `pythagoras` and "Pythagorean". */
+const SHARED_ROOT = 8;
+
 /**
  * Whether a name word of 3 letters or more begins the question's stem, or the stem begins it (`hypot` and
- * "hypotenuse", `temp` and "temperature", `calc` aside: both are stop words).
+ * "hypotenuse", `temp` and "temperature", `calc` aside: both are stop words), or both begin with the same
+ * SHARED_ROOT letters (`pythagoras` and "Pythagorean", whose stems part after them).
  */
 function abbreviates(name: ReadonlySet<string>, stem: string): boolean {
   for (const word of name) {
     if (word.length < 3 || stem.length < 3 || word === stem) continue;
     if (stem.startsWith(word) || (word.startsWith(stem) && stem.length >= 4)) return true;
+    if (word.length >= SHARED_ROOT && stem.slice(0, SHARED_ROOT) === word.slice(0, SHARED_ROOT)) return true;
   }
   return false;
 }

@@ -47,6 +47,15 @@ describe("skillFit", () => {
     expect(skillFit(hcf, questionValues("Find the highest common factor of 36 and 24.")).nameWords).toBe(1);
     const hypot = skill("math.hypot", "The Euclidean norm.", { x: { type: "number" } });
     expect(skillFit(hypot, questionValues("the hypotenuse of sides 4 and 5")).nameWords).toBe(1);
+    // stems that part after eight shared letters ("pythagora", "pythagorean"); fewer do not ("transport", "transfer")
+    const pythagoras = skill("math.pythagoras", "The hypotenuse of a right triangle.", { a: { type: "integer" } });
+    const theorem = skillFit(
+      pythagoras,
+      questionValues("Compute the Pythagorean Theorem of two side lengths: 3 and 4."),
+    );
+    expect(theorem).toMatchObject({ nameWords: 1, nameCoverage: 0.5 });
+    const transport = skill("transport.book", "Book a ride.", { city: { type: "string" } });
+    expect(skillFit(transport, questionValues("a money transfer")).nameWords).toBe(0);
   });
 
   it("grounds a number argument only where the question writes a numeral, an enum only on one of its values", () => {
