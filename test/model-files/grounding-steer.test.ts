@@ -1192,11 +1192,11 @@ describe("GroundingSteer (soft)", () => {
     const prefix = '{"skill_name": "f", "arguments": {"distance": ';
     // "The distance is 50 km": 50 stands beside the key's word, so it gets the anchor bonus
     expect(steerAfter(steer, vocab, prefix)).toMatchObject({ 5: 6, '"New': 4 });
-    // "5" is no numeral of the source, only the start of 50: going on gets the bonus, closing none
-    expect(steerAfter(steer, vocab, `${prefix}5`)).toEqual({ 0: 6 }); // 6: toward the anchored 50
-    // "9" of "9.8 within 5 seconds": the decimal point gets the bonus, the end none
+    // "5" is no numeral of the source, only the start of 50: going on gets the bonus, closing the malus
+    expect(steerAfter(steer, vocab, `${prefix}5`)).toEqual({ 0: 6, ",": -4, "}": -4 }); // 6: toward the anchored 50
+    // "9" of "9.8 within 5 seconds": the decimal point gets the bonus, the end the malus
     const decimal = new GroundingSteer({ mode: "soft", source: ["acceleration of 9.8 within 5 seconds"] }, vocab);
-    expect(steerAfter(decimal, vocab, `${prefix}9`)).toEqual({ ".": 4 });
+    expect(steerAfter(decimal, vocab, `${prefix}9`)).toEqual({ ".": 4, ",": -4, "}": -4 });
     expect(steerAfter(steer, vocab, `${prefix}50`)).toMatchObject({ ",": 6, "}": 6 });
     // "1" is a whole numeral and begins "1000": closing and going on get the same bonus
     const both = new GroundingSteer({ mode: "soft", source: ["1 year, 1000 dollars"] }, vocab);

@@ -13,6 +13,7 @@ import type { GroundingVocabulary } from "../../src/model/grounding/grounding-st
 import type { GroundingOptions } from "../../src/model/model-handle.js";
 import { questionItems } from "../../src/decision/question-items.js";
 import { skillProfiles } from "../../src/agent/step-decision-source.js";
+import { numeralsAfterOwnWords } from "../../src/model/grounding/key-anchors.js";
 
 type Fn = Parameters<typeof bfclRegistry>[0][number];
 
@@ -217,5 +218,17 @@ describe("a final answer refused as the prompt's own text", () => {
     expect(after["The"]).toBeGreaterThan(0);
     const on = biasAfter(PRESENT_VALUE, refused, `${prefix}no`, [" more", "te"]);
     expect(on[" more"]).toBeLessThan(0);
+  });
+});
+
+describe("a key's own word in another form", () => {
+  it("anchors the numeral after it, past a joining word: ending at 20 for end_range, starting from 0", () => {
+    const keys = ["start_range", "end_range", "frequency"];
+    const text = "a frequency of 10 Hz, starting from 0 radians and ending at 20 radians";
+    expect(numeralsAfterOwnWords("end_range", keys, text)).toEqual(["20"]);
+    expect(numeralsAfterOwnWords("start_range", keys, text)).toEqual(["0"]);
+    expect(numeralsAfterOwnWords("frequency", keys, text)).toEqual(["10"]);
+    // a word that only begins like the key's is none ("endless 5")
+    expect(numeralsAfterOwnWords("end_range", keys, "an endless 5 loops")).toEqual([]);
   });
 });

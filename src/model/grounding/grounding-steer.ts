@@ -487,6 +487,10 @@ export class GroundingSteer {
         if (logit > 0 && !this.#vocab.valueClosers.includes(token)) logits.set(token, GROUNDING_AVOID_LOGIT);
       for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT);
     }
+    // the first digits of the source's numerals, and no numeral: closing there gets the malus (Gemma closed "14 days"
+    // at 1, where the default it wanted, 7, had no bonus)
+    if (!strict && onTrack && !whole && value !== "" && value !== "-" && this.#r.on("numeral-prefix"))
+      for (const token of this.#vocab.valueClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     if (whole) this.#ends.listEnd(state, logits, ["]", "]}", "]}}", "]},", "]]", "],"], [",", ", "]);
     if (whole) this.#ends.argumentsEnd(state, logits, [",", ', "', ',"'], ["}", "}}", "}}}", "},", "}, "], close);
     return logits.size ? { type: "bias", logits } : NONE;

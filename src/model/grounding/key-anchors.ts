@@ -43,7 +43,7 @@ export function ordinalNumerals(stem: string, keys: readonly string[], text: str
 }
 
 /**
- * The numerals the question writes after a word of `key` that no other key of `keys` holds, past at most two more
+ * The numerals the question writes after a word of `key` (or its -s, -ed, -ing form) that no other key of `keys` holds, past at most two more
  * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
  * head word is shared, the other words tell the keys apart.
  */
@@ -52,7 +52,8 @@ export function numeralsAfterOwnWords(key: string, keys: readonly string[], text
   const own = keyWords(key).filter((word) => !theirs.has(word) && !GENERIC_FLAG_WORDS.has(word));
   const numerals: string[] = [];
   for (const word of own) {
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, "giu");
+    // (its forms too: "ending at 20 radians" for `end_range`, "starting from 0" for `start_range`)
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?:s|es|d|ed|ing)?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(pattern)) {
       let at = match.index + match[0].length;
       for (let skipped = 0; skipped <= 2; skipped++) {

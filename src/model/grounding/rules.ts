@@ -78,6 +78,12 @@ export const GROUNDING_RULES = [
     reason: 'SmolLM2 wrote `{"$ref":"calls[0].result"}` for the second team of "Lakers and Bulls"',
   },
   {
+    name: "numeral-prefix",
+    reads: "a number value that is the first digits of the source's numerals and none of them",
+    biases: "malus on closing it there",
+    reason: 'Gemma closed "for the next 14 days" at 1',
+  },
+  {
     name: "refused-answer",
     reads: "the final answers the run refused as the prompt's own text",
     biases: "malus on each token that writes one again",
