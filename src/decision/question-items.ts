@@ -1,5 +1,7 @@
 import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
 import { nameStems, contentStems } from "./words.js";
+import { argumentSlots, type Slots } from "./argument-slots.js";
+import { NAME, NUMERAL, QUOTE, substituted, valuesOf } from "./value-spans.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -40,12 +42,6 @@ const CLAUSE_BREAK = new RegExp(
 const REQUEST_BREAK =
   /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b(?!-))/giu;
 
-/** A numeral as a question writes it: "$2,000", "5.6", "-3", "12%". */
-const NUMERAL = String.raw`-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e-?\d+)?%?`;
-/** A capitalized name of one or more words ("Los Angeles", "Taylor Swift", "Maroon 5", "Battle of Waterloo"; "I" is none). */
-const NAME = String.raw`(?!I(?:'\p{L}+)?\b)\p{Lu}[\p{L}\p{N}'.-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|del\s+)?(?:(?!I(?:'\p{L}+)?\b)\p{Lu}[\p{L}\p{N}'.-]*|\d+\b))*`;
-/** A quoted text. */
-const QUOTE = String.raw`'[^'\n]{1,60}'|"[^"\n]{1,60}"`;
 /** A tuple of numerals: "(45, 60)". */
 const TUPLE = String.raw`\(\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)+\s*\)`;
 /** What joins two items of a list. */
@@ -179,78 +175,6 @@ function repeatedFrames(question: string, cuts: readonly number[], skills: reado
     if (left.slice(0, shorter) === right.slice(0, shorter)) found.push(at);
   }
   return found;
-}
-
-/** A string key that takes an arithmetic expression (the calculator's `expression`): a list of numerals is its, whole. */
-const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
-
-/** Keys that come in pairs for one call: numbered (`city_1`, `team2`) or the two ends of a span or a route. */
-const PAIRED_KEY =
-  /(?:^|_)(?:\w*?\d|start|end|from|to|origin|destination|source|target|departure|arrival|home|away|first|second)(?:_|$)/i;
-
-/**
- * How the arguments of a skill take a list's items: how many number arguments there are, how many text arguments
- * come in pairs (see PAIRED_KEY: "between New York and Washington DC" is one call's two places), and whether an array
- * argument takes a whole list of numbers or of texts.
- */
-interface Slots {
-  number: number;
-  /** String arguments that may take a name (no enum, no expression). */
-  text: number;
-  /** Array arguments (a tuple "(40.7, -74.0)" is one's value where the skill has them). */
-  arrays: number;
-  pairedText: number;
-  numberArray: boolean;
-  textArray: boolean;
-  /** Each array argument's item enum, lower case (see groupSize). */
-  arrayEnums: string[][];
-  /**
-   * Each enum argument's values (see enumLists); `tight` where a description quotes them (no `enum`): its values make
-   * a list only joined by a comma or "and" alone ("all roots, real or complex" is no list of 'real' and 'all').
-   */
-  enums: { values: string[]; tight?: true }[];
-}
-
-function argumentSlots(skill: SkillProfile | undefined): Slots {
-  const properties = (skill?.parameters.properties ?? {}) as Record<string, { type?: unknown; items?: unknown }>;
-  const slots: Slots = {
-    number: 0,
-    text: 0,
-    arrays: 0,
-    pairedText: 0,
-    numberArray: false,
-    textArray: false,
-    arrayEnums: [],
-    enums: [],
-  };
-  for (const [key, schema] of Object.entries(properties)) {
-    const types = [schema?.type].flat();
-    const values = (schema as { enum?: unknown }).enum;
-    if (Array.isArray(values) && values.length > 1) slots.enums.push({ values: values.map(String) });
-    else if (types.includes("string")) {
-      // the values a description quotes ("Allowed values: 'copper', 'aluminum'"): an enum the schema does not spell
-      const description = (schema as { description?: unknown }).description;
-      const quoted = new Set(
-        [...String(typeof description === "string" ? description : "").matchAll(/'([^'\n]{1,30})'/g)].map((m) => m[1]),
-      );
-      if (quoted.size > 1) slots.enums.push({ values: [...quoted], tight: true });
-    }
-    if (types.includes("array")) {
-      slots.arrays++;
-      const item = schema.items as { type?: unknown; enum?: unknown } | undefined;
-      const items = [item?.type].flat();
-      if (items.includes("number") || items.includes("integer")) slots.numberArray = true;
-      // an array of enum values takes a list of its values whole ("a Patio and Wi-Fi"), no other list of names
-      // ("near Berlin and Paris" beside `amenities`: Parking, ...)
-      else if (Array.isArray(item?.enum)) slots.arrayEnums.push(item.enum.map((value) => String(value).toLowerCase()));
-      else slots.textArray = true;
-    } else if (types.includes("number") || types.includes("integer")) slots.number++;
-    else if (types.includes("string") && FORMULA_KEY.test(key)) slots.numberArray = true;
-    else if (types.includes("string") && PAIRED_KEY.test(key)) slots.pairedText++;
-    if (types.includes("string") && !FORMULA_KEY.test(key) && !Array.isArray((schema as { enum?: unknown }).enum))
-      slots.text++;
-  }
-  return slots;
 }
 
 /** Whether position `p` of `text` is inside `[...]` or `{...}`: a list written as a value is an array's, whole. */
@@ -387,55 +311,6 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     }
   }
   return items;
-}
-
-/** A value of a text, as valueFrame reads them: a quoted text, a numeral, or a capitalized name past the start. */
-const VALUE_SPAN = new RegExp(`(${QUOTE})|((?<![\\p{L}\\p{N}.])${NUMERAL})|((?<=\\S\\s+)(?:${NAME}))`, "gu");
-
-interface ValueSpan {
-  kind: number;
-  start: number;
-  end: number;
-  /** The word right after it, and the two words before it, lower case ("" where none). */
-  after: string;
-  before: string;
-}
-
-function valuesOf(text: string): ValueSpan[] {
-  return [...text.matchAll(VALUE_SPAN)].map((m) => {
-    const end = m.index + m[0].length;
-    const words = text.slice(Math.max(0, m.index - 40), m.index).match(/\p{L}+/gu) ?? [];
-    return {
-      kind: m[1] ? 1 : m[2] ? 2 : 3,
-      start: m.index,
-      end,
-      after: (/^\s+(\p{L}+)/u.exec(text.slice(end))?.[1] ?? "").toLowerCase(),
-      before: words.length >= 2 ? words.slice(-2).join(" ").toLowerCase() : "",
-    };
-  });
-}
-
-/**
- * The text of the clause before, with the values `own` gives in their places: each own value replaces the first one
- * of its kind that the same word follows ("the Lamarck model" for "the Darwin model") or the same two words precede
- * ("located in Los Angeles" for "located in New York").
- */
-function substituted(before: string, own: string): string {
-  const theirs = valuesOf(before);
-  const done = new Set<ValueSpan>();
-  for (const value of valuesOf(own)) {
-    const match = theirs.find(
-      (t) =>
-        !done.has(t) &&
-        t.kind === value.kind &&
-        ((t.after !== "" && t.after === value.after) || (t.before !== "" && t.before === value.before)),
-    );
-    if (match) done.add(Object.assign(match, { text: own.slice(value.start, value.end) }));
-  }
-  let text = before;
-  for (const t of [...done].sort((a, b) => b.start - a.start))
-    text = text.slice(0, t.start) + (t as ValueSpan & { text: string }).text + text.slice(t.end);
-  return text;
 }
 
 /** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */
