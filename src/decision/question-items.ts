@@ -1,7 +1,7 @@
 import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
 import { nameStems, contentStems } from "./words.js";
 import { argumentSlots, type Slots } from "./argument-slots.js";
-import { NAME, NUMERAL, QUOTE, substituted, valuesOf } from "./value-spans.js";
+import { NAME, NUMERAL, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -120,6 +120,9 @@ function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
   if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
   cuts.sort((a, b) => a - b);
   cuts.push(...repeatedFrames(question, cuts, skills));
+  // the one skill's values given again and again in one order: a call each (unless it takes a list of them)
+  const slots = skills.length === 1 ? [argumentSlots(skills[0])].filter((s) => !s.textArray && !s.numberArray) : [];
+  cuts.push(...periodicCuts(question, slots).filter((cut) => !cuts.includes(cut)));
   cuts.sort((a, b) => a - b);
   cuts.push(question.length);
   const pieces: Piece[] = [];

@@ -60,3 +60,50 @@ export function substituted(before: string, own: string): string {
     text = text.slice(0, t.start) + (t as ValueSpan & { text: string }).text + text.slice(t.end);
   return text;
 }
+
+/** Where one period of values ends and the next begins: a comma, "and" or a semicolon (the last one in the gap). */
+const PERIOD_JOINT = /,\s*(?:and\s+)?|\s+and\s+|;\s*/g;
+
+/**
+ * Where a sentence gives several calls' worth of one skill's values in a repeating order, each period with values of
+ * two kinds or more, a name or a quoted text among them ("$30.45 in Chicago, Illinois, $52.33 in Sacramento, California and $11.23 in Portland, Oregon": a
+ * numeral and two names, three times): the offsets of the joints before the second period and each after it. A period
+ * must fit a skill's slots (`slots`: its number and text arguments), and all of them together must not.
+ */
+export function periodicCuts(text: string, slots: readonly { number: number; text: number }[]): number[] {
+  // (a capitalized word that begins a sentence is no name here: "The second equation has ...")
+  const values = valuesOf(text).filter((v) => v.kind !== 3 || !/(?:^|[.?!:"]\s*)$/.test(text.slice(0, v.start)));
+  const kinds = values.map((v) => v.kind);
+  let best: { start: number; period: number; repeats: number } | undefined;
+  for (let start = 0; start < values.length; start++)
+    for (let period = 2; period <= 5; period++) {
+      const frame = kinds.slice(start, start + period);
+      // values of two kinds or more, one a name or a quote (a list of one kind is a list: see expandLists)
+      if (frame.length < period || !frame.some((kind) => kind !== 2) || new Set(frame).size < 2) continue;
+      let repeats = 1;
+      for (let at = start + period; at + period <= values.length; at += period) {
+        const gap = text.slice(values[at - 1].end, values[at].start);
+        const same = kinds.slice(at, at + period).every((kind, i) => kind === frame[i]);
+        if (!same || /[.?!]\s/.test(gap) || !PERIOD_JOINT.test(gap)) break;
+        PERIOD_JOINT.lastIndex = 0;
+        repeats++;
+      }
+      PERIOD_JOINT.lastIndex = 0;
+      const numbers = frame.filter((kind) => kind === 2).length;
+      const texts = period - numbers;
+      const fits = slots.some(
+        (s) => numbers <= s.number && texts <= s.text && (repeats * numbers > s.number || repeats * texts > s.text),
+      );
+      if (repeats >= 2 && fits && (!best || period * repeats > best.period * best.repeats))
+        best = { start, period, repeats };
+    }
+  if (!best) return [];
+  const cuts: number[] = [];
+  for (let k = 1; k < best.repeats; k++) {
+    const at = best.start + k * best.period;
+    const from = values[at - 1].end;
+    const joints = [...text.slice(from, values[at].start).matchAll(PERIOD_JOINT)];
+    cuts.push(from + (joints.at(-1)?.index ?? 0));
+  }
+  return cuts;
+}

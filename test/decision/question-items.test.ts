@@ -381,4 +381,34 @@ describe("questionItems", () => {
     expect(items[0]).toContain("both in the state of California");
     expect(items[0]).not.toContain("San Mateo");
   });
+
+  it("reads one skill's values given again and again in one order as a call each, not a list of one kind", () => {
+    const tax = skill("calculate_sales_tax", "Sales tax of a purchase.", {
+      purchase_amount: { type: "number" },
+      city: { type: "string" },
+      state: { type: "string" },
+    });
+    const items = texts(
+      "Calculate the sales tax on a purchase amount of $30.45 in Chicago, Illinois, $52.33 in Sacramento, " +
+        "California and $11.23 in Portland, Oregon.",
+      [tax],
+    );
+    expect(items).toHaveLength(3);
+    expect(items[1]).toContain("$52.33 in Sacramento, California");
+    expect(items[1]).not.toContain("Chicago");
+    expect(items[2]).toContain("$11.23 in Portland, Oregon");
+    // all of them fit one call: one item
+    expect(texts("A purchase of $30.45 in Chicago, Illinois.", [tax])).toHaveLength(1);
+    // a sentence's first word is no name of a period ("The second equation has coefficients a = 1, ...")
+    const quadratic = skill("solve_quadratic", "Roots of a quadratic.", {
+      a: { type: "integer" },
+      b: { type: "integer" },
+      c: { type: "integer" },
+      root_type: { type: "string" },
+    });
+    const equations =
+      "Solve these. The first one has coefficients a = 2, b = 5, and c = 3. The second one has coefficients a = 1, " +
+      "b = -3, and c = 2.";
+    expect(texts(equations, [quadratic])).toHaveLength(2);
+  });
 });
