@@ -295,12 +295,15 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     const chain = "chain" in piece && piece.chain === true;
     // a clause with no value of its own (a flag changed, another skill asked for) reads the values of the one before
     // it: "... 300 Kelvin ... 4.18 J/K. What if the process is not isothermal?" (both test models wrote 100 and 310);
-    // so does one with fewer values than it, its own put in their places ("a similar house but with an area of 3000
-    // square feet": the rooms of the house before)
+    // so does one with fewer values than it among one skill's calls, its own put in their places ("a similar house
+    // but with an area of 3000 square feet": the rooms of the house before)
     const last = valued[valued.indexOf(piece) - 1];
     const before = last && bases.get(last);
     const own = valuesOf(piece.text);
-    const inherit = !chain && before !== undefined && (own.length === 0 || own.length < valuesOf(last.text).length);
+    // (the fewer values only among one skill's calls: among several, a clause with fewer is mostly another request,
+    // "Then get the fibonacci series upto 150" after "primes between 50 and 150")
+    const fewer = skills.length === 1 && own.length < valuesOf(last?.text ?? "").length;
+    const inherit = !chain && before !== undefined && (own.length === 0 || fewer);
     const inherited = inherit ? [own.length === 0 ? before : substituted(before, piece.text)] : [];
     // (what a clause after it inherits: the text it inherited with its own values in place, or its own)
     bases.set(piece, inherited[0] ?? piece.text);

@@ -364,6 +364,18 @@ describe("questionItems", () => {
     );
     expect(found).toHaveLength(2);
     expect(found[1]).not.toContain("Los Angeles");
+    // among several skills, a clause with fewer values is another request, its own values alone
+    const primes = skill("find_prime_numbers", "Prime numbers in a range.", {
+      start: { type: "integer" },
+      end: { type: "integer" },
+    });
+    const fibonacci = skill("get_fibonacci_sequence", "The Fibonacci sequence.", { count: { type: "integer" } });
+    const two = texts("Find all prime numbers between 50 and 150. Then get the fibonacci series upto 150.", [
+      primes,
+      fibonacci,
+    ]);
+    expect(two).toHaveLength(2);
+    expect(two[1]).not.toContain("50 and");
   });
 
   it("reads a clause after a comma that speaks of both items as every item's", () => {
