@@ -13,7 +13,7 @@ import type { GroundingVocabulary } from "../../src/model/grounding/grounding-st
 import type { GroundingOptions } from "../../src/model/model-handle.js";
 import { questionItems } from "../../src/decision/question-items.js";
 import { skillProfiles } from "../../src/agent/step-decision-source.js";
-import { numeralsAfterOwnWords } from "../../src/model/grounding/key-anchors.js";
+import { numeralsAfterOwnWords, writtenSpans } from "../../src/model/grounding/key-anchors.js";
 
 type Fn = Parameters<typeof bfclRegistry>[0][number];
 
@@ -230,5 +230,35 @@ describe("a key's own word in another form", () => {
     expect(numeralsAfterOwnWords("frequency", keys, text)).toEqual(["10"]);
     // a word that only begins like the key's is none ("endless 5")
     expect(numeralsAfterOwnWords("end_range", keys, "an endless 5 loops")).toEqual([]);
+  });
+});
+
+describe("an enum value the question writes in words", () => {
+  it("is found with its underscore as a space, and a shorter value inside it is not", () => {
+    const text = "the last year, and the last five years";
+    expect(writtenSpans(text, "five_years").map(([s, e]) => text.slice(s, e))).toEqual(["five years"]);
+    expect(writtenSpans(text, "year").map(([start]) => text.slice(start, start + 4))).toEqual(["year", "year"]);
+    expect(writtenSpans("a yearly report", "year")).toEqual([]);
+    const fn: Fn = {
+      name: "precipitation_stats",
+      description: "Precipitation data for a location and time period.",
+      parameters: {
+        type: "dict",
+        properties: {
+          location: { type: "string", description: "The location." },
+          time_frame: { type: "string", enum: ["six_months", "year", "five_years"], description: "The period." },
+        },
+        required: ["location", "time_frame"],
+      },
+    };
+    const question =
+      "The precipitation statistics for the Amazon rainforest for the last year and the last five years?";
+    const grounding = itemsGrounding(fn, question);
+    expect(grounding.items).toHaveLength(2);
+    const first =
+      '{"skill_name":"precipitation_stats","arguments":{"location":"Amazon rainforest","time_frame":"year"}}';
+    const prefix = `{"calls":[${first},{"skill_name":"precipitation_stats","arguments":{"location":"Amazon rainforest","time_frame":"`;
+    const bias = biasAfter(fn, grounding, prefix, ["five", "year"]);
+    expect(bias["five"]).toBeGreaterThan(bias["year"]);
   });
 });

@@ -106,13 +106,24 @@ export function questionYears(question: string): string[] {
  * offsets it begins at.
  */
 export function writesAt(question: string, value: string): number[] {
-  const text = question.toLowerCase();
-  const wanted = value.toLowerCase();
-  const found: number[] = [];
-  for (let at = text.indexOf(wanted); at !== -1; at = text.indexOf(wanted, at + 1)) {
-    const before = text[at - 1];
-    const after = text.slice(at + wanted.length);
-    if ((before === undefined || !WORD_AT.test(before)) && /^(?:s|es)?(?![\p{L}\p{N}])/u.test(after)) found.push(at);
+  return writtenSpans(question, value).map(([start]) => start);
+}
+
+/**
+ * Where the question writes `value` as whole words, letter case aside, with a plural's -s or -es, and a value's `_`
+ * as a space or a hyphen ("five years" for `five_years`): each span's start and end.
+ */
+export function writtenSpans(question: string, value: string): [number, number][] {
+  const words = value
+    .toLowerCase()
+    .split("_")
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (words.every((word) => word === "")) return [];
+  const pattern = new RegExp(`${words.join("[\\s_-]+")}(?:s|es)?(?![\\p{L}\\p{N}])`, "giu");
+  const found: [number, number][] = [];
+  for (const match of question.matchAll(pattern)) {
+    const before = question[match.index - 1];
+    if (before === undefined || !WORD_AT.test(before)) found.push([match.index, match.index + match[0].length]);
   }
   return found;
 }

@@ -27,6 +27,7 @@ export interface AnchorReader {
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   readonly kindNouns: ReadonlyMap<string, Readonly<Record<string, string>>>;
   questionWrites(value: string): number[];
+  questionSpans(value: string): [number, number][];
   stemWritten(value: string): boolean;
   schemaWrites(value: string): number[];
   isFormula(key: string): boolean;
@@ -72,8 +73,13 @@ export function namedAnchors(
     for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
   // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
   // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
-  for (const value of (skill !== undefined && q.askedBy.get(skill)?.[key]) || []) {
-    const written = q.questionWrites(value);
+  const asked = (skill !== undefined && q.askedBy.get(skill)?.[key]) || [];
+  const spans = asked.map((value) => q.questionSpans(value));
+  for (const [i, value] of asked.entries()) {
+    // (not inside another value the question writes: "year" of "the last five years" beside `five_years`)
+    const inside = ([start, end]: [number, number]) =>
+      spans.some((theirs, k) => k !== i && theirs.some(([s, e]) => s <= start && e >= end && e - s > end - start));
+    const written = spans[i].filter((span) => !inside(span)).map(([start]) => start);
     // where the schema writes it too, there (an item's enum "Violin Lessons" for "violin lessons": the grammar
     // takes the schema's letter case)
     const at = written.length > 0 || q.stemWritten(value) ? [...written, ...q.schemaWrites(value)] : [];

@@ -20,7 +20,7 @@ import {
   percentOnlyNumerals,
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
-import { numeralsAfterOwnWords, writesAt, writtenKeysOf } from "./key-anchors.js";
+import { numeralsAfterOwnWords, writesAt, writtenKeysOf, writtenSpans } from "./key-anchors.js";
 import { listAfter } from "./question-lists.js";
 import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
@@ -432,6 +432,11 @@ export class QuestionReading {
   /** Where the question writes `value` as words of its own (see writesAt): the offsets it begins at. */
   questionWrites(value: string): number[] {
     return writesAt(this.source.text.slice(0, this.questionChars), value);
+  }
+
+  /** Where the question writes `value` (see writtenSpans): each span's start and end. */
+  questionSpans(value: string): [number, number][] {
+    return writtenSpans(this.source.text.slice(0, this.questionChars), value);
   }
 
   /** The skill the reply is calling: its last `skill_name` (read once per reply text, not once per numeral). */
