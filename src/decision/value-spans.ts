@@ -2,6 +2,7 @@
  * The values a question's text writes (numerals, quoted texts, capitalized names), where each stands and what stands
  * beside it: how a clause's values take the places of the clause before it (see questionItems).
  */
+import { writtenSpans } from "../model/grounding/key-anchors.js";
 
 /** A numeral as a question writes it: "$2,000", "5.6", "-3", "12%". */
 export const NUMERAL = String.raw`-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:e-?\d+)?%?`;
@@ -61,6 +62,17 @@ export function substituted(before: string, own: string): string {
   return text;
 }
 
+/** The enum values of `slots` that `text` writes as words, as values of kind 4 (none inside a name or a quote). */
+function enumSpans(text: string, slots: readonly { enums: readonly { values: readonly string[] }[] }[]): ValueSpan[] {
+  const taken = valuesOf(text);
+  const spans: ValueSpan[] = [];
+  for (const value of new Set(slots.flatMap((s) => s.enums.flatMap((e) => e.values))))
+    for (const [start, end] of writtenSpans(text, value))
+      if (!taken.some((v) => v.start <= start && v.end >= end))
+        spans.push({ kind: 4, start, end, after: "", before: "" });
+  return spans;
+}
+
 /** Where one period of values ends and the next begins: a comma, "and" or a semicolon (the last one in the gap). */
 const PERIOD_JOINT = /,\s*(?:and\s+)?|\s+and\s+|;\s*/g;
 
@@ -70,9 +82,16 @@ const PERIOD_JOINT = /,\s*(?:and\s+)?|\s+and\s+|;\s*/g;
  * numeral and two names, three times): the offsets of the joints before the second period and each after it. A period
  * must fit a skill's slots (`slots`: its number and text arguments), and all of them together must not.
  */
-export function periodicCuts(text: string, slots: readonly { number: number; text: number }[]): number[] {
-  // (a capitalized word that begins a sentence is no name here: "The second equation has ...")
-  const values = valuesOf(text).filter((v) => v.kind !== 3 || !/(?:^|[.?!:"]\s*)$/.test(text.slice(0, v.start)));
+export function periodicCuts(
+  text: string,
+  slots: readonly { number: number; text: number; enums: readonly { values: readonly string[] }[] }[],
+): number[] {
+  // (a capitalized word that begins a sentence is no name here: "The second equation has ..."); an enum value the
+  // text writes is a value of a fourth kind ("stage 7 in easy mode and stage 3 in hard mode")
+  const values = [
+    ...valuesOf(text).filter((v) => v.kind !== 3 || !/(?:^|[.?!:"]\s*)$/.test(text.slice(0, v.start))),
+    ...enumSpans(text, slots),
+  ].sort((a, b) => a.start - b.start);
   const kinds = values.map((v) => v.kind);
   let best: { start: number; period: number; repeats: number } | undefined;
   for (let start = 0; start < values.length; start++)
@@ -90,9 +109,14 @@ export function periodicCuts(text: string, slots: readonly { number: number; tex
       }
       PERIOD_JOINT.lastIndex = 0;
       const numbers = frame.filter((kind) => kind === 2).length;
-      const texts = period - numbers;
+      const enums = frame.filter((kind) => kind === 4).length;
+      const texts = period - numbers - enums;
       const fits = slots.some(
-        (s) => numbers <= s.number && texts <= s.text && (repeats * numbers > s.number || repeats * texts > s.text),
+        (s) =>
+          numbers <= s.number &&
+          texts <= s.text &&
+          enums <= s.enums.length &&
+          (repeats * numbers > s.number || repeats * texts > s.text || repeats * enums > s.enums.length),
       );
       if (repeats >= 2 && fits && (!best || period * repeats > best.period * best.repeats))
         best = { start, period, repeats };

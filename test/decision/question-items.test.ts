@@ -422,5 +422,15 @@ describe("questionItems", () => {
       "Solve these. The first one has coefficients a = 2, b = 5, and c = 3. The second one has coefficients a = 1, " +
       "b = -3, and c = 2.";
     expect(texts(equations, [quadratic])).toHaveLength(2);
+    // an enum value is a value of its own kind: "stage 7 in easy mode and stage 3 in hard mode" is two calls, each
+    // with its own stage
+    const save = skill("game.save_progress", "Save a game.", {
+      stage: { type: "integer" },
+      mode: { type: "string", enum: ["easy", "hard"] },
+    });
+    const saves = texts("How to save game progress at stage 7 in easy mode and stage 3 in hard mode?", [save]);
+    expect(saves).toHaveLength(2);
+    expect(saves[1]).toContain("stage 3 in hard mode");
+    expect(saves[1]).not.toContain("7");
   });
 });
