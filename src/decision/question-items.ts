@@ -284,7 +284,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return [{ text: question }];
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
-  const shared = valued.length > 1 ? sharedSentences(valued.at(-1)!.text) : [];
+  const shared = valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued, skills)] : [];
   const items: QuestionItem[] = [];
   const bases = new Map<Piece, string>();
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
@@ -332,6 +332,31 @@ function sharedSentences(text: string): string[] {
   // (a clause after a comma too: "... "Facebook" in the county of "San Mateo", both in the state of California?")
   const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})|,\s+(?=(?:both|each|all|every)\b)/u);
   return sentences.slice(1).filter((sentence) => EVERY_ITEM.test(sentence) && VALUE.test(sentence));
+}
+
+/** An optional argument's key words, each 3 letters or more (`shortest_route`: "shortest", "route"). */
+function optionalKeyWords(skill: SkillProfile): string[][] {
+  const required = new Set(Array.isArray(skill.parameters.required) ? (skill.parameters.required as string[]) : []);
+  return Object.keys((skill.parameters.properties ?? {}) as object)
+    .filter((key) => !required.has(key))
+    .map((key) => key.split(/[_\s-]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase()))
+    .map((words) => words.filter((word) => word.length >= 3));
+}
+
+/**
+ * The last item's words after its last value, where they begin "with" or "using", hold no value and name an optional
+ * argument of its skill by all of that key's words: every item's ("... between New York and Washington DC, and between Los Angeles and San
+ * Francisco with optional parameter shortest route enabled": `shortest_route` for both calls).
+ */
+function optionTail(valued: readonly Piece[], skills: readonly SkillProfile[]): string[] {
+  const text = valued.at(-1)!.text;
+  const last = valuesOf(text).at(-1);
+  const skill = bestFit(text, skills);
+  if (!last || !skill) return [];
+  const tail = text.slice(last.end).replace(/^[\s,]+/, "");
+  const words = new Set(tail.toLowerCase().match(/\p{L}+/gu) ?? []);
+  const names = optionalKeyWords(skill).some((key) => key.length > 0 && key.every((word) => words.has(word)));
+  return names && /^(?:and\s+)?(?:with|using)\b/i.test(tail) && !/\d|['"]|(?<=\S\s+)\p{Lu}/u.test(tail) ? [tail] : [];
 }
 
 /**

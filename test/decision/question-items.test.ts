@@ -378,6 +378,28 @@ describe("questionItems", () => {
     expect(two[1]).not.toContain("50 and");
   });
 
+  it("reads the last item's closing words that name an optional argument, past its values, as every item's", () => {
+    const route = skill("calc_distance", "Driving distance.", {
+      start_loc: { type: "string" },
+      end_loc: { type: "string" },
+    });
+    (route.parameters.properties as Record<string, unknown>).shortest_route = { type: "boolean" };
+    const items = texts(
+      "What's the driving distance between New York and Washington DC, and between Los Angeles and San Francisco " +
+        "with optional parameter shortest route enabled?",
+      [route],
+    );
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain("shortest route enabled");
+    // words that name no optional argument stay the last item's
+    const plain = texts(
+      "What's the driving distance between New York and Washington DC, and between Los Angeles and San Francisco " +
+        "with a stop for lunch?",
+      [route],
+    );
+    expect(plain[0]).not.toContain("lunch");
+  });
+
   it("reads a clause after a comma that speaks of both items as every item's", () => {
     const search = skill("lawsuit_search", "Retrieve lawsuits.", {
       entity: { type: "string" },
