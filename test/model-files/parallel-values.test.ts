@@ -262,3 +262,36 @@ describe("an enum value the question writes in words", () => {
     expect(bias["five"]).toBeGreaterThan(bias["year"]);
   });
 });
+
+describe("a digit inside a string value", () => {
+  it("gets the malus where the source writes none there; a name's own digit keeps its bonus", () => {
+    const fn: Fn = {
+      name: "find_restaurants",
+      description: "Find restaurants.",
+      parameters: {
+        type: "dict",
+        properties: { location: { type: "string", description: "The city." }, band: { type: "string" } },
+        required: ["location"],
+      },
+    };
+    const grounding: GroundingOptions = {
+      mode: "soft",
+      source: ["Find four restaurants in New York where Maroon 5 played."],
+      avoid: [],
+    };
+    const city = biasAfter(fn, grounding, '{"skill_name":"find_restaurants","arguments":{"location":"New York', [
+      " 1",
+      "1",
+      " where",
+    ]);
+    expect(city[" 1"]).toBeLessThan(0);
+    expect(city[" where"]).toBeGreaterThan(0);
+    const spaced = biasAfter(fn, grounding, '{"skill_name":"find_restaurants","arguments":{"location":"New York ', [
+      "1",
+    ]);
+    expect(spaced["1"]).toBeLessThan(0);
+    const band = biasAfter(fn, grounding, '{"skill_name":"find_restaurants","arguments":{"band":"Maroon', [" 5", " 1"]);
+    expect(band[" 5"]).toBeGreaterThan(0);
+    expect(band[" 1"]).toBeLessThan(0);
+  });
+});

@@ -270,6 +270,7 @@ export class GroundingSteer {
     } else {
       this.#copyOn(state, logits);
       this.#t.takenWordMalus(state.value, logits);
+      if (state.positions.length > 0 && this.#r.on("string-digits")) this.#t.digitMalus(state.value, logits);
     }
     const close = this.#stringCloseLogit(state);
     const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);

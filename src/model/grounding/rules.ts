@@ -84,6 +84,12 @@ export const GROUNDING_RULES = [
     reason: 'Gemma closed "for the next 14 days" at 1',
   },
   {
+    name: "string-digits",
+    reads: "a string value after a word or a space",
+    biases: "malus on a digit the source does not write there",
+    reason: 'Gemma wrote "New York 1000" for a `location`',
+  },
+  {
     name: "refused-answer",
     reads: "the final answers the run refused as the prompt's own text",
     biases: "malus on each token that writes one again",

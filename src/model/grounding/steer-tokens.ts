@@ -159,6 +159,20 @@ export class SteerTokens {
   }
 
   /**
+   * Inside a string value that copies the source, after a word or a space: a digit the source does not write there (a token that begins
+   * with one, a space before it or not, and has no bonus) gets the malus. Gemma wrote "New York 1000" for a
+   * `location`; a name's own digits ("Maroon 5") copy on with their bonus, and a derived value (a date the question
+   * writes in words) sets its own after this.
+   */
+  digitMalus(value: string, logits: Map<Token, number>): void {
+    if (!/[\p{L}\s]$/u.test(value)) return;
+    for (let digit = 0; digit <= 9; digit++)
+      for (const text of /\s$/.test(value) ? [`${digit}`] : [`${digit}`, ` ${digit}`])
+        for (const token of this.vocab.tokensFor(text) ?? [])
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
+  }
+
+  /**
    * Inside a string value: the tokens that begin a taken text as the value's next word (see takenTextMalus) get the
    * malus, unless the source goes on that way. A parallel call's place began as its own item's ("San" of "Santa
    * Clara") and went on as another item's ("San Mateo").
