@@ -25,18 +25,22 @@ interface ValueSpan {
   before: string;
 }
 
+/** A text's values (see VALUE_SPAN), a capitalized word that begins a sentence left out ("The second equation"). */
 export function valuesOf(text: string): ValueSpan[] {
-  return [...text.matchAll(VALUE_SPAN)].map((m) => {
-    const end = m.index + m[0].length;
-    const words = text.slice(Math.max(0, m.index - 40), m.index).match(/\p{L}+/gu) ?? [];
-    return {
-      kind: m[1] ? 1 : m[2] ? 2 : 3,
-      start: m.index,
-      end,
-      after: (/^\s+(\p{L}+)/u.exec(text.slice(end))?.[1] ?? "").toLowerCase(),
-      before: words.length >= 2 ? words.slice(-2).join(" ").toLowerCase() : "",
-    };
-  });
+  const sentenceStart = (m: RegExpExecArray) => m[3] !== undefined && /(?:^|[.?!:"]\s*)$/.test(text.slice(0, m.index));
+  return [...text.matchAll(VALUE_SPAN)]
+    .filter((m) => !sentenceStart(m))
+    .map((m) => {
+      const end = m.index + m[0].length;
+      const words = text.slice(Math.max(0, m.index - 40), m.index).match(/\p{L}+/gu) ?? [];
+      return {
+        kind: m[1] ? 1 : m[2] ? 2 : 3,
+        start: m.index,
+        end,
+        after: (/^\s+(\p{L}+)/u.exec(text.slice(end))?.[1] ?? "").toLowerCase(),
+        before: words.length >= 2 ? words.slice(-2).join(" ").toLowerCase() : "",
+      };
+    });
 }
 
 /**
@@ -86,12 +90,8 @@ export function periodicCuts(
   text: string,
   slots: readonly { number: number; text: number; enums: readonly { values: readonly string[] }[] }[],
 ): number[] {
-  // (a capitalized word that begins a sentence is no name here: "The second equation has ..."); an enum value the
-  // text writes is a value of a fourth kind ("stage 7 in easy mode and stage 3 in hard mode")
-  const values = [
-    ...valuesOf(text).filter((v) => v.kind !== 3 || !/(?:^|[.?!:"]\s*)$/.test(text.slice(0, v.start))),
-    ...enumSpans(text, slots),
-  ].sort((a, b) => a.start - b.start);
+  // (an enum value the text writes is a value of a fourth kind: "stage 7 in easy mode and stage 3 in hard mode")
+  const values = [...valuesOf(text), ...enumSpans(text, slots)].sort((a, b) => a.start - b.start);
   const kinds = values.map((v) => v.kind);
   let best: { start: number; period: number; repeats: number } | undefined;
   for (let start = 0; start < values.length; start++)

@@ -99,7 +99,13 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ radius: z.number(), city: z.string().optional() }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill]);
+  const rectangle = defineSkill({
+    name: "rectangle_area",
+    description: "The area of a rectangle.",
+    parameters: z.object({ width: z.number(), height: z.number() }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill, rectangle]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -126,8 +132,22 @@ function craftedCases(): CorpusCase[] {
       ],
     }),
   };
+  // the second call's height written as the first call's, where its own item gives that 5 to `width`
+  const sides = ["A rectangle of width 3 and the height 5.", "A rectangle of width 5 and the height 8."];
+  const previous: CorpusCase = {
+    id: "crafted/previous-call",
+    schema: buildActionJsonSchema(registry, { parallelCalls: true }),
+    grounding: { mode: "soft", source: [sides[0]], items: sides, question: sides.join(" ") },
+    reply: JSON.stringify({
+      calls: [
+        { skill_name: "rectangle_area", arguments: { width: 3, height: 5 } },
+        { skill_name: "rectangle_area", arguments: { width: 5, height: 5 } },
+      ],
+    }),
+  };
   return [
     itemized,
+    previous,
     crafted("runaway-string", "Restaurants in New York.", {
       skill_name: "find_place",
       arguments: { location: "New York, NY, you should format it as City, State, and so on" },

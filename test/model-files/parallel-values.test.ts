@@ -295,3 +295,31 @@ describe("a digit inside a string value", () => {
     expect(band[" 1"]).toBeLessThan(0);
   });
 });
+
+describe("the call before's value of a key", () => {
+  it("gets the malus where this call's item anchors another numeral to the key", () => {
+    const fn: Fn = {
+      name: "plot_sine_wave",
+      description: "Plot a sine wave.",
+      parameters: {
+        type: "dict",
+        properties: {
+          start_range: { type: "integer", description: "Start of the range in radians." },
+          end_range: { type: "integer", description: "End of the range in radians." },
+          frequency: { type: "integer", description: "Frequency in Hz." },
+        },
+        required: ["start_range", "end_range", "frequency"],
+      },
+    };
+    const question =
+      "Plot two sine waves. The first one should have a frequency of 5 Hz, starting from 0 radians and ending at 10 " +
+      "radians. The second one should have a frequency of 10 Hz, starting from 0 radians and ending at 20 radians.";
+    const grounding = itemsGrounding(fn, question);
+    expect(grounding.items).toHaveLength(2);
+    const first = call("plot_sine_wave", '"start_range":0,"end_range":10,"frequency":5');
+    const prefix = `{"calls":[${first},{"skill_name":"plot_sine_wave","arguments":{"start_range":0,"end_range":`;
+    const bias = biasAfter(fn, grounding, prefix, ["10", "20"]);
+    expect(bias["10"]).toBeLessThan(0);
+    expect(bias["20"]).toBeGreaterThan(0);
+  });
+});

@@ -319,6 +319,35 @@ export function replySteerFor(
   return replySteer(choice, values);
 }
 
+/**
+ * The arguments of the last whole call of a reply's `calls` list (`text` the reply so far), each number or string as
+ * text; undefined where none parses.
+ */
+function lastCallArguments(text: string): Record<string, string> | undefined {
+  const open = text.indexOf('"calls"');
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let last: string | undefined;
+  for (let i = text.indexOf("[", open) + 1; open >= 0 && i > 0 && i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" && depth++ === 0) start = i;
+    else if (ch === "}" && --depth === 0) last = text.slice(start, i + 1);
+  }
+  try {
+    const args = (JSON.parse(last ?? "") as { arguments?: unknown }).arguments;
+    if (!args || typeof args !== "object") return undefined;
+    const values = Object.entries(args).filter(([, v]) => typeof v === "number" || typeof v === "string");
+    return Object.fromEntries(values.map(([key, value]) => [key, String(value)]));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A text's quoted texts and capitalized words past its start ("Santa Clara", "Facebook"; "I" is none). */
 function namesOf(text: string): string[] {
   const names = [...text.matchAll(/'([^'\n]{2,60})'|"([^"\n]{2,60})"/gu)].map((m) => m[1] ?? m[2]);
@@ -351,7 +380,9 @@ function groundingSteer(
         ...(grounding.taken ?? []),
         ...items.filter((_, i) => i !== k).flatMap((item) => [...numeralsOf(item), ...namesOf(item)]),
       ];
-      steers[k] ??= oneGroundingSteer(vocabulary, { ...grounding, source, taken }, schema);
+      // (the call before's values, by key: one this item gives another key is no value of this one's)
+      const previous = k > 0 && steers[k] === undefined ? lastCallArguments(text) : undefined;
+      steers[k] ??= oneGroundingSteer(vocabulary, { ...grounding, source, taken }, schema, previous);
       return steers[k]?.next(text) ?? { type: "none" };
     },
   };
@@ -362,6 +393,7 @@ function oneGroundingSteer(
   vocabulary: GroundingVocabulary,
   grounding: GroundingOptions | undefined,
   schema: JsonSchema,
+  previous?: Readonly<Record<string, string>>,
 ): GroundingSteer | undefined {
   if (!grounding || grounding.mode === "off") return undefined;
   if (grounding.mode !== "soft" && grounding.mode !== "strict")
@@ -376,7 +408,8 @@ function oneGroundingSteer(
     throw new TypeError(
       `generate: grounding.rulesOff must be a list of ${GROUNDING_RULES.map((r) => r.name).join(", ")} (got ${JSON.stringify(rulesOff)})`,
     );
-  return new GroundingSteer(steerSource({ ...grounding, mode: grounding.mode }, schema), vocabulary);
+  const source = steerSource({ ...grounding, mode: grounding.mode }, schema);
+  return new GroundingSteer({ ...source, ...(previous && { previous }) }, vocabulary);
 }
 
 /**

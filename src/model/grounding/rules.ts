@@ -90,6 +90,12 @@ export const GROUNDING_RULES = [
     reason: 'Gemma wrote "New York 1000" for a `location`',
   },
   {
+    name: "previous-call",
+    reads: "in a `calls` list, the call before's value of the key, where this call's item anchors another to the key",
+    biases: "malus on the digits that go on to it",
+    reason: "SmolLM2 wrote the first sine wave's `end_range` 10 again where the second's 10 is its frequency",
+  },
+  {
     name: "refused-answer",
     reads: "the final answers the run refused as the prompt's own text",
     biases: "malus on each token that writes one again",

@@ -44,6 +44,8 @@ export interface SteerSource {
    * `source`: what it reads is that item, no earlier call's result unless the item refers to one.
    */
   itemized?: boolean;
+  /** In a `calls` list, the call before's arguments (each number or string as text): see ValueStart. */
+  previous?: Readonly<Record<string, string>>;
   avoid?: readonly string[];
   /** Values the schema names (`enum`, `default`): spans a value may copy too. */
   schemaValues?: readonly string[];

@@ -44,7 +44,9 @@ export class ValueStart {
   private readonly derived: DerivedSteer;
   /** The call takes an item of the question that refers to no result (see SteerSource.itemized). */
   readonly itemized: boolean;
+  readonly previous: Readonly<Record<string, string>>;
   constructor(parts: ValueStartParts, source: SteerSource) {
+    this.previous = source.previous ?? {};
     this.itemized = source.itemized === true && !RESULT_WORDS.test(source.source[0] ?? "");
     ({
       mode: this.mode,
@@ -150,7 +152,11 @@ export class ValueStart {
     // source writes twice ("5%" and "5 years")
     const free = new Set<string>();
     for (const numeral of this.source.numerals)
-      if ((!others.numerals.has(numeral) || this.t.numeralCount(numeral) > 1) && this.q.fits(key, numeral))
+      if (
+        (!others.numerals.has(numeral) || this.t.numeralCount(numeral) > 1) &&
+        (this.t.numeralCount(numeral) > 0 || !this.r.on("schema-numerals")) &&
+        this.q.fits(key, numeral)
+      )
         for (let length = 1; length <= numeral.length; length++) free.add(numeral.slice(0, length));
     if (levers.numbers)
       for (const numeral of others.numerals)
@@ -158,6 +164,14 @@ export class ValueStart {
           if (!free.has(numeral.slice(0, length)))
             for (const token of this.vocab.tokensFor(opener + numeral.slice(0, length)) ?? []) theirs.set(token, 0);
     if (theirs.size > 0 && this.r.on("other-keys-values")) for (const token of theirs.keys()) logits.delete(token);
+    // the call before's value of this key, where this item anchors another numeral to the key: the malus on the way
+    // to it (SmolLM2 wrote the first wave's `"end_range":10` again for "ending at 20 radians")
+    const before = this.previous[key];
+    const own = before === undefined ? [] : this.q.anchors(key).numerals;
+    if (levers.numbers && own.length > 0 && !own.includes(before!) && this.r.on("previous-call"))
+      for (let length = 1; length <= before.length && opener.length + length <= this.vocab.maxTokenChars; length++)
+        for (const token of this.vocab.tokensFor(opener + before.slice(0, length)) ?? [])
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
     // the values the question puts beside the key's word, ahead of its other spans
     const anchors = this.q.anchors(key);
     const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
