@@ -230,6 +230,26 @@ describe("a key's own word in another form", () => {
     expect(numeralsAfterOwnWords("frequency", keys, text)).toEqual(["10"]);
     // a word that only begins like the key's is none ("endless 5")
     expect(numeralsAfterOwnWords("end_range", keys, "an endless 5 loops")).toEqual([]);
+    // "from" joins a word to a numeral only: "a direct flight from 'New York'" is no value of `direct_flight`
+    const flight: Fn = {
+      name: "flight.book",
+      description: "Book a flight.",
+      parameters: {
+        type: "dict",
+        properties: {
+          departure_location: { type: "string", description: "The departure location." },
+          destination_location: { type: "string", description: "The destination." },
+          direct_flight: { type: "boolean", description: "Only direct flights." },
+        },
+        required: ["departure_location", "destination_location"],
+      },
+    };
+    const question = "I need to book a direct flight from 'New York' to 'London' at '10:00AM'.";
+    const grounding: GroundingOptions = { mode: "soft", source: [question], question, avoid: [] };
+    const bias = biasAfter(flight, grounding, '{"skill_name":"flight.book","arguments":{"departure_location":', [
+      '"New',
+    ]);
+    expect(bias['"New']).toBeGreaterThan(0);
   });
 });
 

@@ -99,7 +99,7 @@ export function itemAt(text: string, p: number, item: string): boolean {
  * Manchester United" does not make the team the matches'.
  */
 export const ANCHOR_FILLER =
-  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|at|from|=|:|named|called|equal to|set to)(?=[\s'"$])|(?<apposition>,)(?=\s))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
+  /^(?:'s)?(?:\s*(?<join>of|is|are|was|were|=|:|named|called|equal to|set to)(?=[\s'"$])|(?<apposition>,)(?=\s))?\s*(?:the\s+|an?\s+)?(?<quote>['"])?\$?/i;
 /** A numeral written right before a key's word, at most one word between ("5 years", "4 light years", "10 miles"). */
 export const NUMERAL_BEFORE =
   /(?<![\p{L}\d.,])(\d[\d,]*(?:\.\d+)?)\s*(%\s*|(?:thousand|million|billion|trillion)\s+)?(?:[\p{L}-]+\s+)?$/iu;

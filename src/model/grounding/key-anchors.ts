@@ -42,6 +42,9 @@ export function ordinalNumerals(stem: string, keys: readonly string[], text: str
   return fits ? ordered[stems.indexOf(stem)] : all;
 }
 
+/** A preposition that joins a key's word to its numeral, not to a name ("flight from 'New York'" is no flag's). */
+const NUMERAL_PREPOSITION = /^\s+(?:at|from)(?=\s+\$?\d)/i;
+
 /**
  * The numerals the question writes after a word of `key` (or its -s, -ed, -ing form) that no other key of `keys` holds, past at most two more
  * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
@@ -57,11 +60,13 @@ export function numeralsAfterOwnWords(key: string, keys: readonly string[], text
     for (const match of text.matchAll(pattern)) {
       let at = match.index + match[0].length;
       for (let skipped = 0; skipped <= 2; skipped++) {
-        const filler = ANCHOR_FILLER.exec(text.slice(at));
-        const from = at + (filler?.[0].length ?? 0);
+        // (a numeral's "at" or "from" joins too: "ending at 20 radians", "starting from 0")
+        const preposition = NUMERAL_PREPOSITION.exec(text.slice(at))?.[0].length ?? 0;
+        const filler = ANCHOR_FILLER.exec(text.slice(at + preposition));
+        const from = at + preposition + (filler?.[0].length ?? 0);
         const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(from))?.[0];
         // past a word, only with a joining word ("input rate of 200"): "initial 2000 final" reads no further
-        if (numeral && (skipped === 0 || filler?.groups?.join !== undefined)) {
+        if (numeral && (skipped === 0 || preposition > 0 || filler?.groups?.join !== undefined)) {
           numerals.push(...anchoredNumerals(numeral, text.slice(from + numeral.length)));
           break;
         }
