@@ -19,7 +19,7 @@ type Fn = Parameters<typeof bfclRegistry>[0][number];
 
 /** A vocabulary of the given token texts (each its own id), JSON's closers first. */
 function vocabulary(texts: string[]): { vocab: GroundingVocabulary; id: (text: string) => Token } {
-  const all = ['"', '"}', ",", "}", "}},", "}}]", ...texts];
+  const all = [...new Set(['"', '"}', ",", "}", "}},", "}}]", ...texts])];
   const token = (i: number) => i as unknown as Token;
   const ids = new Map(all.map((text, i) => [text, token(i)]));
   const kept = new Map<string, unknown>();
@@ -341,5 +341,35 @@ describe("the call before's value of a key", () => {
     const bias = biasAfter(fn, grounding, prefix, ["10", "20"]);
     expect(bias["10"]).toBeLessThan(0);
     expect(bias["20"]).toBeGreaterThan(0);
+  });
+});
+
+describe("a question written in quotes", () => {
+  it("is no quoted value: a name inside it closes where it ends", () => {
+    const fn: Fn = {
+      name: "find_restaurants",
+      description: "Find restaurants.",
+      parameters: {
+        type: "dict",
+        properties: { location: { type: "string", description: "The city." } },
+        required: [],
+      },
+    };
+    const question = '"Can you help me find four restaurants in New York that serve Italian food and are open late?"';
+    const grounding: GroundingOptions = { mode: "soft", source: [question], question, avoid: [] };
+    const bias = biasAfter(fn, grounding, '{"skill_name":"find_restaurants","arguments":{"location":"New York', [
+      " that",
+      '"',
+    ]);
+    expect(bias['"']).toBeGreaterThan(bias[" that"]);
+    // a short quoted title still keeps its words: no closing inside it
+    const title = "Find the book 'Ticket to Ride' for me.";
+    const inside = biasAfter(
+      fn,
+      { mode: "soft", source: [title], question: title, avoid: [] },
+      '{"skill_name":"find_restaurants","arguments":{"location":"Ticket',
+      [" to", '"'],
+    );
+    expect(inside[" to"]).toBeGreaterThan(inside['"']);
   });
 });

@@ -8,6 +8,8 @@ const WORD_CHAR = /[\p{L}\p{N}_]/u;
 /** A word that joins a value to the next part of a sentence (after a space): a value ends before it. */
 const JOINING_WORD =
   /^ (?:to|from|and|or|in|near|with|for|at|on|into|via|during|between|than|where|which|who|that|within|around|after|before)\b/i;
+/** The longest quoted stretch that is a value (a title, a name), its quotes included; a longer one is a passage. */
+const MAX_QUOTED_CHARS = 80;
 /** A stretch in quotes that open after a non-letter and close before one (an apostrophe inside a word is no quote). */
 const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D]+?['"\u2019\u201D](?![\p{L}\p{N}])/gu;
 /**
@@ -128,7 +130,9 @@ export class GroundingIndex {
    */
   quoted(p: number): boolean {
     this.#quotedRanges ??= [...this.text.matchAll(QUOTED)]
-      .filter((m) => !m[0].includes(SEPARATOR)) // no quote runs from one text into the next
+      // no quote runs from one text into the next, nor is a question written in quotes a quoted value (BFCL wraps
+      // many in them: no name of "Can you help me find four restaurants in New York that ..." could close)
+      .filter((m) => !m[0].includes(SEPARATOR) && m[0].length <= MAX_QUOTED_CHARS)
       .map((m) => [m.index, m.index + m[0].length] as const);
     return this.#quotedRanges.some(([from, to]) => p > from + 1 && p < to - 1);
   }
