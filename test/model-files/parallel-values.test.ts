@@ -373,3 +373,27 @@ describe("a question written in quotes", () => {
     expect(inside[" to"]).toBeGreaterThan(inside['"']);
   });
 });
+
+describe("a reference in a call of a calls list", () => {
+  it("gets the malus unless the call's item takes up a result", () => {
+    const fn: Fn = {
+      name: "stock_return",
+      description: "The return of a stock.",
+      parameters: {
+        type: "dict",
+        properties: { amount: { type: "integer", description: "The amount." }, years: { type: "integer" } },
+        required: ["amount"],
+      },
+    };
+    const refer = (items: string[]) =>
+      biasAfter(
+        fn,
+        { mode: "soft", source: [items[1]], items, question: items.join(" "), avoid: [] },
+        '{"calls":[{"skill_name":"stock_return","arguments":{"amount":5}},{"skill_name":"stock_return","arguments":{"amount":',
+        ["{", '{"$ref'],
+      );
+    // a relative "that" is no result taken up
+    expect(refer(["Invest 5 dollars.", "Invest in a stock that grows fast."])["{"]).toBeLessThan(0);
+    expect(refer(["Invest 5 dollars.", "Then invest the result again."])["{"]).toBe(0);
+  });
+});

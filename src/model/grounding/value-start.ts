@@ -15,8 +15,12 @@ import type { DerivedSteer } from "./derived-steer.js";
 import { LEADING_NUMERAL } from "./grounding-words.js";
 
 const NONE: Steering = { type: "none" };
-/** Words by which an item takes up an earlier call's result ("then convert that to feet", "the result"). */
-const RESULT_WORDS = /\b(?:results?|that|it|this|them|those|these)\b/i;
+/**
+ * Words by which an item takes up an earlier call's result ("the result", "then convert that to feet", "divide it by
+ * 4"); not a relative "that" ("a stock that has an expected growth rate of 7%").
+ */
+const RESULT_WORDS =
+  /\bthe (?:results?|answer|outcome|sum|total|difference)\b|\b(?:of|from|with|use|using|take|divide|multiply|convert|add|subtract|round|double|halve|square)\s+(?:it|that|this|them|those|these)\b/i;
 
 /** What the start of a value reads: the steer's parts (see GroundingSteer). */
 export interface ValueStartParts {
