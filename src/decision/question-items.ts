@@ -299,12 +299,12 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     // but with an area of 3000 square feet": the rooms of the house before)
     const last = valued[valued.indexOf(piece) - 1];
     const before = last && bases.get(last);
-    const own = valuesOf(piece.text);
+    const ownValues = valuesOf(piece.text);
     // (the fewer values only among one skill's calls: among several, a clause with fewer is mostly another request,
     // "Then get the fibonacci series upto 150" after "primes between 50 and 150")
-    const fewer = skills.length === 1 && own.length < valuesOf(last?.text ?? "").length;
-    const inherit = !chain && before !== undefined && (own.length === 0 || fewer);
-    const inherited = inherit ? [own.length === 0 ? before : substituted(before, piece.text)] : [];
+    const fewer = skills.length === 1 && ownValues.length < valuesOf(last?.text ?? "").length;
+    const inherit = !chain && before !== undefined && (ownValues.length === 0 || fewer);
+    const inherited = inherit ? [ownValues.length === 0 ? before : substituted(before, piece.text)] : [];
     // (what a clause after it inherits: the text it inherited with its own values in place, or its own)
     bases.set(piece, inherited[0] ?? piece.text);
     for (const text of texts) {
@@ -337,7 +337,7 @@ function sharedSentences(text: string): string[] {
 /** An optional argument's key words, each 3 letters or more (`shortest_route`: "shortest", "route"). */
 function optionalKeyWords(skill: SkillProfile): string[][] {
   const required = new Set(Array.isArray(skill.parameters.required) ? (skill.parameters.required as string[]) : []);
-  return Object.keys((skill.parameters.properties ?? {}) as object)
+  return Object.keys(skill.parameters.properties ?? {})
     .filter((key) => !required.has(key))
     .map((key) => key.split(/[_\s-]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase()))
     .map((words) => words.filter((word) => word.length >= 3));

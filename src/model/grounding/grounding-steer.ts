@@ -267,11 +267,7 @@ export class GroundingSteer {
       if (!state.items)
         for (const numeral of this.#q.numeralsForNumberKeys(state.key))
           if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
-    } else {
-      this.#copyOn(state, logits);
-      this.#t.takenWordMalus(state.value, logits);
-      if (state.positions.length > 0 && this.#r.on("string-digits")) this.#t.digitMalus(state.value, logits);
-    }
+    } else this.#copyInside(state, logits);
     const close = this.#stringCloseLogit(state);
     const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);
     if (closing !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, closing);
@@ -295,6 +291,13 @@ export class GroundingSteer {
     if (inUnit.length > 0 && inUnit.every(wordInside) && this.#r.on("units"))
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
     return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /** Inside a string value: the copy bonus on, and the malus on another item's next word and on a stray digit. */
+  #copyInside(state: ValueState, logits: Map<Token, number>): void {
+    this.#copyOn(state, logits);
+    this.#t.takenWordMalus(state.value, logits);
+    if (state.positions.length > 0 && this.#r.on("string-digits")) this.#t.digitMalus(state.value, logits);
   }
 
   /**

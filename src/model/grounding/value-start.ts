@@ -172,7 +172,7 @@ export class ValueStart {
     // to it (SmolLM2 wrote the first wave's `"end_range":10` again for "ending at 20 radians")
     const before = this.previous[key];
     const own = before === undefined ? [] : this.q.anchors(key).numerals;
-    if (levers.numbers && own.length > 0 && !own.includes(before!) && this.r.on("previous-call"))
+    if (levers.numbers && own.length > 0 && !own.includes(before) && this.r.on("previous-call"))
       for (let length = 1; length <= before.length && opener.length + length <= this.vocab.maxTokenChars; length++)
         for (const token of this.vocab.tokensFor(opener + before.slice(0, length)) ?? [])
           if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
