@@ -17,6 +17,11 @@ import { numeralsAfterOwnWords, writtenSpans } from "../../src/model/grounding/k
 
 type Fn = Parameters<typeof bfclRegistry>[0][number];
 
+/** A BFCL function of `properties`, `required` of them required. */
+function skillFn(name: string, description: string, properties: Record<string, unknown>, required: string[]): Fn {
+  return { name, description, parameters: { type: "dict", properties, required } };
+}
+
 /** A vocabulary of the given token texts (each its own id), JSON's closers first. */
 function vocabulary(texts: string[]): { vocab: GroundingVocabulary; id: (text: string) => Token } {
   const all = [...new Set(['"', '"}', ",", "}", "}},", "}}]", ...texts])];
@@ -54,19 +59,16 @@ function itemsGrounding(fn: Fn, question: string): GroundingOptions {
   return { mode: "soft", source: [items[0]], items, question, avoid: [] };
 }
 
-const PRESENT_VALUE: Fn = {
-  name: "calculate_present_value",
-  description: "Calculates the present value of an income stream.",
-  parameters: {
-    type: "dict",
-    properties: {
-      payment_per_year: { type: "integer", description: "The payment received per year." },
-      interest_rate: { type: "float", description: "The interest rate applied per period." },
-      years: { type: "integer", description: "The total number of years." },
-    },
-    required: ["payment_per_year", "interest_rate", "years"],
+const PRESENT_VALUE = skillFn(
+  "calculate_present_value",
+  "Calculates the present value of an income stream.",
+  {
+    payment_per_year: { type: "integer", description: "The payment received per year." },
+    interest_rate: { type: "float", description: "The interest rate applied per period." },
+    years: { type: "integer", description: "The total number of years." },
   },
-};
+  ["payment_per_year", "interest_rate", "years"],
+);
 
 const call = (name: string, args: string) => `{"skill_name":"${name}","arguments":{${args}}}`;
 
@@ -87,19 +89,16 @@ describe("a call of a calls list, its own item's values", () => {
   });
 
   it("a numeral written twice in the item stays this key's where another key took one of them", () => {
-    const fn: Fn = {
-      name: "future_value",
-      description: "Future value of an investment.",
-      parameters: {
-        type: "dict",
-        properties: {
-          present_value: { type: "integer", description: "The present value." },
-          annual_interest_rate: { type: "float", description: "The annual interest rate." },
-          number_of_years: { type: "integer", description: "The number of years." },
-        },
-        required: ["present_value", "annual_interest_rate", "number_of_years"],
+    const fn = skillFn(
+      "future_value",
+      "Future value of an investment.",
+      {
+        present_value: { type: "integer", description: "The present value." },
+        annual_interest_rate: { type: "float", description: "The annual interest rate." },
+        number_of_years: { type: "integer", description: "The number of years." },
       },
-    };
+      ["present_value", "annual_interest_rate", "number_of_years"],
+    );
     const grounding = itemsGrounding(
       fn,
       "The future value of $1000 with an annual interest rate of 5% for 1,5 and 10 years.",
@@ -114,18 +113,15 @@ describe("a call of a calls list, its own item's values", () => {
   });
 
   it("a number key takes the numeral before the unit its description ends with", () => {
-    const fn: Fn = {
-      name: "calculate_bmi",
-      description: "Calculate the Body Mass Index (BMI) of a person.",
-      parameters: {
-        type: "dict",
-        properties: {
-          weight: { type: "integer", description: "Weight of the person in kilograms." },
-          height: { type: "integer", description: "Height of the person in centimeters." },
-        },
-        required: ["weight", "height"],
+    const fn = skillFn(
+      "calculate_bmi",
+      "Calculate the Body Mass Index (BMI) of a person.",
+      {
+        weight: { type: "integer", description: "Weight of the person in kilograms." },
+        height: { type: "integer", description: "Height of the person in centimeters." },
       },
-    };
+      ["weight", "height"],
+    );
     const question =
       "Calculate the BMI of two people: the first weighs 85 kilograms and is 175 centimeters tall, the second weighs 60 kilograms and is 160 centimeters tall.";
     const grounding = itemsGrounding(fn, question);
@@ -145,19 +141,16 @@ describe("a call of a calls list, its own item's values", () => {
   });
 
   it("a description's default numeral gets no copy bonus; the item's own does", () => {
-    const fn: Fn = {
-      name: "find_upcoming",
-      description: "Find upcoming events of a genre in a city.",
-      parameters: {
-        type: "dict",
-        properties: {
-          location: { type: "string", description: "The city, e.g. Boston, MA." },
-          genre: { type: "string", description: "The genre of music." },
-          days_ahead: { type: "integer", description: "The number of days ahead to search. Default is 7." },
-        },
-        required: ["location", "genre"],
+    const fn = skillFn(
+      "find_upcoming",
+      "Find upcoming events of a genre in a city.",
+      {
+        location: { type: "string", description: "The city, e.g. Boston, MA." },
+        genre: { type: "string", description: "The genre of music." },
+        days_ahead: { type: "integer", description: "The number of days ahead to search. Default is 7." },
       },
-    };
+      ["location", "genre"],
+    );
     const question =
       "Find jazz events in Los Angeles, CA for the next 14 days and then rock events in Chicago, IL for the next 10 days.";
     const grounding = itemsGrounding(fn, question);
@@ -171,19 +164,16 @@ describe("a call of a calls list, its own item's values", () => {
   });
 
   it("a name begun as its own item's does not go on as another item's; a clause for both is every item's", () => {
-    const fn: Fn = {
-      name: "lawsuit_search",
-      description: "Retrieve lawsuits involving an entity in a county.",
-      parameters: {
-        type: "dict",
-        properties: {
-          entity: { type: "string", description: "The entity involved." },
-          county: { type: "string", description: "The county." },
-          state: { type: "string", description: "The state." },
-        },
-        required: ["entity", "county", "state"],
+    const fn = skillFn(
+      "lawsuit_search",
+      "Retrieve lawsuits involving an entity in a county.",
+      {
+        entity: { type: "string", description: "The entity involved." },
+        county: { type: "string", description: "The county." },
+        state: { type: "string", description: "The state." },
       },
-    };
+      ["entity", "county", "state"],
+    );
     const question =
       'Retrieve all lawsuits involving the entity "Google" from the county of "Santa Clara" and then do the same for the entity "Facebook" in the county of "San Mateo", both in the state of California?';
     const grounding = itemsGrounding(fn, question);
@@ -231,19 +221,16 @@ describe("a key's own word in another form", () => {
     // a word that only begins like the key's is none ("endless 5")
     expect(numeralsAfterOwnWords("end_range", keys, "an endless 5 loops")).toEqual([]);
     // "from" joins a word to a numeral only: "a direct flight from 'New York'" is no value of `direct_flight`
-    const flight: Fn = {
-      name: "flight.book",
-      description: "Book a flight.",
-      parameters: {
-        type: "dict",
-        properties: {
-          departure_location: { type: "string", description: "The departure location." },
-          destination_location: { type: "string", description: "The destination." },
-          direct_flight: { type: "boolean", description: "Only direct flights." },
-        },
-        required: ["departure_location", "destination_location"],
+    const flight = skillFn(
+      "flight.book",
+      "Book a flight.",
+      {
+        departure_location: { type: "string", description: "The departure location." },
+        destination_location: { type: "string", description: "The destination." },
+        direct_flight: { type: "boolean", description: "Only direct flights." },
       },
-    };
+      ["departure_location", "destination_location"],
+    );
     const question = "I need to book a direct flight from 'New York' to 'London' at '10:00AM'.";
     const grounding: GroundingOptions = { mode: "soft", source: [question], question, avoid: [] };
     const bias = biasAfter(flight, grounding, '{"skill_name":"flight.book","arguments":{"departure_location":', [
@@ -259,18 +246,15 @@ describe("an enum value the question writes in words", () => {
     expect(writtenSpans(text, "five_years").map(([s, e]) => text.slice(s, e))).toEqual(["five years"]);
     expect(writtenSpans(text, "year").map(([start]) => text.slice(start, start + 4))).toEqual(["year", "year"]);
     expect(writtenSpans("a yearly report", "year")).toEqual([]);
-    const fn: Fn = {
-      name: "precipitation_stats",
-      description: "Precipitation data for a location and time period.",
-      parameters: {
-        type: "dict",
-        properties: {
-          location: { type: "string", description: "The location." },
-          time_frame: { type: "string", enum: ["six_months", "year", "five_years"], description: "The period." },
-        },
-        required: ["location", "time_frame"],
+    const fn = skillFn(
+      "precipitation_stats",
+      "Precipitation data for a location and time period.",
+      {
+        location: { type: "string", description: "The location." },
+        time_frame: { type: "string", enum: ["six_months", "year", "five_years"], description: "The period." },
       },
-    };
+      ["location", "time_frame"],
+    );
     const question =
       "The precipitation statistics for the Amazon rainforest for the last year and the last five years?";
     const grounding = itemsGrounding(fn, question);
@@ -285,15 +269,12 @@ describe("an enum value the question writes in words", () => {
 
 describe("a digit inside a string value", () => {
   it("gets the malus where the source writes none there; a name's own digit keeps its bonus", () => {
-    const fn: Fn = {
-      name: "find_restaurants",
-      description: "Find restaurants.",
-      parameters: {
-        type: "dict",
-        properties: { location: { type: "string", description: "The city." }, band: { type: "string" } },
-        required: ["location"],
-      },
-    };
+    const fn = skillFn(
+      "find_restaurants",
+      "Find restaurants.",
+      { location: { type: "string", description: "The city." }, band: { type: "string" } },
+      ["location"],
+    );
     const grounding: GroundingOptions = {
       mode: "soft",
       source: ["Find four restaurants in New York where Maroon 5 played."],
@@ -318,19 +299,16 @@ describe("a digit inside a string value", () => {
 
 describe("the call before's value of a key", () => {
   it("gets the malus where this call's item anchors another numeral to the key", () => {
-    const fn: Fn = {
-      name: "plot_sine_wave",
-      description: "Plot a sine wave.",
-      parameters: {
-        type: "dict",
-        properties: {
-          start_range: { type: "integer", description: "Start of the range in radians." },
-          end_range: { type: "integer", description: "End of the range in radians." },
-          frequency: { type: "integer", description: "Frequency in Hz." },
-        },
-        required: ["start_range", "end_range", "frequency"],
+    const fn = skillFn(
+      "plot_sine_wave",
+      "Plot a sine wave.",
+      {
+        start_range: { type: "integer", description: "Start of the range in radians." },
+        end_range: { type: "integer", description: "End of the range in radians." },
+        frequency: { type: "integer", description: "Frequency in Hz." },
       },
-    };
+      ["start_range", "end_range", "frequency"],
+    );
     const question =
       "Plot two sine waves. The first one should have a frequency of 5 Hz, starting from 0 radians and ending at 10 " +
       "radians. The second one should have a frequency of 10 Hz, starting from 0 radians and ending at 20 radians.";
@@ -346,15 +324,12 @@ describe("the call before's value of a key", () => {
 
 describe("a question written in quotes", () => {
   it("is no quoted value: a name inside it closes where it ends", () => {
-    const fn: Fn = {
-      name: "find_restaurants",
-      description: "Find restaurants.",
-      parameters: {
-        type: "dict",
-        properties: { location: { type: "string", description: "The city." } },
-        required: [],
-      },
-    };
+    const fn = skillFn(
+      "find_restaurants",
+      "Find restaurants.",
+      { location: { type: "string", description: "The city." } },
+      [],
+    );
     const question = '"Can you help me find four restaurants in New York that serve Italian food and are open late?"';
     const grounding: GroundingOptions = { mode: "soft", source: [question], question, avoid: [] };
     const bias = biasAfter(fn, grounding, '{"skill_name":"find_restaurants","arguments":{"location":"New York', [
@@ -376,15 +351,12 @@ describe("a question written in quotes", () => {
 
 describe("a reference in a call of a calls list", () => {
   it("gets the malus unless the call's item takes up a result", () => {
-    const fn: Fn = {
-      name: "stock_return",
-      description: "The return of a stock.",
-      parameters: {
-        type: "dict",
-        properties: { amount: { type: "integer", description: "The amount." }, years: { type: "integer" } },
-        required: ["amount"],
-      },
-    };
+    const fn = skillFn(
+      "stock_return",
+      "The return of a stock.",
+      { amount: { type: "integer", description: "The amount." }, years: { type: "integer" } },
+      ["amount"],
+    );
     const refer = (items: string[]) =>
       biasAfter(
         fn,
