@@ -329,8 +329,10 @@ export function evaluateExpression(source: string, options: EvaluateExpressionOp
   }
 }
 
-/** Where an arithmetic stretch may begin: a numeral, "(", or a function's words ("square root of"). */
+/** Where an arithmetic stretch may begin: a numeral, "(", a function's words ("square root of") or its call. */
 const STRETCH_START = /[\d(]/;
+/** A known function called by name: "sqrt(1000)", "mean(3, 4)" (its "(" follows a word: no start of its own). */
+const FUNCTION_CALL = new RegExp(`^(?:${EXPRESSION_FUNCTIONS.join("|")})\\s*\\(`, "i");
 /** A date ("2025-01-01") reads as a subtraction: no stretch holds one. */
 const DATE = /\d{4}-\d{1,2}-\d{1,2}/;
 /** Longest stretch looked for, in characters. */
@@ -347,7 +349,10 @@ export function arithmeticStretches(text: string): [number, number][] {
   const wordAt = (i: number) => i > 0 && /[\p{L}\p{N}_.]/u.test(text[i - 1]);
   for (let start = 0; start < text.length; start++) {
     if (found.length > 0 && start < found.at(-1)![1]) continue;
-    const opens = STRETCH_START.test(text[start]) || readWordsAt(text, start)?.reading.kind === "function";
+    const opens =
+      STRETCH_START.test(text[start]) ||
+      FUNCTION_CALL.test(text.slice(start, start + 12)) ||
+      readWordsAt(text, start)?.reading.kind === "function";
     if (!opens || wordAt(start)) continue;
     for (let end = Math.min(text.length, start + MAX_STRETCH_CHARS); end > start; end--) {
       // a stretch ends after a word, ")" or "%", not inside a word or a numeral ("2" of "2,340" or "2.5")

@@ -77,6 +77,10 @@ describe("arithmeticStretches: the question's arithmetic an expression copies wh
     ["What is 17% of 2,340?", ["17% of 2,340"]],
     ["A town of 2,340 people", []], // a lone numeral with its thousands grouped is none either
     ["What is 3 times 2.5?", ["3 times 2.5"]],
+    // a function the calculator knows, called by name: a chain's "take the square root of the result" as it reads
+    ["then sqrt(1000).", ["sqrt(1000)"]],
+    ["mean(3755251, 10025657)", ["mean(3755251, 10025657)"]],
+    ["a roundabout(3) and sumo(4)", []], // a name that only begins with one is none
   ])("%j", (text, expected) => {
     expect(stretches(text)).toEqual(expected);
   });
