@@ -1,6 +1,6 @@
 import type { Token } from "../../src/model/grounding/token.js";
 import { describe, expect, it } from "vitest";
-import { GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
+import { GROUNDING_MID_WORD_LOGIT, GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { conversionSide, conversionUnits } from "../../src/model/grounding/grounding-words.js";
@@ -134,6 +134,13 @@ const TEXTS = [
   "illiliters",
   "Japanese",
   " Yen",
+  "(",
+  "(1",
+  " /",
+  "/",
+  ")",
+  ")?",
+  "sqrt",
 ];
 
 /** The bias the steer gives after `text`, as token texts → logits. */
@@ -572,7 +579,9 @@ describe("GroundingSteer (soft)", () => {
     // basic.json's arith-mul-add: SmolLM2 closed "17*23" where "23" ends a word of the question
     const mulAdd = "What is 17 times 23 plus 4?";
     const inside = inStringValue(source(mulAdd), vocab, "expression", "17 times 23");
-    expect(inside[" plus"]).toBe(6);
+    // the longest token that goes on gets the mid-word bonus, a shorter split (" " of " plus") the copy bonus
+    expect(inside[" plus"]).toBe(GROUNDING_MID_WORD_LOGIT);
+    expect(inside[" "]).toBe(6);
     expect(inside['"']).toBeUndefined();
     const plain = inStringValue(source(mulAdd, false), vocab, "expression", "17 times 23");
     expect(plain['"']).toBeGreaterThan(0);
@@ -582,6 +591,18 @@ describe("GroundingSteer (soft)", () => {
     expect(sqrt.square).toBe(6);
     expect(sqrt["1764"]).toBeUndefined();
     expect(atValueStart(source("What is the square root of 1764?", false), vocab, "expression", true)["1764"]).toBe(4);
+    // arith-chain-2's second call: Gemma wrote "60 " then "∙", SmolLM2 "466566  #1000"; " /" is the longest next token
+    const chain = inStringValue(source("60 / 4."), vocab, "expression", "60");
+    expect(chain[" /"]).toBe(GROUNDING_MID_WORD_LOGIT);
+    expect(chain[" "]).toBe(6);
+    // a stretch that begins with "(" begins the value ("(" is no punctuation-only value there: both models wrote
+    // "12.5 + 7.5" for "Compute (12.5 + 7.5) * 3"), and a function's call is a stretch ("sqrt(1000)" of a chain)
+    expect(inStringValue(source("Compute (12.5 + 7.5) * 3"), vocab, "expression", "")["("]).toBe(6);
+    expect(inStringValue(source("Compute 12.5, then (stop)", false), vocab, "expression", "")["("]).toBe(-4);
+    // the longest token stops at the stretch's end: ")" of "sqrt(1000)", not ")?" of the question's "?"
+    const call = inStringValue(source("What is sqrt(1000)?"), vocab, "expression", "sqrt(1000");
+    expect(call[")"]).toBe(GROUNDING_MID_WORD_LOGIT);
+    expect(call[")?"]).toBeUndefined();
     // off the question's arithmetic, words do not copy on into an expression ("3.5 hours" is an error), digits do
     const seconds = "How many seconds are in 3.5 hours?";
     expect(inStringValue(source(seconds), vocab, "expression", "3.5")[" hours"]).toBeUndefined();

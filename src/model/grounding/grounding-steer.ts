@@ -276,7 +276,7 @@ export class GroundingSteer {
     // nor is one of punctuation alone (`[","]`)
     if (!/[\p{L}\p{N}]/u.test(state.value) && this.#r.on("no-empty-value")) {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
-      this.#t.textTokens(punctuationStrings([""], false), GROUNDING_AVOID_LOGIT, logits, []);
+      this.#t.punctuationMalus(punctuationStrings([""], false), logits);
     }
     this.#derived.onValue(state, logits);
     if (state.value !== "")
@@ -328,14 +328,20 @@ export class GroundingSteer {
 
   /**
    * An expression's copy bonus (`expression` of the calculator): inside one of the question's arithmetic stretches,
-   * on to its end ("17 times 23 plus 4", not "17*23" closed where "23" ends a word); elsewhere only digits and
-   * symbols copy on ("3.5", not "3.5 hours": the words would be an error).
+   * on to its end ("17 times 23 plus 4", not "17*23" closed where "23" ends a word), its longest next token as strongly
+   * as the middle of a word (SmolLM2 left "466566 / 1000" for "466566  #1000", Gemma "60 / 4" for "60 ∙ 4", both past
+   * the copy bonus); elsewhere only digits and symbols copy on ("3.5", not "3.5 hours": the words would be an error;
+   * nor a sentence's "?": "sqrt(1764)?").
    */
   #formulaOn(state: ValueState, logits: Map<Token, number>): void {
     const inside = state.positions.filter((p) => this.#q.insideStretch(p));
-    this.#t.continuations(this.#source, inside, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+    const spans = inside.map(
+      (p) => [p, this.#q.arithmetic().find(([start, end]) => p > start && p < end)![1]] as const,
+    );
+    const shorter = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
+    this.#t.longestContinuations(this.#source, spans, GROUNDING_MID_WORD_LOGIT, shorter, logits);
     const rest = state.positions.filter((p) => !this.#q.insideStretch(p));
-    this.#t.continuations(this.#source, rest, GROUNDING_COPY_LOGIT, logits, undefined, /\p{L}|\s$/u);
+    this.#t.continuations(this.#source, rest, GROUNDING_COPY_LOGIT, logits, undefined, /\p{L}|\s$|[?!;:]/u);
   }
 
   /**

@@ -187,8 +187,8 @@ export const GROUNDING_RULES = [
   {
     name: "formula",
     reads: "arithmetic stretches of the question",
-    biases: "expression keys copy a stretch whole, and close at its end",
-    reason: '"17*23" closed before "plus 4"',
+    biases: "expression keys copy a stretch whole (inside it, the mid-word bonus), and close at its end",
+    reason: '"17*23" closed before "plus 4"; "466566  #1000" and "60 ∙ 4" for "466566 / 1000" and "60 / 4"',
   },
   {
     name: "flag-true",

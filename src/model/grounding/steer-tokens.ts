@@ -1,5 +1,10 @@
 import type { Token } from "./token.js";
-import { GROUNDING_AVOID_LOGIT, GROUNDING_MAX_POSITIONS, GROUNDING_REFUSED_LOGIT } from "./defaults.js";
+import {
+  GROUNDING_AVOID_LOGIT,
+  GROUNDING_COPY_LOGIT,
+  GROUNDING_MAX_POSITIONS,
+  GROUNDING_REFUSED_LOGIT,
+} from "./defaults.js";
 import { GroundingIndex, numeralsOf } from "./grounding-index.js";
 import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE, punctuationStrings } from "./grounding-words.js";
 import type { QuestionReading } from "./question-reading.js";
@@ -85,6 +90,33 @@ export class SteerTokens {
         if (NEEDS_ESCAPE(piece[length - 1])) break;
         if (skip?.test(piece)) continue;
         for (const token of this.vocab.tokensFor(piece) ?? []) if (!banned.has(token)) into.set(token, logit);
+      }
+    }
+  }
+
+  /**
+   * As continuations from each [position, end) of `spans`, going no further than `end`, but the longest token that
+   * goes on gets `logit` and the shorter ones `shorter`: a split the tokenizer never makes (" " then "/" for " /")
+   * leaves the model without its own next piece (Gemma wrote "60 " then "\u2219", past +16 on "/").
+   */
+  longestContinuations(
+    index: GroundingIndex,
+    spans: readonly (readonly [number, number])[],
+    logit: number,
+    shorter: number,
+    into: Map<Token, number>,
+  ): void {
+    const { maxTokenChars, banned } = this.vocab;
+    for (const [p, end] of spans.slice(0, GROUNDING_MAX_POSITIONS)) {
+      const following = index.following(p, Math.min(maxTokenChars, end - p));
+      let escape = 0;
+      while (escape < following.length && !NEEDS_ESCAPE(following[escape])) escape++;
+      let longest = true;
+      for (let length = escape; length > 0; length--) {
+        const piece = following.slice(0, length);
+        const tokens = (this.vocab.tokensFor(piece) ?? []).filter((token) => !banned.has(token));
+        for (const token of tokens) into.set(token, Math.max(into.get(token) ?? -Infinity, longest ? logit : shorter));
+        if (tokens.length > 0) longest = false;
       }
     }
   }
@@ -353,6 +385,18 @@ export class SteerTokens {
   emptyValueMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
     const texts = [`${opener}[]`, "[]", ...punctuationStrings([opener, ""], true)];
     if (items?.length === 0) texts.push("]", "],", "]}", "]}}", `${opener}]`);
-    this.textTokens(texts, GROUNDING_AVOID_LOGIT, logits, []);
+    this.punctuationMalus(texts, logits);
+  }
+
+  /**
+   * The malus on punctuation that would make a value of none (see emptyValueMalus), but not on a token a span the key
+   * is anchored to begins with (a bonus above the copy bonus): an expression's "(" of "(12.5 + 7.5) * 3" (both models
+   * wrote "12.5 + 7.5").
+   */
+  punctuationMalus(texts: readonly string[], logits: Map<Token, number>): void {
+    const favoured = new Set([...logits].filter(([, logit]) => logit > GROUNDING_COPY_LOGIT).map(([token]) => token));
+    const hit = new Map<Token, number>();
+    this.textTokens(texts, GROUNDING_AVOID_LOGIT, hit, []);
+    for (const [token, logit] of hit) if (!favoured.has(token)) logits.set(token, logit);
   }
 }
