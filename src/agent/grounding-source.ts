@@ -40,8 +40,31 @@ function latestResults(events: readonly AgentEvent[], depth: number): string[] {
   return results;
 }
 
+/** A value of a call that failed with an error that quotes it (see GroundingOptions.failed). */
+type FailedValue = { skill: string; key: string; value: string };
+
 /** Per run: how many of its events were read for notes, and the distinct notes found (see runNotes). */
-const notesRead = new WeakMap<AgentState, { events: number; notes: Set<string>; refused: Set<string> }>();
+const notesRead = new WeakMap<
+  AgentState,
+  {
+    events: number;
+    notes: Set<string>;
+    refused: Set<string>;
+    failed: Map<string, FailedValue>;
+    /** The newest call-skill event, whose tool-error may follow. */
+    call?: AgentEvent;
+  }
+>();
+
+/** The string arguments of `call` that a tool error's message quotes (`no entry for "widgets"`). */
+function quotedArguments(call: AgentEvent | undefined, error: Extract<AgentEvent, { type: "tool-error" }>) {
+  if (call?.type !== "call-skill" || call.skillName !== error.skillName || call.callIndex !== error.callIndex)
+    return [];
+  return Object.entries(call.arguments ?? {})
+    .filter(([, value]) => typeof value === "string" && value.trim() !== "")
+    .filter(([, value]) => error.message.includes(JSON.stringify(value)))
+    .map(([key, value]): FailedValue => ({ skill: error.skillName, key, value: value as string }));
+}
 
 /** The final answer of a refused reply's raw JSON, where it parses as one. */
 function refusedAnswer(raw: string): string | undefined {
@@ -58,22 +81,28 @@ function refusedAnswer(raw: string): string | undefined {
  * incrementally, each event once per run (a 10,000-step run spent most of its time rescanning every event each step),
  * and each distinct text once.
  */
-function runNotes(events: readonly AgentEvent[], state: AgentState): { notes: string[]; refused: string[] } {
+function runNotes(
+  events: readonly AgentEvent[],
+  state: AgentState,
+): { notes: string[]; refused: string[]; failed: FailedValue[] } {
   let read = notesRead.get(state);
-  if (!read) notesRead.set(state, (read = { events: 0, notes: new Set(), refused: new Set() }));
+  if (!read) notesRead.set(state, (read = { events: 0, notes: new Set(), refused: new Set(), failed: new Map() }));
   for (; read.events < events.length; read.events++) {
     const event = events[read.events];
     if (!isOwnEvent(event, state.depth)) continue;
-    if (event.type === "tool-error") {
+    if (event.type === "call-skill") read.call = event;
+    else if (event.type === "tool-error") {
       read.notes.add(event.message);
       if (event.warning) read.notes.add(event.warning);
+      for (const failed of quotedArguments(read.call, event))
+        read.failed.set(`${failed.skill}\u0000${failed.key}\u0000${failed.value}`, failed);
     } else if (event.type === "validation-error") {
       read.notes.add(event.feedback);
       const answer = event.errorType === "copied_prompt_text" ? refusedAnswer(event.raw) : undefined;
       if (answer !== undefined) read.refused.add(answer);
     } else if (event.type === "observation" && event.warning) read.notes.add(event.warning);
   }
-  return { notes: [...read.notes], refused: [...read.refused] };
+  return { notes: [...read.notes], refused: [...read.refused], failed: [...read.failed.values()] };
 }
 
 /** The user's earlier turns of the conversation (`Agent.invoke`), newest first. */
@@ -107,7 +136,8 @@ function capped(texts: string[]): string[] {
  * carry an earlier result on; in a chain the newest result comes first); for a final round, the newest results first,
  * then the question. A step whose `calls` list takes several items carries them all (GroundingOptions.items). The
  * avoid list is the system prompt (instructions, skill descriptions and schemas), the runtime's notes in prompts/, and
- * what the runtime told the model in this run; the answers it refused as the prompt's text are `refused`.
+ * what the runtime told the model in this run; the answers it refused as the prompt's text are `refused`, the values
+ * of its calls that failed with an error that quotes them `failed`.
  * Undefined when `mode` is `off`.
  */
 export function stepGrounding(
@@ -133,7 +163,7 @@ export function stepGrounding(
   const events = state.stream.toArray();
   const results = latestResults(events, state.depth);
   const question = step.items?.[0] ?? state.query;
-  const { notes, refused } = runNotes(events, state);
+  const { notes, refused, failed } = runNotes(events, state);
   // a call that takes an item of the question reads that item, not the results of the calls before (a BFCL result's
   // "The call was recorded." became the next item's value); a chain reads the newest result first
   const source = step.finalRound
@@ -151,6 +181,7 @@ export function stepGrounding(
     ...(step.taken && step.taken.length > 0 && !step.finalRound && { taken: step.taken }),
     avoid: [step.systemPrompt, ...runtimeNoteTexts(), ...notes],
     ...(refused.length > 0 && { refused }),
+    ...(failed.length > 0 && !step.finalRound && { failed }),
     question: state.query,
   };
 }

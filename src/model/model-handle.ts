@@ -71,6 +71,12 @@ export interface GroundingOptions {
    */
   refused?: readonly string[];
   /**
+   * Values of the run's calls that failed with an error that quotes them (`no entry for "widgets"; known: widget, ...`):
+   * the same skill's same key writing one again gets a malus on the token that completes it and on closing it. An
+   * identical call fails the same way; the guard would refuse it the third time. Default: none.
+   */
+  failed?: readonly { skill: string; key: string; value: string }[];
+  /**
    * Texts a value should not be copied from: the system prompt (instructions, skill descriptions and schemas), the
    * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.
    */

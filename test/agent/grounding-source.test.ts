@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
+import { defineSkill, Registry } from "../../src/skills/index.js";
 import { runtimeNoteTexts } from "../../src/agent/grounding-source.js";
 import { answerReply, callReply, ScriptedModel } from "../../src/testing/index.js";
 import { mathRegistry } from "../helpers/skills.js";
@@ -28,6 +30,36 @@ describe("grounding source of each step (issue 26)", () => {
       "No more skill calls. Answer the question now with a final_answer, using the results above.",
     );
     expect(runtimeNoteTexts().filter((t) => t.includes("{{"))).toEqual([]);
+  });
+
+  it("a call that failed with an error quoting its value: the next steps are told the skill, key and value", async () => {
+    const table: Record<string, number> = { widget: 4.5 };
+    const price = defineSkill({
+      name: "price",
+      description: "The price of a product.",
+      parameters: z.object({ product: z.string(), shop: z.string().optional() }),
+      run: ({ product }) => {
+        if (product === "boom") throw new Error("the shop is closed");
+        if (!(product in table)) throw new Error(`no entry for ${JSON.stringify(product)}; known: widget`);
+        return table[product];
+      },
+    });
+    const model = new ScriptedModel([
+      callReply("price", { product: "widgets", shop: "Acme" }),
+      callReply("price", { product: "boom" }),
+      callReply("price", { product: "widget" }),
+      answerReply("4.5"),
+    ]);
+    await new Agent({ model, registry: new Registry([price]) }).run("What does a widget cost at Acme?", {
+      maxIterations: 5,
+    });
+    const failed = model.calls.map((call) => call.options.grounding?.failed);
+    expect(failed[0]).toBeUndefined();
+    // "Acme" is no part of the error: only the value the error quotes; an error that quotes none adds nothing
+    const widgets = [{ skill: "price", key: "product", value: "widgets" }];
+    expect(failed[1]).toEqual(widgets);
+    expect(failed[2]).toEqual(widgets);
+    expect(failed[3]).toEqual(widgets);
   });
 
   it("grounding off sends none; a bad mode is a caller bug", async () => {

@@ -174,6 +174,26 @@ function craftedCases(): CorpusCase[] {
       skill_name: "find_place",
       arguments: { location: "brain", cell_type: "cell neuron" },
     }),
+    // a chain's next hop: the city the question anchors was the call before's, the newest result comes first
+    crafted(
+      "chain",
+      "The area of a circle of radius 2 in the city of Paris.",
+      { skill_name: "circle_area", arguments: { radius: 2, city: "Lyon" } },
+      ["Paris"],
+      {
+        source: ["Lyon", "The area of a circle of radius 2 in the city of Paris."],
+      },
+    ),
+    // a call again after `no entry for "New Yorks"`: the value that failed is not written again
+    crafted(
+      "failed",
+      "Find a place in New Yorks.",
+      { skill_name: "find_place", arguments: { location: "New York" } },
+      undefined,
+      {
+        failed: [{ skill: "find_place", key: "location", value: "New Yorks" }],
+      },
+    ),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {
       source: ['{"status":"recorded","note":"The call was recorded."}', "Where can I buy a piano?"],

@@ -1,6 +1,10 @@
 import type { Token } from "../../src/model/grounding/token.js";
 import { describe, expect, it } from "vitest";
-import { GROUNDING_MID_WORD_LOGIT, GROUNDING_STRICT_LOGIT } from "../../src/model/grounding/defaults.js";
+import {
+  GROUNDING_MID_WORD_LOGIT,
+  GROUNDING_REFUSED_LOGIT,
+  GROUNDING_STRICT_LOGIT,
+} from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { conversionSide, conversionUnits } from "../../src/model/grounding/grounding-words.js";
@@ -607,6 +611,36 @@ describe("GroundingSteer (soft)", () => {
     const seconds = "How many seconds are in 3.5 hours?";
     expect(inStringValue(source(seconds), vocab, "expression", "3.5")[" hours"]).toBeUndefined();
     expect(inStringValue(source(seconds, false), vocab, "expression", "3.5")[" hours"]).toBe(4);
+  });
+
+  it("in a chain, the anchor at the value the call before took goes to the newest result (chain-anchor)", () => {
+    const question = "Weather in the city of New York";
+    const chain = (taken: string[]) => ({ mode: "soft" as const, source: ["Boston", question], question, taken });
+    // lookup-manager-chain: both models wrote "Alice" again for the manager of Alice's manager, after "Bob"
+    const next = atValueStart(chain(["New York"]), vocab, "city", true);
+    expect(next["Boston"]).toBe(6);
+    expect(next["New"]).toBe(4);
+    // the first hop, or a value no call took: the question's anchor stands
+    const first = atValueStart(chain([]), vocab, "city", true);
+    expect(first["New"]).toBe(6);
+    expect(first["Boston"]).toBe(4);
+  });
+
+  it("a value a call of the run failed with is not written again for that skill and key (failed-value)", () => {
+    const source = (value: string) => ({
+      mode: "soft" as const,
+      source: ["Flights from New York to Boston"],
+      failed: [{ skill: "f", key: "city", value }],
+    });
+    // lookup-price-total: both models wrote "widgets" three times after `no entry for "widgets"`
+    expect(inStringValue(source("New York"), vocab, "city", "New")[" York"]).toBe(GROUNDING_REFUSED_LOGIT);
+    expect(inStringValue(source("New York"), vocab, "city", "New York")['"']).toBe(GROUNDING_REFUSED_LOGIT);
+    expect(inStringValue(source("new york"), vocab, "city", "New York")['"']).toBe(GROUNDING_REFUSED_LOGIT);
+    expect(atValueStart(source("New"), vocab, "city", false)['"New']).toBe(GROUNDING_REFUSED_LOGIT);
+    // the copy bonus elsewhere: another key, another value, a value that only begins the failed one
+    expect(inStringValue(source("New York"), vocab, "place", "New")[" York"]).toBeGreaterThan(0);
+    expect(inStringValue(source("Boston"), vocab, "city", "New")[" York"]).toBeGreaterThan(0);
+    expect(inStringValue(source("New York"), vocab, "city", "")["New"]).toBeGreaterThan(0);
   });
 
   it("formulaKey: a string named expression/formula, or described as arithmetic; not BFCL's function or equation", () => {

@@ -449,5 +449,8 @@ export function steerSource(
     kindNouns: byKind("kinds"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
     refused: (grounding.refused ?? []).filter((value) => typeof value === "string" && value !== ""),
+    failed: (grounding.failed ?? []).filter(
+      (f) => typeof f?.skill === "string" && typeof f.key === "string" && typeof f.value === "string" && f.value !== "",
+    ),
   };
 }

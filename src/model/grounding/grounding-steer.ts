@@ -235,39 +235,8 @@ export class GroundingSteer {
     if (this.#mode === "strict" && !this.#source.empty) return this.#strictString(state);
     const logits = new Map<Token, number>();
     if (state.value === "") this.#startMalus(state.key, logits);
-    const copy = state.value === "" ? this.#t.sourceStarts().keys() : undefined;
-    if (copy) {
-      // a conversion's unit: only where the question writes one (SmolLM2's "from":"many" for "How many grams is 12
-      // ounces?")
-      const only = this.#q.unitSpans(state.key).length > 0;
-      const written = this.#t.writtenStarts("");
-      const named = this.#t.keyWordTokens("", state.key, this.#q.kindNounOf(state.key));
-      if (!only)
-        for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
-      const others = new Map<Token, number>();
-      this.#t.continuations(
-        this.#source,
-        [...this.#q.othersAnchors(state.key).starts, ...this.#q.innerStarts(state.key)],
-        0,
-        others,
-      );
-      if (others.size > 0 && this.#r.on("other-keys-values")) for (const token of others.keys()) logits.delete(token);
-      this.#others.foreignMalus(logits);
-      const anchored = new Map<Token, number>();
-      this.#t.continuations(
-        this.#source,
-        this.#q.anchors(state.key).starts,
-        GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT,
-        anchored,
-      );
-      // the key's own words get the malus, unless an anchored value begins with them ("Hotel Paradise", `hotel_name`)
-      for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
-      for (const [token, logit] of anchored) logits.set(token, logit);
-      this.#t.nounMalus("", this.#q.kindNounOf(state.key), this.#q.anchors(state.key).starts, logits);
-      if (!state.items)
-        for (const numeral of this.#q.numeralsForNumberKeys(state.key))
-          if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
-    } else this.#copyInside(state, logits);
+    if (state.value === "") this.#stringStart(state, logits);
+    else this.#copyInside(state, logits);
     const close = this.#stringCloseLogit(state);
     const closing = close ?? (this.#shortOfAsked(state) ? GROUNDING_AVOID_LOGIT : undefined);
     if (closing !== undefined) for (const token of this.#vocab.stringClosers) logits.set(token, closing);
@@ -283,14 +252,60 @@ export class GroundingSteer {
       this.#ends.listEnd(state, logits, ['"]', '"]}', '"]}}', '"]},', '"],'], ['",', '", "', '","']);
     if (close !== undefined)
       this.#ends.argumentsEnd(state, logits, ['",', '", "', '","'], ['"}', '"}}', '"}}}', '"},'], close);
-    // a unit of several words closes at its last one (SmolLM2's "from":"US" for "5 US gallons")
+    this.#unitGoesOn(state, logits);
+    this.#failedMalus(state, logits);
+    return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /** A unit of several words closes at its last one (SmolLM2's "from":"US" for "5 US gallons"). */
+  #unitGoesOn(state: ValueState, logits: Map<Token, number>): void {
     const units = this.#q.unitSpans(state.key);
     const inUnit = this.#q.inUnits(units, state.positions);
     const wordInside = (p: number) =>
       units.some(([start, end]) => p > start && p < end) && this.#source.text[p] === " ";
     if (inUnit.length > 0 && inUnit.every(wordInside) && this.#r.on("units"))
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
-    return logits.size ? { type: "bias", logits } : NONE;
+  }
+
+  /** A value a call of the run failed with gets the malus (see SteerTokens.failedMalus). */
+  #failedMalus(state: ValueState, logits: Map<Token, number>): void {
+    const failed = this.#t.failedValues(this.#q.currentSkill(), state.key);
+    if (failed.length > 0 && this.#r.on("failed-value")) this.#t.failedMalus("", state.value, failed, logits);
+  }
+
+  /**
+   * A string's first token: the copy bonus on the source's span starts (a unit only where the question writes one),
+   * the anchored ones more; other keys' values, the key's own words and the values earlier calls took get none or the
+   * malus.
+   */
+  #stringStart(state: ValueState, logits: Map<Token, number>): void {
+    const copy = this.#t.sourceStarts().keys();
+    // a conversion's unit: only where the question writes one (SmolLM2's "from":"many" for "How many grams is 12
+    // ounces?")
+    const only = this.#q.unitSpans(state.key).length > 0;
+    const written = this.#t.writtenStarts("");
+    const named = this.#t.keyWordTokens("", state.key, this.#q.kindNounOf(state.key));
+    if (!only)
+      for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
+    const others = new Map<Token, number>();
+    this.#t.continuations(
+      this.#source,
+      [...this.#q.othersAnchors(state.key).starts, ...this.#q.innerStarts(state.key)],
+      0,
+      others,
+    );
+    if (others.size > 0 && this.#r.on("other-keys-values")) for (const token of others.keys()) logits.delete(token);
+    this.#others.foreignMalus(logits);
+    const anchored = new Map<Token, number>();
+    const starts = this.#t.chainAnchors(this.#q.anchors(state.key).starts);
+    this.#t.continuations(this.#source, starts, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, anchored);
+    // the key's own words get the malus, unless an anchored value begins with them ("Hotel Paradise", `hotel_name`)
+    for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
+    for (const [token, logit] of anchored) logits.set(token, logit);
+    this.#t.nounMalus("", this.#q.kindNounOf(state.key), this.#q.anchors(state.key).starts, logits);
+    if (!state.items)
+      for (const numeral of this.#q.numeralsForNumberKeys(state.key))
+        if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);
   }
 
   /** Inside a string value: the copy bonus on, and the malus on another item's next word and on a stray digit. */

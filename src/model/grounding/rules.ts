@@ -102,6 +102,18 @@ export const GROUNDING_RULES = [
     reason: 'Gemma answered "no more skill calls" in every final round of a run',
   },
   {
+    name: "chain-anchor",
+    reads: "a key's anchors past the newest result (a chain), at a value an earlier call took",
+    biases: "the anchor bonus goes to the newest result's beginning instead",
+    reason: 'both models wrote "Alice" again for "the manager of the manager of Alice\'s manager", after "Bob"',
+  },
+  {
+    name: "failed-value",
+    reads: "the string values of the run's calls that failed with an error quoting them",
+    biases: "malus on the token that completes one again for the same skill and key, and on closing it",
+    reason: 'both models wrote `"product":"widgets"` three times after `no entry for "widgets"; known: widget, ...`',
+  },
+  {
     name: "schema-numerals",
     reads: "the numerals the schema alone writes (a description's default)",
     biases: "no copy bonus where a number value begins",

@@ -77,4 +77,6 @@ export interface SteerSource {
   taken?: readonly string[];
   /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
   refused?: readonly string[];
+  /** Values of calls that failed with an error that quotes them (see GroundingOptions.failed). */
+  failed?: readonly { skill: string; key: string; value: string }[];
 }

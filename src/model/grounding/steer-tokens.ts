@@ -47,6 +47,8 @@ export class SteerTokens {
   readonly takenTexts: readonly string[];
   /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
   readonly refused: readonly string[];
+  /** Values of calls that failed with an error that quotes them (see GroundingOptions.failed). */
+  readonly failed: readonly { skill: string; key: string; value: string }[];
   /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
   readonly newestChars: number;
   newestStartTokens: Map<Token, number> | undefined;
@@ -175,6 +177,30 @@ export class SteerTokens {
     }
   }
 
+  /** The values `skill`'s `key` failed with (see GroundingOptions.failed). */
+  failedValues(skill: string | undefined, key: string): string[] {
+    return this.failed.filter((f) => f.skill === skill && f.key === key).map((f) => f.value);
+  }
+
+  /**
+   * A string value about to be one a call failed with (see failedValues): the refused malus on the token that completes
+   * it (after `opener` where the value is about to begin: jump-forward's held-back `"`), alone or with its closing
+   * quote, and on closing once it is written (letter case aside). Gemma wrote `"product":"widgets"` three times after
+   * `no entry for "widgets"; known: widget, gadget, gizmo`.
+   */
+  failedMalus(opener: string, value: string, failed: readonly string[], logits: Map<Token, number>): void {
+    const lower = value.toLowerCase();
+    for (const text of failed) {
+      if (text.toLowerCase() === lower)
+        for (const token of this.vocab.stringClosers) logits.set(token, GROUNDING_REFUSED_LOGIT);
+      if (!text.toLowerCase().startsWith(lower) || text.length <= value.length) continue;
+      const rest = `${value === "" ? opener : ""}${text.slice(value.length)}`;
+      for (const piece of cased(rest, value === ""))
+        for (const end of ["", '"', '",', '"}', '"}}'])
+          for (const token of this.vocab.tokensFor(piece + end) ?? []) logits.set(token, GROUNDING_REFUSED_LOGIT);
+    }
+  }
+
   /**
    * A final answer that goes on with one the run refused already (see GroundingOptions.refused): each token that
    * continues it gets the refused malus (letter case aside), source or not.
@@ -218,6 +244,21 @@ export class SteerTokens {
         for (const token of this.vocab.tokensFor(head.slice(0, length)) ?? [])
           if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
     }
+  }
+
+  /**
+   * A key's anchors (`starts`), where the newest result comes first (a chain: see newestChars) and an anchor past it
+   * begins a value an earlier call took: that is the hop before's value, and the newest result's beginning takes its
+   * place (both models wrote "Alice" again for "the manager of the manager of Alice's manager", after "Bob"). The
+   * anchors as they are otherwise.
+   */
+  chainAnchors(starts: readonly number[]): readonly number[] {
+    if (this.newestChars === 0 || this.takenTexts.length === 0) return starts;
+    const took = (p: number) =>
+      this.takenTexts.some((text) => this.source.following(p, text.length).toLowerCase() === text.toLowerCase());
+    const hop = starts.filter((p) => p >= this.newestChars && took(p));
+    if (hop.length === 0 || !this.r.on("chain-anchor")) return starts;
+    return [0, ...starts.filter((p) => !hop.includes(p))];
   }
 
   /** The tokens that begin a span of the newest result (see newestChars), computed once per call. */
@@ -360,6 +401,7 @@ export class SteerTokens {
     this.written = written;
     this.#texts = source.source;
     this.refused = source.refused ?? [];
+    this.failed = source.failed ?? [];
     const first = source.source[0];
     this.newestChars =
       source.question !== undefined && source.source.length > 1 && first !== source.question ? first.length : 0;

@@ -124,6 +124,8 @@ export class ValueStart {
     // gets the malus (Gemma wrote `"location":{"$ref":"calls[0].result"}` for "I'm currently in Boston, MA"); nor is
     // any value of a call that takes an item of the question, unless its item refers to a result (SmolLM2 wrote
     // `"team":{"$ref":"calls[0].result"}` for the second of "Lakers and Bulls")
+    const failed = strict ? [] : this.t.failedValues(this.q.currentSkill(), key);
+    if (failed.length > 0 && this.r.on("failed-value")) this.t.failedMalus(`${opener}"`, "", failed, logits);
     const itemized = this.itemized && this.r.on("item-references");
     if (!strict && !items && inCalls && ((this.r.on("anchors") && this.q.givesValue(key)) || itemized))
       this.t.textTokens(
@@ -180,7 +182,7 @@ export class ValueStart {
     const anchors = this.q.anchors(key);
     const anchored = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (levers.copy)
-      for (const p of anchors.starts)
+      for (const p of this.t.chainAnchors(anchors.starts))
         this.t.prefixTokens(`${opener}"`, this.source.following(p, this.vocab.maxTokenChars), anchored, logits);
     // a kind's key: its noun loses to the kinds before it ("classical concert": no "con" for a concert's `genre`)
     if (levers.copy) this.t.nounMalus(`${opener}"`, this.q.kindNounOf(key), anchors.starts, logits);
