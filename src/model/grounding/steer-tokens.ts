@@ -47,6 +47,8 @@ export class SteerTokens {
   readonly takenTexts: readonly string[];
   /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
   readonly refused: readonly string[];
+  /** The call is one of a `calls` list over the question's items (see SteerSource.itemized). */
+  readonly itemized: boolean;
   /** Values of calls that failed with an error that quotes them (see GroundingOptions.failed). */
   readonly failed: readonly { skill: string; key: string; value: string }[];
   /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
@@ -253,7 +255,8 @@ export class SteerTokens {
    * anchors as they are otherwise.
    */
   chainAnchors(starts: readonly number[]): readonly number[] {
-    if (this.newestChars === 0 || this.takenTexts.length === 0) return starts;
+    // (a call of a `calls` list reads its own item first, no result: see SteerSource.itemized)
+    if (this.newestChars === 0 || this.itemized || this.takenTexts.length === 0) return starts;
     const took = (p: number) =>
       this.takenTexts.some((text) => this.source.following(p, text.length).toLowerCase() === text.toLowerCase());
     const hop = starts.filter((p) => p >= this.newestChars && took(p));
@@ -402,6 +405,7 @@ export class SteerTokens {
     this.#texts = source.source;
     this.refused = source.refused ?? [];
     this.failed = source.failed ?? [];
+    this.itemized = source.itemized === true;
     const first = source.source[0];
     this.newestChars =
       source.question !== undefined && source.source.length > 1 && first !== source.question ? first.length : 0;
