@@ -62,6 +62,18 @@ describe("grounding source of each step (issue 26)", () => {
     expect(failed[3]).toEqual(widgets);
   });
 
+  it("an answer refused as the prompt's text is passed on as refused; one whose raw reply does not parse is not", async () => {
+    const copied = "Answer the question now with a final_answer";
+    const model = new ScriptedModel([answerReply(copied), answerReply("5")]);
+    await new Agent({ model, registry: mathRegistry() }).run("What is 2+3?");
+    expect(model.calls[1].options.grounding!.refused).toEqual([copied]);
+    // a reply only jsonrepair reads (its closing brace missing) is refused the same, but its raw text names no answer
+    const cut = new ScriptedModel([`{"final_answer": "${copied}"`, answerReply("5")]);
+    const state = await new Agent({ model: cut, registry: mathRegistry() }).run("What is 2+3?");
+    expect(state.stream.ofType("validation-error").map((e) => e.errorType)).toEqual(["copied_prompt_text"]);
+    expect(cut.calls[1].options.grounding!.refused).toBeUndefined();
+  });
+
   it("grounding off sends none; a bad mode is a caller bug", async () => {
     const model = new ScriptedModel([answerReply("hi")]);
     await new Agent({ model, registry: mathRegistry(), grounding: "off" }).run("Say hi");
