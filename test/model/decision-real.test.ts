@@ -10,6 +10,8 @@ import { Agent } from "../../src/agent/index.js";
 import { BUNDLED_BFCL_DIR, loadBfclCategory } from "../../src/eval/bfcl/bfcl-files.js";
 import { bfclTasks } from "../../src/eval/bfcl/bfcl-tasks.js";
 import { collectCalls } from "../../src/eval/runner/collect-calls.js";
+import { loadSuite } from "../../src/eval/suite/load-suite.js";
+import { suiteSkills, taskRegistry } from "../../src/eval/suite/task-registry.js";
 import type { LlamaModelHandle } from "../../src/model/llama/index.js";
 import { defineSkill, Registry } from "../../src/skills/index.js";
 import { loadTestModel, realTestModels } from "../helpers/test-models.js";
@@ -40,6 +42,13 @@ const landmarks = lookup("landmark_country", "The country a famous landmark is i
   "Mount Fuji": "Japan",
   "Eiffel Tower": "France",
 });
+
+/** A task of the built-in suite with its own skills, as `gemma-agent eval evals/basic.json` runs it. */
+const basicTask = (id: string) => {
+  const suite = loadSuite("evals/basic.json");
+  const found = suite.tasks.find((t) => t.id === id)!;
+  return { query: found.query, registry: taskRegistry(suiteSkills(suite), found) };
+};
 
 describe.each(realTestModels())("the decision on real weights ($name)", ({ path }) => {
   let model: LlamaModelHandle;
@@ -119,6 +128,33 @@ describe.each(realTestModels())("the decision on real weights ($name)", ({ path 
         { skillName: "country_capital", arguments: { country: "Japan" } },
       ]);
       expect(state.answer).toContain("Tokyo");
+    },
+    180_000,
+  );
+
+  it.skipIf(!path)(
+    "carries each hop of one skill on: the manager of the manager of Alice's manager (basic.json)",
+    async () => {
+      const { query, registry } = basicTask("lookup-manager-chain");
+      const state = await new Agent({ model, registry }).run(query, { maxIterations: 8 });
+      // each hop takes the result before it, not the question's "Alice" again
+      expect(collectCalls(state.stream).map((call) => call.arguments.employee)).toEqual(["Alice", "Bob", "Carol"]);
+      expect(state.answer).toContain("Dana");
+    },
+    180_000,
+  );
+
+  it.skipIf(!path)(
+    "writes an arithmetic chain as the calculator reads it, the result carried on (basic.json arith-chain-2)",
+    async () => {
+      const { query, registry } = basicTask("arith-chain-2");
+      const state = await new Agent({ model, registry }).run(query, { maxIterations: 8 });
+      // the question's "(" begins the first expression; the second is "divide the result by 4" with the result in
+      expect(collectCalls(state.stream).map((call) => call.arguments.expression)).toEqual([
+        "(12.5 + 7.5) * 3",
+        "60 / 4",
+      ]);
+      expect(state.answer).toContain("15");
     },
     180_000,
   );
