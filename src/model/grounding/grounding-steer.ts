@@ -275,8 +275,8 @@ export class GroundingSteer {
 
   /**
    * A string's first token: the copy bonus on the source's span starts (a unit only where the question writes one),
-   * the anchored ones more; other keys' values, the key's own words and the values earlier calls took get none or the
-   * malus.
+   * the key's anchors more (in a chain, see SteerTokens.chainAnchors); none on other keys' values and on strings this
+   * reply wrote already, the malus on the key's own words.
    */
   #stringStart(state: ValueState, logits: Map<Token, number>): void {
     const copy = this.#t.sourceStarts().keys();
