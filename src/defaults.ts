@@ -128,7 +128,9 @@ export const DEFAULT_MAX_AGENT_DEPTH = 3;
 /**
  * Repetition. An exact repeat of a call that succeeded is answered with the earlier result and does not run again.
  * A call failing the same way: warned at the 2nd time, blocked before it runs from the 3rd (measured on the real
- * test models: they resend a failing call until the budget runs out). Either ends in a final round (see below).
+ * test models: they resend a failing call until the budget runs out). Either ends in a final round (see below), and so
+ * does one skill failing with one kind of error the 3rd time in a row whatever its values (the grounding keeps a value
+ * that failed from being written again, so a small model varies it: "Lisbo", "Lisb", "Lisboa" for a unit).
  */
 export const REPEAT_WARN_AT = 2;
 export const REPEAT_BLOCK_AT = 3;

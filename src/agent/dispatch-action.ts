@@ -1,6 +1,6 @@
 import type { CallSkillAction, CallSkillsAction, SkillCall } from "../actions/action.js";
 import { callDependencies, resolveReferences } from "../actions/call-references.js";
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESULT_CHARS } from "../defaults.js";
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESULT_CHARS, REPEAT_BLOCK_AT } from "../defaults.js";
 import { createLimiter, type Limiter } from "../promise-pool.js";
 import { renderPrompt, promptText } from "../prompt-texts.js";
 import { callRefusal, checkArguments, checkCall } from "../skills/check-call.js";
@@ -198,6 +198,8 @@ function answerRepeat({ call, callIndex, state, ctx, announce }: CallRun): CallR
 function failedCall({ call, callIndex, state, ctx }: CallRun, message: string, guard?: string): CallRecord {
   state.stats.toolErrors++;
   const again = state.repetition.record(call, { ok: false, message });
+  // the same skill failing the same way REPEAT_BLOCK_AT times in a row, whatever values it was given: a final round
+  if (state.repetition.failureStreak(call, message) >= REPEAT_BLOCK_AT) state.finalRoundRequested = true;
   const warning = again ? promptText("repeat-failed") : undefined;
   return {
     failed: true,

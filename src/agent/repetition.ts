@@ -40,6 +40,20 @@ interface Seen {
  */
 export class RepetitionTracker {
   readonly #seen = new Map<string, Seen>();
+  /** The run's failures in a row of one skill with one kind of error (see failureStreak). */
+  #streak = { skill: "", kind: "", count: 0 };
+
+  /**
+   * Record a failed call's error and return how many of the run's calls in a row failed so: the same skill, and the
+   * same message once its quoted texts are left out (`Unknown unit "Lisbo"` and `Unknown unit "Lisb"` are one kind).
+   * A model that varies the value on each retry escapes the exact-call block; this counts it (see REPEAT_BLOCK_AT).
+   */
+  failureStreak(call: SkillCall, message: string): number {
+    const kind = message.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+    const same = this.#streak.skill === call.skillName && this.#streak.kind === kind;
+    this.#streak = { skill: call.skillName, kind, count: same ? this.#streak.count + 1 : 1 };
+    return this.#streak.count;
+  }
 
   /** What the same call came to before in this run, and how many times in a row; undefined for a new call. */
   prior(call: SkillCall): { outcome: PriorOutcome; count: number } | undefined {
@@ -55,6 +69,7 @@ export class RepetitionTracker {
 
   /** Record what a call came to; true when it is at least the REPEAT_WARN_AT-th time in a row with this outcome. */
   record(call: SkillCall, outcome: PriorOutcome): boolean {
+    if (outcome.ok) this.#streak = { skill: "", kind: "", count: 0 };
     const key = callFingerprint(call);
     const seen = this.#seen.get(key);
     const same =

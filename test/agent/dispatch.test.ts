@@ -510,6 +510,42 @@ describe("repetition control", () => {
     expect(state.answer).toBe("I could not compute it");
   });
 
+  it("holds a final round after one skill fails the same kind of way three times in a row, its values varied", async () => {
+    const units = new Set(["C", "F"]);
+    let runs = 0;
+    const registry = new Registry([
+      defineSkill({
+        name: "convert",
+        description: "convert",
+        parameters: z.object({ from: z.string() }),
+        run: ({ from }) => {
+          runs++;
+          if (from === "boom") throw new Error("the converter is down");
+          if (!units.has(from)) throw new Error(`Unknown unit ${JSON.stringify(from)}. Known units: C, F`);
+          return 75.2;
+        },
+      }),
+    ]);
+    const run = async (...froms: string[]) => {
+      const model = new ScriptedModel([...froms.map((from) => callReply("convert", { from })), answerReply("done")]);
+      return new Agent({ model, registry }).run("q", { maxIterations: 8 });
+    };
+    // "Lisbon", "Lisbo", "Lisb": three calls, each its own, one kind of error: the fourth step is a final round
+    runs = 0;
+    const varied = await run("Lisbon", "Lisbo", "Lisb");
+    expect(runs).toBe(3);
+    expect(varied.stream.ofType("tool-error").map((e) => e.guard)).toEqual([undefined, undefined, undefined]);
+    expect(varied.stream.ofType("final-round")).toMatchObject([{ reason: "repeat", step: 4 }]);
+    // another kind of error, or a call that ran, between them starts the count again
+    for (const froms of [
+      ["Lisbon", "boom", "Lisb", "done"],
+      ["Lisbon", "Lisbo", "C", "Lisb", "Lis"],
+    ]) {
+      const state = await run(...froms);
+      expect(state.stream.ofType("final-round").filter((f) => f.reason === "repeat")).toEqual([]);
+    }
+  });
+
   it("does not warn when a failing call changes", async () => {
     const registry = new Registry([
       defineSkill({
