@@ -2,7 +2,7 @@ import { GROUNDING_MAX_RESULTS, GROUNDING_MAX_SOURCE_CHARS } from "../defaults.j
 import type { GroundingLever, GroundingMode, GroundingOptions } from "../model/model-handle.js";
 import { PROMPTS_DIR, promptText } from "../prompt-texts.js";
 import { readdirSync } from "node:fs";
-import { isOwnEvent, type AgentEvent } from "./events.js";
+import { isOwnEvent, type AgentEvent, type CallSkillEvent, type ToolErrorEvent } from "./events.js";
 import type { AgentState } from "./agent-state.js";
 
 /** The prompts/ files whose text the runtime shows the model as notes, feedback or placeholders (not instructions). */
@@ -52,14 +52,13 @@ const notesRead = new WeakMap<
     refused: Set<string>;
     failed: Map<string, FailedValue>;
     /** The newest call-skill event, whose tool-error may follow. */
-    call?: AgentEvent;
+    call?: CallSkillEvent;
   }
 >();
 
 /** The string arguments of `call` that a tool error's message quotes (`no entry for "widgets"`). */
-function quotedArguments(call: AgentEvent | undefined, error: Extract<AgentEvent, { type: "tool-error" }>) {
-  if (call?.type !== "call-skill" || call.skillName !== error.skillName || call.callIndex !== error.callIndex)
-    return [];
+function quotedArguments(call: CallSkillEvent | undefined, error: ToolErrorEvent): FailedValue[] {
+  if (call?.skillName !== error.skillName || call.callIndex !== error.callIndex) return [];
   return Object.entries(call.arguments ?? {})
     .filter(([, value]) => typeof value === "string" && value.trim() !== "")
     .filter(([, value]) => error.message.includes(JSON.stringify(value)))
