@@ -1,5 +1,6 @@
 import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
 import { nameStems, contentStems } from "./words.js";
+import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots, type Slots } from "./argument-slots.js";
 import { NAME, NUMERAL, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
@@ -15,6 +16,8 @@ export interface QuestionItem {
    * that call's result is what it reads first.
    */
   chain?: boolean;
+  /** The item is its skill's because no other item asks for that skill (see coverSkills): the call takes it. */
+  covers?: boolean;
 }
 
 /**
@@ -282,7 +285,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   if (skills.length > 1) markRequests(pieces, skills);
   markFlags(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
-  if (valued.length === 0) return [{ text: question }];
+  if (valued.length === 0) return measuredRuns(question, skills);
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
   const shared = valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued, skills)] : [];
   const items: QuestionItem[] = [];
@@ -316,7 +319,13 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
       else items.push({ text: view, ...(own !== undefined && { skill: own }), ...marks });
     }
   }
-  return items;
+  return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;
+}
+
+/** A question read as one item, or as runs of measured values where it gives them (see unitTuples). */
+function measuredRuns(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
+  const runs = unitTuples(question, bestFit(question, skills));
+  return runs.length > 1 ? runs.map((text) => ({ text })) : [{ text: question }];
 }
 
 /** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */

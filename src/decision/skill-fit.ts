@@ -148,6 +148,15 @@ function initialsOf(word: string, words: readonly string[]): boolean {
   return false;
 }
 
+/** Whether a question holds a skill's name word (`stem`): as a word of its own, abbreviated, or by its initials. */
+export function holdsNameWord(values: QuestionValues, stem: string): boolean {
+  return (
+    values.stems.has(stem) ||
+    [...values.stems].some((q) => abbreviates(new Set([stem]), q)) ||
+    initialsOf(stem, values.words)
+  );
+}
+
 /** The content stems of a skill's argument names, descriptions and enum values. */
 function parameterStems(properties: Record<string, Property>): Set<string> {
   const stems = new Set<string>();
@@ -201,13 +210,7 @@ export function skillFit(skill: SkillProfile, values: QuestionValues, described:
         exact++;
     }
   let covered = 0;
-  for (const stem of name)
-    if (
-      values.stems.has(stem) ||
-      [...values.stems].some((q) => abbreviates(new Set([stem]), q)) ||
-      initialsOf(stem, values.words)
-    )
-      covered++;
+  for (const stem of name) if (holdsNameWord(values, stem)) covered++;
   let held = 0;
   for (const stem of values.stems) if (skillStems.has(stem) || abbreviates(name, stem)) held++;
   return {

@@ -2,6 +2,7 @@ import type { DecisionOptions } from "../model/model-handle.js";
 import { DECISION_WEIGHTS, type DecisionWeights } from "./defaults.js";
 import { imperativeArithmetic } from "./imperative-arithmetic.js";
 import { questionItems, type QuestionItem } from "./question-items.js";
+import { coverSkills } from "./skill-coverage.js";
 import { freshLeaves, resultValues, type EarlierCall } from "./run-calls.js";
 import { fitScore, questionValues, skillFit, type SkillFit, type SkillProfile } from "./skill-fit.js";
 import { derivedKeys } from "./derived-keys.js";
@@ -118,16 +119,19 @@ export function stepDecision(input: DecisionInput): StepDecision {
   const where = whereTheRunIs(input, levers, weights);
   const { calls, items, chained, next, progress } = where;
   const offsets: Offsets = { answer: 0, skills: {} };
-  const skillOffsets = (text: string, prefer?: string) => {
+  const skillOffsets = (text: string, prefer?: string, covers = false) => {
     const own = text === input.question ? where.whole : scores(text, input.skills, levers, weights);
     const out: Record<string, number> = {};
     for (const [name, score] of own)
       out[name] = weights.scale * (score - weights.threshold) + (name === prefer ? weights.namedBonus : 0);
+    // (an item that covers a skill no other item asks for is that skill's: see coverSkills)
+    if (covers && prefer !== undefined && Object.hasOwn(out, prefer))
+      out[prefer] = Math.max(...Object.values(out)) + weights.progress;
     return out;
   };
   // an item that computes on the result before it ("divide it by 1000") is the expression skill's
   const computes = next?.chain && AGGREGATE.test(next.text) ? input.skills.find(takesExpression)?.name : undefined;
-  offsets.skills = skillOffsets(next?.text ?? input.question, next?.skill ?? computes);
+  offsets.skills = skillOffsets(next?.text ?? input.question, next?.skill ?? computes, next?.covers);
   const bestOffset = Math.max(...Object.values(offsets.skills));
   offsets.answer = bestOffset + weights.actionScale * (weights.threshold - Math.max(...where.whole.values()));
   const chain = (next?.chain === true && calls.length > 0) || chained.length > 0;
@@ -138,7 +142,7 @@ export function stepDecision(input: DecisionInput): StepDecision {
   if (input.parallelCalls && several) {
     offsets.plannedCalls = items.length;
     offsets.listOffset = weights.listBonus;
-    offsets.itemSkills = items.map((item) => skillOffsets(item.text, item.skill));
+    offsets.itemSkills = items.map((item) => skillOffsets(item.text, item.skill, item.covers));
   }
   const chainSource = chain ? chainText(input.question, calls, next) : undefined;
   const text = next?.text ?? input.question;
@@ -163,7 +167,18 @@ type Offsets = { -readonly [K in keyof DecisionOptions]: DecisionOptions[K] };
  */
 function whereTheRunIs(input: DecisionInput, levers: ReadonlySet<DecisionLever>, weights: DecisionWeights) {
   const calls = (input.calls ?? []).filter((call) => call.result !== undefined);
-  const all = levers.has("items") ? questionItems(input.question, input.skills) : [{ text: input.question }];
+  const all = levers.has("items")
+    ? coverSkills(
+        input.question,
+        questionItems(input.question, input.skills),
+        // (not a skill that waits for another's result: a chain calls it, see chainSkills)
+        input.skills.length < 2
+          ? []
+          : input.skills.filter((s) => derivedKeys(input.question, s, input.skills).length === 0),
+        (text) => scores(text, input.skills, levers, weights),
+        weights.threshold,
+      )
+    : [{ text: input.question }];
   const whole = scores(input.question, input.skills, levers, weights);
   const progress = levers.has("progress") && calls.length > 0;
   const chained = progress ? chainSkills(input, calls, whole, weights) : [];
