@@ -1,5 +1,5 @@
 import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
-import { nameStems, contentStems } from "./words.js";
+import { nameStems, contentStems, stem } from "./words.js";
 import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots, type Slots } from "./argument-slots.js";
 import { NAME, NUMERAL, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
@@ -29,7 +29,7 @@ const CLAUSE_BREAK = new RegExp(
     // a sentence that begins with a word that goes on to another call
     String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
-    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
+    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|with|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
     // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
     String.raw`(?:,\s*and\s+|\s+and\s+)(?=for\s+(?:\p{Lu}|\$?\d|'|"))`,
     String.raw`,\s*and\s+(?=(?:between|from)\s+(?:\p{Lu}|\$?\d|'|"))`,
@@ -208,10 +208,21 @@ function listsOf(text: string): ListSpan[] {
         start: start + m.index,
         end: start + m.index + m[0].length,
       }));
-      if (items.length >= 2) found.push({ kind, start, end, items });
+      if (items.length >= 2 && !(kind === "number" && measuresApart(text, items)))
+        found.push({ kind, start, end, items });
     }
   }
   return found.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Whether numerals each measure something else ("1000 rows, and 20 columns"): a word after every one, no two the
+ * same (by stem). Such numerals are one call's values, not a list of calls ("5 meters and 10 meters" is one).
+ */
+function measuresApart(text: string, items: readonly { start: number; end: number }[]): boolean {
+  const units = items.map((item) => /\p{L}+$/u.exec(text.slice(item.start, item.end))?.[0]);
+  if (units.some((unit) => unit === undefined)) return false;
+  return new Set(units.map((unit) => stem(unit!))).size === units.length;
 }
 
 /** The values a clause writes of each kind outside `lists` (numerals in digits; names and quotes). */
@@ -284,6 +295,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   const pieces = clauses(question, skills);
   if (skills.length > 1) markRequests(pieces, skills);
   markFlags(pieces, skills);
+  unmarkRecap(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return measuredRuns(question, skills);
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
@@ -410,6 +422,23 @@ function markFlags(pieces: Piece[], skills: readonly SkillProfile[]): void {
     // the call it changes: the first clause, values of its own or not ("a detailed description of a neuron cell")
     if (!pieces.slice(0, i).some((before) => before.values)) pieces[0].values = true;
   });
+}
+
+/**
+ * A last question that sums the request up ("What would be the new attributes of the painting, the predicted
+ * evolutionary rate of the African elephant, and the probability of getting a royal flush?") asks for no call of its
+ * own: it begins with "what", "which" or "how", every value it writes an earlier clause wrote, and the skill it fits
+ * best an earlier clause with values fits best too.
+ */
+function unmarkRecap(pieces: Piece[], skills: readonly SkillProfile[]): void {
+  const last = pieces.at(-1);
+  if (!last?.values || last.chain || pieces.length < 2 || !/^(?:what|which|how)\b/i.test(last.text)) return;
+  const before = pieces.slice(0, -1);
+  const earlier = before.map((piece) => piece.text.toLowerCase()).join(" ");
+  const own = valuesOf(last.text).map((value) => last.text.slice(value.start, value.end).toLowerCase());
+  if (own.length === 0 || !own.every((value) => earlier.includes(value))) return;
+  const skill = bestFit(last.text, skills)?.name;
+  if (before.some((piece) => piece.values && bestFit(piece.text, skills)?.name === skill)) last.values = false;
 }
 
 /** The fit score (see fitScore) at which a clause without values asks for a skill of its own. */

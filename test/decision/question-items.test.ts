@@ -455,4 +455,51 @@ describe("questionItems", () => {
     expect(saves[1]).toContain("stage 3 in hard mode");
     expect(saves[1]).not.toContain("7");
   });
+
+  it("reads no list from numerals that each measure something else, and no clause from a phrase's object", () => {
+    const forest = skill("random_forest.train", "Train a random forest.", {
+      n_estimators: { type: "integer" },
+      max_depth: { type: "integer" },
+      data: { type: "string" },
+    });
+    expect(
+      texts(
+        "The dataset has 1000 rows, and 20 columns, and I would like to set the number of trees to 200 and the depth to 10.",
+        [forest],
+      ),
+    ).toHaveLength(1);
+    expect(texts("Find the driving distance of 20 miles and 40 miles from Boston.", [distance])).toHaveLength(2);
+    const worth = skill("celebrity_net_worth.get", "Net worth of a celebrity.", { name: { type: "string" } });
+    const bmiOf = texts(
+      "Can you tell me the net worth of Lionel Messi? Lastly, could you calculate the BMI of another person who weighs 200 pounds and is 6 feet tall?",
+      [worth, bmi],
+    );
+    expect(bmiOf).toHaveLength(2);
+    expect(bmiOf[1]).toContain("the BMI of another person");
+  });
+
+  it("gives no call to a last question that sums the others up", () => {
+    const painting = skill("modify_painting", "Modify a painting's attributes.", {
+      size: { type: "string" },
+      medium: { type: "string" },
+    });
+    const evolution = skill("prediction.evolution", "Predict the evolutionary rate of a species.", {
+      species: { type: "string" },
+      years: { type: "integer" },
+    });
+    const question =
+      "You want to change the painting's medium to oil. Then predict the evolutionary rate of the African elephant for 100 years. What would be the new attributes of the painting and the predicted evolutionary rate of the African elephant?";
+    expect(texts(question, [painting, evolution])).toHaveLength(2);
+    // a last clause with values of its own is a call ("finally from San Francisco back to New York")
+    const route = skill("get_traffic_info", "Traffic on a route.", {
+      start_location: { type: "string" },
+      end_location: { type: "string" },
+    });
+    expect(
+      texts(
+        "What is the traffic from New York to Los Angeles, then from Los Angeles to San Francisco, and finally from San Francisco back to New York?",
+        [route],
+      ),
+    ).toHaveLength(3);
+  });
 });
