@@ -37,6 +37,10 @@ const CLAUSE_BREAK = new RegExp(
   "giu",
 );
 
+/** A clause that asks for every call so far again: "repeat these calculations", "do all of them", "redo both". */
+const PLURAL_REPEAT =
+  /\b(?:repeat|redo|do)\s+(?:all\s+(?:of\s+)?)?(?:these|those|them|both|all)\b|\b(?:repeat|redo|do)\s+the\s+same\s+\p{L}+[^\Ws]s\b/iu;
+
 /**
  * Among several skills, another request joined by "and" or a comma: "Invest $2000 in Google and withdraw $1000 from
  * Apple", "the capital city of Australia, what is the current population of Canada" (one skill's question goes on
@@ -208,6 +212,14 @@ function listsOf(text: string): ListSpan[] {
         start: start + m.index,
         end: start + m.index + m[0].length,
       }));
+      // a state's or country's code after a comma is its place's ("New York City, NY, and Los Angeles, CA")
+      if (kind === "name")
+        for (let i = items.length - 1; i > 0; i--)
+          if (
+            /^\p{Lu}{2}$/u.test(text.slice(items[i].start, items[i].end)) &&
+            /^,\s*$/.test(text.slice(items[i - 1].end, items[i].start))
+          )
+            items.splice(i - 1, 2, { start: items[i - 1].start, end: items[i].end });
       if (items.length >= 2 && !(kind === "number" && measuresApart(text, items)))
         found.push({ kind, start, end, items });
     }
@@ -230,7 +242,9 @@ function valuesOutside(text: string, lists: readonly ListSpan[]): { number: numb
   let rest = text;
   for (const list of [...lists].sort((a, b) => b.start - a.start))
     rest = rest.slice(0, list.start) + " ".repeat(list.end - list.start) + rest.slice(list.end);
-  const numbers = [...rest.matchAll(ITEM.number)].length;
+  // (a numeral inside a quoted text is the text's: 'x^3')
+  const numbers = [...rest.replace(new RegExp(QUOTE, "gu"), (quote) => " ".repeat(quote.length)).matchAll(ITEM.number)]
+    .length;
   const names = [...rest.matchAll(/(?<=\S\s+)\p{Lu}[\p{L}\p{N}'.-]*/gu)].length + [...rest.matchAll(ITEM.quote)].length;
   return { number: numbers, text: names };
 }
@@ -252,8 +266,13 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
   if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
   if (list.kind === "enum") return 1;
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
-  if (list.kind === "number")
-    return slots.numberArray ? count : Math.max(1, Math.min(slots.number - outside.number, count));
+  if (list.kind === "number") {
+    if (slots.numberArray) return count;
+    // "between 2 and 5", "from 2 to 5": one call's two ends where the skill takes two numbers
+    if (count === 2 && slots.number >= 2 && /\bbetween\s+(?:\p{L}+\s+){0,3}$/iu.test(text.slice(0, list.start)))
+      return 2;
+    return Math.max(1, Math.min(slots.number - outside.number, count));
+  }
   // names a skill has no text argument for are no items of its calls ("John and Mary" for `math.gcd`)
   if (slots.textArray || slots.text === 0) return count;
   if (list.kind === "pair") return 1;
@@ -322,6 +341,12 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     const inherited = inherit ? [ownValues.length === 0 ? before : substituted(before, piece.text)] : [];
     // (what a clause after it inherits: the text it inherited with its own values in place, or its own)
     bases.set(piece, inherited[0] ?? piece.text);
+    // "repeat these calculations for the function '2x^2+3x-1'": each call so far again, the clause's values in place
+    const again = PLURAL_REPEAT.test(piece.text) && !chain ? items.filter((item) => !item.chain) : [];
+    if (again.length >= 2) {
+      for (const item of again) items.push({ text: [substituted(item.text, piece.text), ...around].join(" ") });
+      continue;
+    }
     for (const text of texts) {
       const view = [text, ...inherited, ...around].join(" ");
       const marks = { ...(chain && { chain }) };

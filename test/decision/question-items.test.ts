@@ -502,4 +502,40 @@ describe("questionItems", () => {
       ),
     ).toHaveLength(3);
   });
+
+  it("reads a range's two ends as one call's and repeats every call so far where a clause asks for all of them", () => {
+    const area = skill("calculate_area_under_curve", "Area under a curve.", {
+      function: { type: "string" },
+      start_x: { type: "integer" },
+      end_x: { type: "integer" },
+      method: { type: "string", description: "Choices are 'trapezoid' or 'simpson'." },
+    });
+    const question =
+      "Could you calculate the area under the curve for the function 'x^3' between x values of 2 and 5 using the 'trapezoid' method, and then do the same calculation but using the 'simpson' method? After that, could you repeat these calculations but for the function '2x^2+3x-1' between x values of -1 and 3?";
+    const items = texts(question, [area]);
+    expect(items).toHaveLength(4);
+    expect(items[0]).toContain("between x values of 2 and 5");
+    expect(items.slice(2).every((text) => text.includes("'2x^2+3x-1' between x values of -1 and 3"))).toBe(true);
+    expect(items[3]).toContain("simpson");
+    // "the same process" is one call again, not each call so far
+    const update = skill("update_user_info", "Update a customer's info.", { user_id: { type: "integer" } });
+    expect(
+      texts(
+        "Update the customer with user ID 12345, then repeat the same process for another customer with user ID 67890.",
+        [update],
+      ),
+    ).toHaveLength(2);
+  });
+
+  it("keeps a state's code with its place in a list", () => {
+    const population = skill("get_population", "Population of an area.", {
+      area: { type: "string", description: "Name of the city, state, or country." },
+      type: { type: "string", description: "Whether the area is a city, state or country." },
+    });
+    expect(texts("What is the population of Austin, TX, Boston, MA and Denver, CO?", [population])).toEqual([
+      "What is the population of Austin, TX?",
+      "What is the population of Boston, MA?",
+      "What is the population of Denver, CO?",
+    ]);
+  });
 });
