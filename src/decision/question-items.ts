@@ -94,6 +94,8 @@ interface ListSpan {
   start: number;
   end: number;
   items: { start: number; end: number }[];
+  /** The same words before each item ("the first 2 years, first 3 years and first 5 years"). */
+  repeated?: true;
 }
 
 /** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start ("I" is none). */
@@ -118,6 +120,8 @@ interface Piece {
   text: string;
   values: boolean;
   chain?: boolean;
+  /** It opens with words that ask for another call of the skill before ("Also, ...", "another order of ..."). */
+  again?: boolean;
 }
 
 function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
@@ -134,14 +138,13 @@ function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
   cuts.push(question.length);
   const pieces: Piece[] = [];
   for (let i = 0; i + 1 < cuts.length; i++) {
-    const text = question
-      .slice(cuts[i], cuts[i + 1])
-      .replace(OPENER, "")
-      .trim();
+    const raw = question.slice(cuts[i], cuts[i + 1]);
+    const text = raw.replace(OPENER, "").trim();
     if (text === "") continue;
+    const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
     const chain = i > 0 && (RESULT_REFERENCE.test(text) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
-    pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }) });
+    pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }), ...(again && { again }) });
   }
   return pieces;
 }
@@ -221,7 +224,7 @@ function listsOf(text: string): ListSpan[] {
           )
             items.splice(i - 1, 2, { start: items[i - 1].start, end: items[i].end });
       if (items.length >= 2 && !(kind === "number" && measuresApart(text, items)))
-        found.push({ kind, start, end, items });
+        found.push({ kind, start, end, items, ...(repeated && { repeated }) });
     }
   }
   return found.sort((a, b) => a.start - b.start);
@@ -268,7 +271,10 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
   if (list.kind === "number") {
     if (slots.numberArray) return count;
-    // "between 2 and 5", "from 2 to 5": one call's two ends where the skill takes two numbers
+    // the same words before each numeral: one value each, of the same argument ("the factorial of 5, the factorial of
+    // 7"; "for the first 2 years, first 3 years and first 5 years")
+    if (list.repeated) return 1;
+    // "between 2 and 5": one call's two ends where the skill takes two numbers
     if (count === 2 && slots.number >= 2 && /\bbetween\s+(?:\p{L}+\s+){0,3}$/iu.test(text.slice(0, list.start)))
       return 2;
     return Math.max(1, Math.min(slots.number - outside.number, count));
@@ -312,7 +318,7 @@ const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+
  */
 export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const pieces = clauses(question, skills);
-  if (skills.length > 1) markRequests(pieces, skills);
+  markRequests(pieces, skills);
   markFlags(pieces, skills);
   unmarkRecap(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
@@ -412,13 +418,23 @@ function optionTail(valued: readonly Piece[], skills: readonly SkillProfile[]): 
  */
 function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
   const seen = new Set<string>();
-  for (const piece of pieces) {
+  for (const [i, piece] of pieces.entries()) {
     const best = bestFitScored(piece.text, skills);
     if (!best) continue;
+    // (one skill: a clause after the first that opens another call of it, with words of its own, "Also, I want to
+    // know how to get color navy by using acrylic paint", "and then another order of the same items from the uptown
+    // location": a call, and so is the first clause)
+    if (skills.length === 1 && piece.again && !piece.values && best.score >= ITEM_FIT / 2) {
+      piece.values = true;
+      if (!pieces.slice(0, i).some((before) => before.values)) pieces[0].values = true;
+    }
     if (!piece.values && best.score >= ITEM_FIT && !seen.has(best.skill.name)) piece.values = true;
     if (piece.values) seen.add(best.skill.name);
   }
 }
+
+/** A clause's opening that asks for another call of the skill before: "also", "then another", "do the same". */
+const ANOTHER_CALL = /^(?:also|additionally|then\s+another|another|do the same|repeat)\b/i;
 
 /**
  * A clause after the first that names a flag (a boolean argument) of a skill, without values of its own, asks for

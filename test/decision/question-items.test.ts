@@ -538,4 +538,24 @@ describe("questionItems", () => {
       "What is the population of Denver, CO?",
     ]);
   });
+
+  it("gives a clause that opens another call of the one skill, with words of its own, a call", () => {
+    const order = skill("whole_foods.order", "Order food from Whole Foods.", {
+      location: { type: "string", description: "Location of Whole Foods." },
+      items: { type: "array", items: { type: "string" }, description: "List of items to order." },
+      size: { type: "string", description: "Size of the order." },
+    });
+    const orders = texts(
+      "I want to order a large pepperoni pizza and a chicken Caesar salad from Whole Foods at the downtown location and then another order of the same items from the uptown location.",
+      [order],
+    );
+    expect(orders).toHaveLength(2);
+    expect(orders[1]).toMatch(/^another order of the same items from the uptown location/);
+    // a clause that asks for nothing of the skill is no call ("Also, round it to two decimals")
+    expect(
+      texts("I want to order a large pepperoni pizza from Whole Foods at the downtown location. Also, be quick.", [
+        order,
+      ]),
+    ).toHaveLength(1);
+  });
 });
