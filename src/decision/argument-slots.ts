@@ -3,6 +3,7 @@
  * arrays and enums.
  */
 import type { SkillProfile } from "./skill-fit.js";
+import { contentStems, nameStems } from "./words.js";
 
 /** A string key that takes an arithmetic expression (the calculator's `expression`): a list of numerals is its, whole. */
 const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
@@ -32,6 +33,8 @@ export interface Slots {
    * a list only joined by a comma or "and" alone ("all roots, real or complex" is no list of 'real' and 'all').
    */
   enums: { values: string[]; tight?: true }[];
+  /** Each number argument's words (its name's and its description's stems): the units it is measured in. */
+  numberWords: ReadonlySet<string>[];
 }
 
 export function argumentSlots(skill: SkillProfile | undefined): Slots {
@@ -45,6 +48,7 @@ export function argumentSlots(skill: SkillProfile | undefined): Slots {
     textArray: false,
     arrayEnums: [],
     enums: [],
+    numberWords: [],
   };
   for (const [key, schema] of Object.entries(properties)) {
     const types = [schema?.type].flat();
@@ -67,8 +71,13 @@ export function argumentSlots(skill: SkillProfile | undefined): Slots {
       // ("near Berlin and Paris" beside `amenities`: Parking, ...)
       else if (Array.isArray(item?.enum)) slots.arrayEnums.push(item.enum.map((value) => String(value).toLowerCase()));
       else slots.textArray = true;
-    } else if (types.includes("number") || types.includes("integer")) slots.number++;
-    else if (types.includes("string") && FORMULA_KEY.test(key)) slots.numberArray = true;
+    } else if (types.includes("number") || types.includes("integer")) {
+      slots.number++;
+      const description = (schema as { description?: unknown }).description;
+      slots.numberWords.push(
+        new Set([...nameStems(key), ...contentStems(typeof description === "string" ? description : "")]),
+      );
+    } else if (types.includes("string") && FORMULA_KEY.test(key)) slots.numberArray = true;
     else if (types.includes("string") && PAIRED_KEY.test(key)) slots.pairedText++;
     if (types.includes("string") && !FORMULA_KEY.test(key) && !Array.isArray((schema as { enum?: unknown }).enum))
       slots.text++;

@@ -231,6 +231,19 @@ function listsOf(text: string): ListSpan[] {
 }
 
 /**
+ * Whether a list's numerals all measure one thing that one number argument of the skill takes ("at a distance of 1
+ * meter and 2 meters" for the one argument "in meters"): each is a call's value of that argument.
+ */
+function oneMeasure(list: ListSpan, slots: Slots, text: string): boolean {
+  const units = list.items.map((item) => /\p{L}+$/u.exec(text.slice(item.start, item.end))?.[0]);
+  if (units.some((unit) => unit === undefined)) return false;
+  const stems = new Set(units.map((unit) => stem(unit!)));
+  if (stems.size !== 1) return false;
+  const [unit] = stems;
+  return slots.numberWords.filter((words) => words.has(unit)).length === 1;
+}
+
+/**
  * Whether numerals each measure something else ("1000 rows, and 20 columns"): a word after every one, no two the
  * same (by stem). Such numerals are one call's values, not a list of calls ("5 meters and 10 meters" is one).
  */
@@ -273,7 +286,7 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
     if (slots.numberArray) return count;
     // the same words before each numeral: one value each, of the same argument ("the factorial of 5, the factorial of
     // 7"; "for the first 2 years, first 3 years and first 5 years")
-    if (list.repeated) return 1;
+    if (list.repeated || oneMeasure(list, slots, text)) return 1;
     // "between 2 and 5": one call's two ends where the skill takes two numbers
     if (count === 2 && slots.number >= 2 && /\bbetween\s+(?:\p{L}+\s+){0,3}$/iu.test(text.slice(0, list.start)))
       return 2;

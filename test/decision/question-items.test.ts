@@ -558,4 +558,20 @@ describe("questionItems", () => {
       ]),
     ).toHaveLength(1);
   });
+
+  it("gives each numeral of a list that one argument measures a call of its own", () => {
+    const field = skill("calculate_electric_field", "Electric field of a point charge.", {
+      charge: { type: "number", description: "Charge in coulombs." },
+      distance: { type: "number", description: "Distance from the charge in meters." },
+    });
+    const items = texts(
+      "Calculate the electric field at a distance of 0.5 meters from a charge of 2 coulombs. Then, also calculate the electric field at a distance of 1 meter and 2 meters from the same charge.",
+      [field],
+    );
+    expect(items).toHaveLength(3);
+    expect(items[2]).toContain("2 meters");
+    expect(items[2]).not.toContain("1 meter");
+    // a list of two measures of different things is one call's ("4 meters and 2 coulombs")
+    expect(texts("What is the electric field at 4 meters and 2 coulombs?", [field])).toHaveLength(1);
+  });
 });
