@@ -394,6 +394,22 @@ describe("GroundingSteer (soft)", () => {
     expect(other.cell).toBe(4);
   });
 
+  it("a word of the called skill's name gets the malus at a string's start too", () => {
+    // "human cell" for `cell.find_structure`'s `organism`: the skill's own noun is no value of it
+    const steer = new GroundingSteer({ mode: "soft", source: ["Find the structure of human cell"] }, vocab);
+    const start = steerAfter(
+      steer,
+      vocab,
+      '{"skill_name": "cell.find_structure", "arguments": {"organism": "',
+    ) as Record<string, number>;
+    expect(start.cell).toBeLessThan(0);
+    expect(start.human).toBe(4);
+    // another skill's call: the word is a span like any other
+    const other = new GroundingSteer({ mode: "soft", source: ["Find the structure of human cell"] }, vocab);
+    const plain = steerAfter(other, vocab, '{"skill_name": "f", "arguments": {"organism": "') as Record<string, number>;
+    expect(plain.cell).toBe(4);
+  });
+
   it("a flag whose name the question uses is favoured on; a flag it does not name is left alone", () => {
     const args = (key: string) => `{"skill_name": "f", "arguments": {"${key}": `;
     // one steer per reply (it follows one growing text)

@@ -284,7 +284,7 @@ export class GroundingSteer {
     // ounces?")
     const only = this.#q.unitSpans(state.key).length > 0;
     const written = this.#t.writtenStarts("");
-    const named = this.#t.keyWordTokens("", state.key, this.#q.kindNounOf(state.key));
+    const named = this.#t.keyWordTokens("", state.key, this.#q.namingWordsOf(state.key));
     if (!only)
       for (const token of copy) if (!written.has(token) && !named.has(token)) logits.set(token, GROUNDING_COPY_LOGIT);
     const others = new Map<Token, number>();

@@ -220,6 +220,17 @@ export class QuestionReading {
     return PLACE_WORDS.has(keyWords(key).at(-1) ?? "");
   }
 
+  /**
+   * Words that name what a key's value is, not the value (see SteerTokens.keyWordTokens): the noun a kind's key sorts
+   * (see kindNounOf) and the words of the called skill's name ("musical" of `musical_ticket.buy` for "the Mamma Mia
+   * musical", "painting" of `painting.create_custom` for "a painting of a sunset"; Gemma wrote both as the value).
+   */
+  namingWordsOf(key: string): string[] {
+    const skill = this.currentSkill();
+    const own = skill === undefined || !this.r.on("key-word-malus") ? [] : keyWords(skill.replace(/\./g, "_"));
+    return [...this.kindNounOf(key), ...own];
+  }
+
   /** The noun `key` of the called skill takes a kind of (see kindNoun), as a list of none or one. */
   kindNounOf(key: string): string[] {
     const noun = this.kindNouns.get(this.currentSkill() ?? "")?.[key];

@@ -121,9 +121,9 @@ export const GROUNDING_RULES = [
   },
   {
     name: "key-word-malus",
-    reads: "the words of the key's own name",
+    reads: "the words of the key's own name and of the called skill's name",
     biases: "malus on a value that begins with them",
-    reason: 'values like "cell" for cell_type',
+    reason: 'values like "cell" for cell_type, "musical" for the show of musical_ticket.buy',
   },
   {
     name: "other-keys-values",

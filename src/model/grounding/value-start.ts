@@ -79,7 +79,8 @@ export class ValueStart {
     const numbers = this.levers.has("numbers");
     const logit = strict ? GROUNDING_STRICT_LOGIT : GROUNDING_COPY_LOGIT;
     const written = strict || !copy ? new Set<Token>() : this.t.writtenStarts(`${opener}"`);
-    const named = strict || !copy ? new Set<Token>() : this.t.keyWordTokens(`${opener}"`, key, this.q.kindNounOf(key));
+    const named =
+      strict || !copy ? new Set<Token>() : this.t.keyWordTokens(`${opener}"`, key, this.q.namingWordsOf(key));
     if (copy && (strict || this.q.unitSpans(key).length === 0))
       for (const token of this.t.quotedStarts(opener))
         if (!written.has(token) && !named.has(token)) logits.set(token, logit);
