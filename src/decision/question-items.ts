@@ -223,8 +223,7 @@ function listsOf(text: string): ListSpan[] {
             /^,\s*$/.test(text.slice(items[i - 1].end, items[i].start))
           )
             items.splice(i - 1, 2, { start: items[i - 1].start, end: items[i].end });
-      if (items.length >= 2 && !(kind === "number" && measuresApart(text, items)))
-        found.push({ kind, start, end, items, ...(repeated && { repeated }) });
+      if (items.length >= 2) found.push({ kind, start, end, items, ...(repeated && { repeated }) });
     }
   }
   return found.sort((a, b) => a.start - b.start);
@@ -245,7 +244,8 @@ function oneMeasure(list: ListSpan, slots: Slots, text: string): boolean {
 
 /**
  * Whether numerals each measure something else ("1000 rows, and 20 columns"): a word after every one, no two the
- * same (by stem). Such numerals are one call's values, not a list of calls ("5 meters and 10 meters" is one).
+ * same (by stem): one call's values where the skill takes that many numbers ("5 meters and 10 meters" is a list;
+ * "3 widgets and 2 gadgets" for a skill that takes no number is one too).
  */
 function measuresApart(text: string, items: readonly { start: number; end: number }[]): boolean {
   const units = items.map((item) => /\p{L}+$/u.exec(text.slice(item.start, item.end))?.[0]);
@@ -287,6 +287,8 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
     // the same words before each numeral: one value each, of the same argument ("the factorial of 5, the factorial of
     // 7"; "for the first 2 years, first 3 years and first 5 years")
     if (list.repeated || oneMeasure(list, slots, text)) return 1;
+    // numerals that each measure something else fill one call's number arguments ("1000 rows, and 20 columns")
+    if (measuresApart(text, list.items) && slots.number >= count) return count;
     // "between 2 and 5": one call's two ends where the skill takes two numbers
     if (count === 2 && slots.number >= 2 && /\bbetween\s+(?:\p{L}+\s+){0,3}$/iu.test(text.slice(0, list.start)))
       return 2;

@@ -469,6 +469,9 @@ describe("questionItems", () => {
       ),
     ).toHaveLength(1);
     expect(texts("Find the driving distance of 20 miles and 40 miles from Boston.", [distance])).toHaveLength(2);
+    // things counted, for a skill that takes no number, are a list ("3 widgets and 2 gadgets")
+    const price = skill("product_price", "The price of a product.", { product: { type: "string" } });
+    expect(texts("In the Acme shop, how much do 3 widgets and 2 gadgets cost in total?", [price])).toHaveLength(2);
     const worth = skill("celebrity_net_worth.get", "Net worth of a celebrity.", { name: { type: "string" } });
     const bmiOf = texts(
       "Can you tell me the net worth of Lionel Messi? Lastly, could you calculate the BMI of another person who weighs 200 pounds and is 6 feet tall?",
