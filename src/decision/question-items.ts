@@ -139,7 +139,9 @@ function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
   const pieces: Piece[] = [];
   for (let i = 0; i + 1 < cuts.length; i++) {
     const raw = question.slice(cuts[i], cuts[i + 1]);
-    const text = raw.replace(OPENER, "").trim();
+    // (and without the words that lead into the next clause: "... at the downtown location and then" is no place
+    // "then", which Gemma wrote)
+    const text = raw.replace(OPENER, "").replace(TRAILING_JOINT, "").trim();
     if (text === "") continue;
     const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
@@ -447,6 +449,9 @@ function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
     if (piece.values) seen.add(best.skill.name);
   }
 }
+
+/** Words at a clause's end that lead into the next one. */
+const TRAILING_JOINT = /(?:[,;]?\s+(?:and|then|also|but|so|while))+\s*$/i;
 
 /** A clause's opening that asks for another call of the skill before: "also", "then another", "do the same". */
 const ANOTHER_CALL = /^(?:also|additionally|then\s+another|another|do the same|repeat)\b/i;

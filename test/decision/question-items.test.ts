@@ -554,6 +554,8 @@ describe("questionItems", () => {
     );
     expect(orders).toHaveLength(2);
     expect(orders[1]).toMatch(/^another order of the same items from the uptown location/);
+    // (the first ends at its place: no "and then" left for a value to copy)
+    expect(orders[0]).toMatch(/at the downtown location$/);
     // a clause that asks for nothing of the skill is no call ("Also, round it to two decimals")
     expect(
       texts("I want to order a large pepperoni pizza from Whole Foods at the downtown location. Also, be quick.", [
