@@ -88,6 +88,17 @@ describe("a call of a calls list, its own item's values", () => {
     expect(bias["30"]).toBeLessThan(0);
   });
 
+  it("a call before that does not parse leaves the next one's steer to its item, and throws nothing", () => {
+    const question = "Calculate the present value of an income paying $1000 per year at 5% for 10, 20 and 30 years.";
+    const grounding = itemsGrounding(PRESENT_VALUE, question);
+    // (a reply the grammar did not hold: a trailing comma inside the first call's arguments)
+    const first = call("calculate_present_value", '"payment_per_year":1000,"interest_rate":0.05,"years":10,');
+    const prefix = `{"calls":[${first},{"skill_name":"calculate_present_value","arguments":{"payment_per_year":1000,"interest_rate":0.05,"years":`;
+    const bias = biasAfter(PRESENT_VALUE, grounding, prefix, ["1", "10", "2", "20", "30"]);
+    expect(bias["20"]).toBeGreaterThan(0);
+    expect(bias["30"]).toBeLessThan(0);
+  });
+
   it("a numeral written twice in the item stays this key's where another key took one of them", () => {
     const fn = skillFn(
       "future_value",
