@@ -1,8 +1,9 @@
 import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
-import { nameStems, contentStems, stem } from "./words.js";
+import { nameStems, contentStems } from "./words.js";
 import { unitTuples } from "./unit-tuples.js";
-import { argumentSlots, type Slots } from "./argument-slots.js";
-import { NAME, NUMERAL, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
+import { argumentSlots } from "./argument-slots.js";
+import { expandLists } from "./clause-lists.js";
+import { NAME, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -48,55 +49,6 @@ const PLURAL_REPEAT =
  */
 const REQUEST_BREAK =
   /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b(?!-))/giu;
-
-/** A tuple of numerals: "(45, 60)". */
-const TUPLE = String.raw`\(\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)+\s*\)`;
-/** What joins two items of a list. */
-const JOINT = String.raw`(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)(?:the\s+|a\s+|an\s+)?`;
-/** A unit word that may follow each numeral of a list ("20 minutes and 15 minutes"). */
-const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|an?)\b)[\p{L}°²³/^]+(?:\^?\d)?)?`;
-
-/** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
-const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
-
-const LISTS: { kind: "number" | "name" | "quote" | "tuple" | "pair"; pattern: RegExp; repeated?: true }[] = [
-  { kind: "tuple", pattern: new RegExp(`(?:${TUPLE})(?:${JOINT}(?:${TUPLE}))+`, "gu") },
-  { kind: "pair", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})(?:${JOINT}(?:${PAIR}))+`, "gu") },
-  { kind: "quote", pattern: new RegExp(`(?:${QUOTE})(?:${JOINT}(?:${QUOTE}))+`, "gu") },
-  {
-    kind: "number",
-    pattern: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}(?:${JOINT}(?:${NUMERAL})${UNIT})+`, "gu"),
-  },
-  // the same words before each numeral: "the factorial of 5, the factorial of 7, and the factorial of 9"
-  {
-    kind: "number",
-    pattern: new RegExp(
-      `(?<![\\p{L}\\p{N}])((?:\\p{L}+\\s+){1,3})(?:${NUMERAL})${UNIT}(?:${JOINT}\\1(?:${NUMERAL})${UNIT})+`,
-      "giu",
-    ),
-    repeated: true,
-  },
-  { kind: "name", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})(?:${JOINT}(?:${NAME}))+`, "gu") },
-];
-
-const ITEM: Record<string, RegExp> = {
-  tuple: new RegExp(TUPLE, "gu"),
-  pair: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})`, "gu"),
-  quote: new RegExp(QUOTE, "gu"),
-  number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}`, "gu"),
-  name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})`, "gu"),
-};
-
-/** A list a clause writes out: where it is, its items (with where each is), and what kind they are. */
-interface ListSpan {
-  /** `enum`: two or more values of one enum argument (see enumLists). */
-  kind: "tuple" | "pair" | "quote" | "number" | "name" | "enum";
-  start: number;
-  end: number;
-  items: { start: number; end: number }[];
-  /** The same words before each item ("the first 2 years, first 3 years and first 5 years"). */
-  repeated?: true;
-}
 
 /** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start ("I" is none). */
 const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)(?!I\\b)\\p{Lu}`, "u");
@@ -190,116 +142,6 @@ function repeatedFrames(question: string, cuts: readonly number[], skills: reado
     if (left.slice(0, shorter) === right.slice(0, shorter)) found.push(at);
   }
   return found;
-}
-
-/** Whether position `p` of `text` is inside `[...]` or `{...}`: a list written as a value is an array's, whole. */
-function insideBrackets(text: string, p: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < p; i++) {
-    if (text[i] === "[" || text[i] === "{") depth++;
-    else if ((text[i] === "]" || text[i] === "}") && depth > 0) depth--;
-  }
-  return depth > 0;
-}
-
-/** The lists a clause writes out (see LISTS), longest first where two overlap. */
-function listsOf(text: string): ListSpan[] {
-  const found: ListSpan[] = [];
-  for (const { kind, pattern, repeated } of LISTS) {
-    for (const match of text.matchAll(pattern)) {
-      const start = match.index;
-      const end = start + match[0].length;
-      if (found.some((list) => start < list.end && end > list.start)) continue;
-      if (insideBrackets(text, start)) continue;
-      // a list has a conjunction ("Miami, Florida" and "January 1, 2021" are one value each), or repeats its words
-      if (!repeated && !/\b(?:and|or)\b|&/i.test(match[0])) continue;
-      const items = [...match[0].matchAll(ITEM[kind])].map((m) => ({
-        start: start + m.index,
-        end: start + m.index + m[0].length,
-      }));
-      // a state's or country's code after a comma is its place's ("New York City, NY, and Los Angeles, CA")
-      if (kind === "name")
-        for (let i = items.length - 1; i > 0; i--)
-          if (
-            /^\p{Lu}{2}$/u.test(text.slice(items[i].start, items[i].end)) &&
-            /^,\s*$/.test(text.slice(items[i - 1].end, items[i].start))
-          )
-            items.splice(i - 1, 2, { start: items[i - 1].start, end: items[i].end });
-      if (items.length >= 2) found.push({ kind, start, end, items, ...(repeated && { repeated }) });
-    }
-  }
-  return found.sort((a, b) => a.start - b.start);
-}
-
-/**
- * Whether a list's numerals all measure one thing that one number argument of the skill takes ("at a distance of 1
- * meter and 2 meters" for the one argument "in meters"): each is a call's value of that argument.
- */
-function oneMeasure(list: ListSpan, slots: Slots, text: string): boolean {
-  const units = list.items.map((item) => /\p{L}+$/u.exec(text.slice(item.start, item.end))?.[0]);
-  if (units.some((unit) => unit === undefined)) return false;
-  const stems = new Set(units.map((unit) => stem(unit!)));
-  if (stems.size !== 1) return false;
-  const [unit] = stems;
-  return slots.numberWords.filter((words) => words.has(unit)).length === 1;
-}
-
-/**
- * Whether numerals each measure something else ("1000 rows, and 20 columns"): a word after every one, no two the
- * same (by stem): one call's values where the skill takes that many numbers ("5 meters and 10 meters" is a list;
- * "3 widgets and 2 gadgets" for a skill that takes no number is one too).
- */
-function measuresApart(text: string, items: readonly { start: number; end: number }[]): boolean {
-  const units = items.map((item) => /\p{L}+$/u.exec(text.slice(item.start, item.end))?.[0]);
-  if (units.some((unit) => unit === undefined)) return false;
-  return new Set(units.map((unit) => stem(unit!))).size === units.length;
-}
-
-/** The values a clause writes of each kind outside `lists` (numerals in digits; names and quotes). */
-function valuesOutside(text: string, lists: readonly ListSpan[]): { number: number; text: number } {
-  let rest = text;
-  for (const list of [...lists].sort((a, b) => b.start - a.start))
-    rest = rest.slice(0, list.start) + " ".repeat(list.end - list.start) + rest.slice(list.end);
-  // (a numeral inside a quoted text is the text's: 'x^3')
-  const numbers = [...rest.replace(new RegExp(QUOTE, "gu"), (quote) => " ".repeat(quote.length)).matchAll(ITEM.number)]
-    .length;
-  const names = [...rest.matchAll(/(?<=\S\s+)\p{Lu}[\p{L}\p{N}'.-]*/gu)].length + [...rest.matchAll(ITEM.quote)].length;
-  return { number: numbers, text: names };
-}
-
-/**
- * The groups a list's items go to calls in: a list of numerals fills the number arguments the clause's other numerals
- * leave free ("sides 4 and 5" is one call's two sides; "3 and 4, 5 and 12" two calls of two), a list of names the
- * paired text arguments ("between New York and Washington DC" is one call's two places; "Seattle and Los Angeles" two
- * calls); an array argument of the list's kind takes it whole (one call).
- */
-function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text: number }, text: string): number {
-  const count = list.items.length;
-  const written = list.items.map((item) =>
-    text
-      .slice(item.start, item.end)
-      .replace(/^['"]|['".,;:!?]+$/g, "")
-      .toLowerCase(),
-  );
-  if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
-  if (list.kind === "enum") return 1;
-  if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
-  if (list.kind === "number") {
-    if (slots.numberArray) return count;
-    // the same words before each numeral: one value each, of the same argument ("the factorial of 5, the factorial of
-    // 7"; "for the first 2 years, first 3 years and first 5 years")
-    if (list.repeated || oneMeasure(list, slots, text)) return 1;
-    // numerals that each measure something else fill one call's number arguments ("1000 rows, and 20 columns")
-    if (measuresApart(text, list.items) && slots.number >= count) return count;
-    // "between 2 and 5": one call's two ends where the skill takes two numbers
-    if (count === 2 && slots.number >= 2 && /\bbetween\s+(?:\p{L}+\s+){0,3}$/iu.test(text.slice(0, list.start)))
-      return 2;
-    return Math.max(1, Math.min(slots.number - outside.number, count));
-  }
-  // names a skill has no text argument for are no items of its calls ("John and Mary" for `math.gcd`)
-  if (slots.textArray || slots.text === 0) return count;
-  if (list.kind === "pair") return 1;
-  return Math.max(1, Math.min(slots.pairedText, count));
 }
 
 /**
@@ -431,7 +273,8 @@ function optionTail(valued: readonly Piece[], skills: readonly SkillProfile[]): 
 /**
  * Among several skills, a clause without values of its own is still a call's item where the skill it fits best fits
  * it well and is another skill than the clauses before it fit ("Also, compute the total distance covered": the
- * values are the first clause's, the skill is another).
+ * values are the first clause's, the skill is another). Of one skill, a clause that opens another call of it (see
+ * Piece.again) is one where it fits at half that bar.
  */
 function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
   const seen = new Set<string>();
@@ -527,103 +370,4 @@ function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | 
     if (!best || score > best.score) best = { skill, score };
   }
   return best?.skill;
-}
-
-/** What joins two values of an enum list: a comma or "and", with a few words between ("(AA), heterozygous (Aa)"). */
-const ENUM_JOINT = /^[^.?!;]{0,40}$/u;
-const ENUM_CONJUNCTION = /,|\band\b|&/iu;
-/** What joins two values a description quotes (see Slots.enums): a comma or "and" alone. */
-const TIGHT_JOINT = /^['"]?\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)['"]?$/iu;
-
-/**
- * A clause that names two or more values of one enum argument, joined by commas or "and", asks for one call per
- * value: "the last six months, the last year and the last five years" (`time_frame`: six_months, year, five_years),
- * "genotype (AA), (Aa) and (aa)". A value matches as whole words, `_` and `-` read as spaces; case counts only where
- * two values differ by case alone. "or" joins no list ("ascending or descending" is one call's choice).
- */
-function enumLists(text: string, slots: Slots): ListSpan[] {
-  const found: ListSpan[] = [];
-  for (const { values, tight } of slots.enums) {
-    const joint = tight ? TIGHT_JOINT : ENUM_JOINT;
-    const hits: { start: number; end: number; value: string }[] = [];
-    for (const value of values) {
-      if (value.trim() === "") continue;
-      const cased = values.some((other) => other !== value && other.toLowerCase() === value.toLowerCase());
-      const words = value
-        .split(/[\s_-]+/u)
-        .filter(Boolean)
-        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-      const pattern = new RegExp(
-        `(?<![\\p{L}\\p{N}])${words.join("[\\s_-]+")}(?![\\p{L}\\p{N}])`,
-        cased ? "gu" : "giu",
-      );
-      for (const match of text.matchAll(pattern))
-        hits.push({ start: match.index, end: match.index + match[0].length, value });
-    }
-    // the longest where two overlap, then each value's first place
-    hits.sort((a, b) => a.start - b.start || b.end - a.end);
-    const items: { start: number; end: number; value: string }[] = [];
-    for (const hit of hits) {
-      if (items.some((item) => item.value === hit.value || hit.start < item.end)) continue;
-      items.push(hit);
-    }
-    // consecutive values close together, at least one joint a comma or "and"
-    let run: typeof items = [];
-    const close = (next?: (typeof items)[number]) => {
-      const gaps = run.slice(1).map((item, i) => text.slice(run[i].end, item.start));
-      if (run.length > 1 && gaps.some((gap) => ENUM_CONJUNCTION.test(gap)))
-        found.push({
-          kind: "enum",
-          start: run[0].start,
-          end: run.at(-1)!.end,
-          items: run.map(({ start, end }) => ({ start, end })),
-        });
-      run = next ? [next] : [];
-    };
-    for (const item of items) {
-      if (run.length > 0 && !joint.test(text.slice(run.at(-1)!.end, item.start))) close(item);
-      else run.push(item);
-    }
-    close();
-  }
-  return found;
-}
-
-/** A clause's texts, one per call its lists ask for (see questionItems). */
-function expandLists(text: string, slots: Slots): string[] {
-  const enums = enumLists(text, slots);
-  const lists = [
-    ...enums,
-    ...listsOf(text).filter((list) => !enums.some((e) => list.start < e.end && list.end > e.start)),
-  ].sort((a, b) => a.start - b.start);
-  const outside = valuesOutside(text, lists);
-  const splitting = lists
-    .map((list) => ({ list, group: groupSize(list, slots, outside, text) }))
-    .filter(({ list, group }) => Math.ceil(list.items.length / group) > 1);
-  if (splitting.length === 0) return [text];
-  const zipped = /\brespectively\b/i.test(text);
-  const counts = splitting.map(({ list, group }) => Math.ceil(list.items.length / group));
-  const total = zipped ? Math.max(...counts) : counts.reduce((a, b) => a * b, 1);
-  const texts: string[] = [];
-  for (let k = 0; k < total; k++) {
-    // the k-th call's item of each list: the same index for zipped lists, the mixed-radix digits for crossed ones
-    let rest = k;
-    const choice = splitting.map((_, i) => {
-      if (zipped) return Math.min(k, counts[i] - 1);
-      const digit = rest % counts[i];
-      rest = Math.floor(rest / counts[i]);
-      return digit;
-    });
-    let view = text;
-    splitting
-      .map(({ list, group }, i) => ({ list, group, pick: choice[i] }))
-      .sort((a, b) => b.list.start - a.list.start)
-      .forEach(({ list, group, pick }) => {
-        const kept = list.items.slice(pick * group, pick * group + group);
-        const replacement = kept.map((item) => text.slice(item.start, item.end)).join(" and ");
-        view = view.slice(0, list.start) + replacement + view.slice(list.end);
-      });
-    texts.push(view);
-  }
-  return texts;
 }

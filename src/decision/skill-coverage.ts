@@ -5,14 +5,15 @@ import { contentStems, nameStems, stem } from "./words.js";
 /**
  * A question's items with every skill it asks for covered (issue 40): the items read a question's clauses and lists,
  * and each item's call takes the skill that fits it best, so a skill whose request shares a clause with another's
- * ("the area and circumference", "its operational hours and the waiting time", "convert 10 dollars to euros and make
- * a 10 dollar deposit") gets no call of its own. A skill is asked for, though no item's best fit, where it fits an
- * item above the threshold and the question holds a word of its name that no covered skill's name holds ("deposit":
- * `banking_service`, beside `currency_conversion`; not `concert_ticket.buy` beside `musical_ticket.buy`, whose
- * "ticket" and "buy" the covered skill's name holds). It takes the item it fits best: in that item's place where the
+ * ("the operational hours for Louvre Museum and the waiting time", "the Battle of Waterloo and the signing of the
+ * Treaty of Tordesillas") gets no call of its own. A skill is asked for, though no item's best fit, where it fits an
+ * item above the threshold and the question holds every word of its name that no covered skill's name holds ("wait"
+ * and "time" of `museum.get_waiting_time` beside `museum.get_hours`; not `concert_ticket.buy` beside
+ * `musical_ticket.buy`: no "concert" in the question). It takes the item it fits best: in that item's place where the
  * item's own skill has another item too and the item's text holds no word of that skill's own name (its best fit was
- * words both skills share), else as one more item after it, with the same text. A covered skill is the item's `skill`
- * and `covers`, so the call's offsets lift it over the item's best fit (see stepDecision).
+ * words both skills share), else as one more item beside it, split off at the joint between the two skills' words
+ * where there is one (see splitBetween), with the same text where not. A covered skill is the item's `skill` and
+ * `covers`, so the call's offsets lift it over the item's best fit (see stepDecision).
  *
  * `skills`: those that may be covered; `scores`: every skill's fit score to a text; `threshold`: the score at which a
  * skill is worth a call.
