@@ -136,6 +136,7 @@ export type {
   GroundingMode,
   GroundingLever,
   GroundingOptions,
+  FailedValue,
   ModelInfo,
   JsonSchema,
 } from "./model/index.js";

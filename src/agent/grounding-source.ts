@@ -1,5 +1,5 @@
 import { GROUNDING_MAX_RESULTS, GROUNDING_MAX_SOURCE_CHARS } from "../defaults.js";
-import type { GroundingLever, GroundingMode, GroundingOptions } from "../model/model-handle.js";
+import type { FailedValue, GroundingLever, GroundingMode, GroundingOptions } from "../model/model-handle.js";
 import { PROMPTS_DIR, promptText } from "../prompt-texts.js";
 import { readdirSync } from "node:fs";
 import { isOwnEvent, type AgentEvent, type CallSkillEvent, type ToolErrorEvent } from "./events.js";
@@ -39,9 +39,6 @@ function latestResults(events: readonly AgentEvent[], depth: number): string[] {
   }
   return results;
 }
-
-/** A value of a call that failed with an error that quotes it (see GroundingOptions.failed). */
-type FailedValue = { skill: string; key: string; value: string };
 
 /** Per run: how many of its events were read for notes, and the distinct notes found (see runNotes). */
 const notesRead = new WeakMap<

@@ -7,6 +7,7 @@ export type {
   GroundingMode,
   GroundingLever,
   GroundingOptions,
+  FailedValue,
   ModelInfo,
   JsonSchema,
 } from "./model-handle.js";

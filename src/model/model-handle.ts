@@ -30,6 +30,13 @@ export function isGroundingLeverList(value: unknown): value is readonly Groundin
   return Array.isArray(value) && value.every((item) => GROUNDING_LEVERS.includes(item as GroundingLever));
 }
 
+/** A value a skill's call failed with, where the error quoted it (see GroundingOptions.failed). */
+export interface FailedValue {
+  skill: string;
+  key: string;
+  value: string;
+}
+
 /**
  * What one generate call's values should be copied from, and what they should not. A loader that can bias tokens
  * (model/llama) steers the string and number values inside `arguments` and the `final_answer` string; a handle that
@@ -75,7 +82,7 @@ export interface GroundingOptions {
    * the same skill's same key writing one again gets a malus on the token that completes it and on closing it. An
    * identical call fails the same way; the guard would refuse it the third time. Default: none.
    */
-  failed?: readonly { skill: string; key: string; value: string }[];
+  failed?: readonly FailedValue[];
   /**
    * Texts a value should not be copied from: the system prompt (instructions, skill descriptions and schemas), the
    * runtime's feedback and placeholder texts. A span that is also in `source` is not penalized. Default: none.

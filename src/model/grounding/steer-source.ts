@@ -1,5 +1,5 @@
 import type { Token } from "./token.js";
-import type { GroundingLever, GroundingMode } from "../model-handle.js";
+import type { FailedValue, GroundingLever, GroundingMode } from "../model-handle.js";
 
 /** What the steer needs of a model's vocabulary (token-classes.ts builds it once per model). */
 export interface GroundingVocabulary {
@@ -78,5 +78,5 @@ export interface SteerSource {
   /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */
   refused?: readonly string[];
   /** Values of calls that failed with an error that quotes them (see GroundingOptions.failed). */
-  failed?: readonly { skill: string; key: string; value: string }[];
+  failed?: readonly FailedValue[];
 }

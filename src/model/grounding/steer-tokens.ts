@@ -10,6 +10,7 @@ import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE, punctuationStr
 import type { QuestionReading } from "./question-reading.js";
 import type { RuleGate } from "./rules.js";
 import type { GroundingVocabulary, SteerSource } from "./steer-source.js";
+import type { FailedValue } from "../model-handle.js";
 
 /** A text as written, in lower case, and (at a value's start) with its first letter in upper case. */
 function cased(text: string, start: boolean): Set<string> {
@@ -50,7 +51,7 @@ export class SteerTokens {
   /** The call is one of a `calls` list over the question's items (see SteerSource.itemized). */
   readonly itemized: boolean;
   /** Values of calls that failed with an error that quotes them (see GroundingOptions.failed). */
-  readonly failed: readonly { skill: string; key: string; value: string }[];
+  readonly failed: readonly FailedValue[];
   /** Where the source begins with the newest result (a final round, an answer after a chain): its length; else 0. */
   readonly newestChars: number;
   newestStartTokens: Map<Token, number> | undefined;
