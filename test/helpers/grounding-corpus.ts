@@ -105,7 +105,17 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ width: z.number(), height: z.number() }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill, rectangle]);
+  const quadratic = defineSkill({
+    name: "quadratic_roots",
+    description: "The roots of a quadratic equation.",
+    parameters: z.object({
+      a: z.number().describe("Coefficient of x^2."),
+      b: z.number().describe("Coefficient of x."),
+      c: z.number().describe("Constant term."),
+    }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -194,6 +204,11 @@ function craftedCases(): CorpusCase[] {
         failed: [{ skill: "find_place", key: "location", value: "New Yorks" }],
       },
     ),
+    // a quadratic's coefficients where the model likes the numerals in another order
+    crafted("coefficients", "Find the roots of 5x^2 - 7x + 3 = 0.", {
+      skill_name: "quadratic_roots",
+      arguments: { a: 3, b: 5, c: 7 },
+    }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {
       source: ['{"status":"recorded","note":"The call was recorded."}', "Where can I buy a piano?"],

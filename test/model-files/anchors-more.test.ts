@@ -14,8 +14,9 @@ import { QuestionReading } from "../../src/model/grounding/question-reading.js";
 import { OptionalKeys } from "../../src/model/grounding/optional-keys.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { RuleGate } from "../../src/model/grounding/rules.js";
-import { steerSource } from "../../src/model/grounding/grounding-setup.js";
+import { askingValues, steerSource } from "../../src/model/grounding/grounding-setup.js";
 import { findAction } from "../helpers/action-schema.js";
+import { coefficientPower, polynomialsOf } from "../../src/model/grounding/polynomials.js";
 
 /** The question as the in-process steer reads it for `schema` (its schema's values in the source after it). */
 function readingOf(schema: JsonSchema, question: string): QuestionReading {
@@ -210,5 +211,49 @@ describe("anchors beyond the head word", () => {
     expect(floors.listAfter(["2"])).toEqual({ next: "3" });
     expect(floors.listAfter(["2", "3", "4"])).toEqual({ end: true });
     expect(readingOf(action(args), "Analyze building B1004, floor 4.").numberListStart()).toBeUndefined();
+  });
+
+  it("a polynomial's coefficients, signed, go to the keys described as them; other numerals make no polynomial", () => {
+    const args = {
+      a: { type: "integer", description: "Coefficient of x^2." },
+      b: { type: "integer", description: "Coefficient of x." },
+      c: { type: "integer", description: "Constant term." },
+    } as const;
+    const q = "The second equation is 5x^2 - 7x + 3 = 0, where 'a' is the coefficient of x^2.";
+    expect(takes(args, q, { a: 5, b: -7, c: 3 })).toBe(true);
+    expect(takes(args, q, { a: 3, b: 5, c: 7 })).toBe(false);
+    // a coefficient not written is 1, and a constant after "-" is negative
+    expect(takes(args, "Solve x^2 - 1 = 0.", { a: 1, b: 0, c: -1 })).toBe(true);
+    expect(takes(args, "Solve x^2 - 1 = 0.", { a: -1, b: 0, c: 1 })).toBe(false);
+    expect(polynomialsOf("'2x**2+3x-1' between -1 and 3").map((p) => [p.variable, [...p.coefficients]])).toEqual([
+      [
+        "x",
+        [
+          [2, "2"],
+          [1, "3"],
+          [0, "-1"],
+        ],
+      ],
+    ]);
+    expect(polynomialsOf("3 + 4, a 2x2 table, 5 - 2")).toEqual([]);
+    expect(coefficientPower("Coefficient of x.")).toBe(1);
+    expect(coefficientPower("The coefficient of friction.")).toBeUndefined();
+  });
+
+  it("a unit argument whose default is another unit is asked for by a unit of its kind the question writes", () => {
+    const args = {
+      base: { type: "integer" },
+      height: { type: "integer" },
+      unit: { type: "string", description: "The unit of measure used. Defaults to cm." },
+    } as const;
+    const q = "The triangle has a base of 12 meters and a height of 15 meters.";
+    expect(takes(args, q, { base: 12, height: 15 }, ["base", "height"])).toBe(false);
+    expect(takes(args, q, { base: 12, height: 15, unit: "meters" }, ["base", "height"])).toBe(true);
+    // its default unit, or none, asks for nothing
+    const cm = "The triangle has a base of 12 cm and a height of 15 cm.";
+    expect(takes(args, cm, { base: 12, height: 15 }, ["base", "height"])).toBe(true);
+    expect(askingValues(args.unit, "unit")).toContain("feet");
+    expect(askingValues(args.unit, "unit")).not.toContain("centimeters");
+    expect(askingValues(args.unit, "base")).toEqual([]);
   });
 });

@@ -1419,6 +1419,7 @@ describe("GroundingSteer (strict)", () => {
       currency: [],
       units: {},
       kinds: {},
+      powers: {},
     });
     const typed = branch("count", ["n", "x", "s"], ["n"]);
     typed.properties.arguments.properties = {

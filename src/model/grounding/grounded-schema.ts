@@ -217,7 +217,7 @@ class Grounder {
   #asked(skill: string, key: string, node: unknown): "value" | "name" | undefined {
     const holds = (text: string) =>
       new RegExp(`(?<![\\p{L}\\p{N}])${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(this.#source);
-    if (askingValues(node).some((value) => holds(value.toLowerCase()))) return "value";
+    if (askingValues(node, key).some((value) => holds(value.toLowerCase()))) return "value";
     this.reading.text = `{"skill_name":${JSON.stringify(skill)},"arguments":{`;
     return this.reading.named(key) ? "name" : undefined;
   }

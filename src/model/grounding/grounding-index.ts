@@ -1,4 +1,5 @@
 import { numeralsOf } from "../../numerals.js";
+import { polynomialsOf } from "./polynomials.js";
 
 export { numeralsOf };
 
@@ -75,6 +76,9 @@ export class GroundingIndex {
     for (const text of texts)
       for (const match of text.matchAll(/(?<=[\p{L}\p{N}])-(\d+(?:\.\d+)?)/gu))
         if (numerals.has(`-${match[1]}`)) numerals.add(match[1]);
+    // a polynomial's coefficients, signed and written or not: "5x^2 - 7x + 3" holds -7, "x^2 - 1" 1 (see polynomials.ts)
+    for (const text of texts)
+      for (const polynomial of polynomialsOf(text)) for (const c of polynomial.coefficients.values()) numerals.add(c);
     this.numerals = [...numerals];
     this.maxNumeralDigits = Math.max(0, ...this.numerals.map(digitCount));
     this.maxDigitRun = Math.max(0, ...this.numerals.map(longestDigitRun));

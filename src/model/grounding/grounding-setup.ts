@@ -1,6 +1,8 @@
 import { dateFormatOf } from "./date-formats.js";
 import { isCurrencyKey } from "./currencies.js";
 import { kindNoun } from "./grounding-words.js";
+import { coefficientPower } from "./polynomials.js";
+import { otherUnitSpellings } from "../../skills/builtin/unit-table.js";
 import type { Token } from "./token.js";
 import {
   GROUNDING_LEVERS,
@@ -106,6 +108,8 @@ export interface SkillArgumentKeys {
   units: Record<string, string>;
   /** String keys that take a kind of a noun (see kindNoun: `room_type`, "The type of crime"), with the noun. */
   kinds: Record<string, string>;
+  /** Number keys whose description says they are a polynomial's coefficient (see coefficientPower), with its power. */
+  powers: Record<string, number>;
 }
 
 /**
@@ -134,7 +138,7 @@ const MIN_ASKING_CHARS = 3;
  * those the description's default clause names). A small model closes the arguments after the required ones: "the
  * next 3 days in Celsius" left `temp_unit` out, "a park with a tennis court" `amenities`.
  */
-export function askingValues(schema: unknown): string[] {
+export function askingValues(schema: unknown, key?: string): string[] {
   if (!schema || typeof schema !== "object") return [];
   const node = schema as { enum?: unknown; items?: unknown; description?: unknown; default?: unknown };
   const values = new Set<string>();
@@ -154,8 +158,18 @@ export function askingValues(schema: unknown): string[] {
       for (const word of words?.split(/,|\bor\b|\band\b|\betc\b/) ?? []) add(word);
     }
   }
+  // a unit argument with a default unit: the other units of its kind ("meters" for "Defaults to cm.")
+  if (key !== undefined && UNIT_KEY.test(key) && typeof node.description === "string") {
+    const unit = UNIT_DEFAULT.exec(node.description);
+    for (const spelling of unit ? otherUnitSpellings(unit[1] ?? unit[2]) : []) add(spelling);
+  }
   return [...values].filter((value) => value.length >= MIN_ASKING_CHARS && !defaults.has(value.toLowerCase()));
 }
+
+/** A key that takes a unit of measure (`unit`, `units`, `distance_unit`). */
+const UNIT_KEY = /(?:^|_)units?$/i;
+/** A description's default unit: "Defaults to cm.", "Default is 'cm'." */
+const UNIT_DEFAULT = /\bdefaults?\s+(?:is\s+|to\s+|:\s*)?(?:'([^']{1,20})'|"?(\p{L}{1,12})"?)/iu;
 
 /** A key's name that says it takes an arithmetic expression (`expression`, `math_expression`, `formula`). */
 const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
@@ -191,7 +205,7 @@ function argumentFigures(args: { properties: Record<string, unknown>; required?:
   });
   const formula = all.filter((key) => formulaKey(key, args.properties[key]));
   const optional = all.filter((key) => !required.has(key));
-  const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties[key])]));
+  const askedBy = Object.fromEntries(all.map((key) => [key, askingValues(args.properties[key], key)]));
   const dateFormats = Object.fromEntries(
     all.flatMap((key) => {
       const format = dateFormatOf(described(key));
@@ -211,6 +225,12 @@ function argumentFigures(args: { properties: Record<string, unknown>; required?:
       return noun === undefined ? [] : [[key, noun]];
     }),
   );
+  const powers = Object.fromEntries(
+    numeric.flatMap((key) => {
+      const power = coefficientPower(described(key));
+      return power === undefined ? [] : [[key, power]];
+    }),
+  );
   return {
     all,
     optional,
@@ -223,6 +243,7 @@ function argumentFigures(args: { properties: Record<string, unknown>; required?:
     currency,
     units,
     kinds,
+    powers,
   };
 }
 
@@ -447,6 +468,7 @@ export function steerSource(
     currencyKeys: byKind("currency"),
     keyUnits: byKind("units"),
     kindNouns: byKind("kinds"),
+    keyPowers: byKind("powers"),
     taken: (grounding.taken ?? []).filter((value) => typeof value === "string"),
     refused: (grounding.refused ?? []).filter((value) => typeof value === "string" && value !== ""),
     failed: (grounding.failed ?? []).filter(

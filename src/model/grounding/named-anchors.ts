@@ -16,6 +16,7 @@ import {
   yearKey,
 } from "./grounding-words.js";
 import { innerOrdinalNumeral, kindModifiers, ordinalNumerals, questionYears } from "./key-anchors.js";
+import { coefficientsAt } from "./polynomials.js";
 import type { RuleGate } from "./rules.js";
 
 /** What namedAnchors asks of the question's reading (QuestionReading is one). */
@@ -26,6 +27,7 @@ export interface AnchorReader {
   readonly keyUnits: ReadonlyMap<string, Readonly<Record<string, string>>>;
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
   readonly kindNouns: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  readonly keyPowers: ReadonlyMap<string, Readonly<Record<string, number>>>;
   questionWrites(value: string): number[];
   questionSpans(value: string): [number, number][];
   stemWritten(value: string): boolean;
@@ -65,6 +67,11 @@ export function namedAnchors(
       if (before && q.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
     }
   }
+  // a polynomial's coefficient ("Coefficient of x^2."): its term's, signed, in the polynomials the question writes
+  // ("5x^2 - 7x + 3": 5, -7 and 3), where two keys of the skill or more are its coefficients
+  const powers = skill === undefined ? {} : (q.keyPowers.get(skill) ?? {});
+  if (powers[key] !== undefined && Object.keys(powers).length >= 2 && q.r.on("coefficients"))
+    found.numerals.push(...coefficientsAt(text, powers[key]));
   // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
   if (year && !ordinal && keys.filter(yearKey).length === 1 && q.r.on("anchors")) found.numerals.push(...years);
   // a route's side: the name after "from" for `start_location`, after "to" for `end_location`

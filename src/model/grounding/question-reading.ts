@@ -59,6 +59,8 @@ export class QuestionReading {
   readonly keyUnits: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Each skill's keys that take a kind of a noun, with the noun (see SteerSource.kindNouns). */
   readonly kindNouns: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** Each skill's number keys that take a polynomial's coefficient, with its power (see SteerSource.keyPowers). */
+  readonly keyPowers: ReadonlyMap<string, Readonly<Record<string, number>>>;
   readonly percentKeys: ReadonlyMap<string, readonly string[]>;
   /** Numerals the question writes only as a percentage ("8%"): their fraction (0.08) is the value (see fits). */
   readonly percentOnly: ReadonlySet<string>;
@@ -582,6 +584,7 @@ export class QuestionReading {
     this.currencyKeys = source.currencyKeys ?? new Map();
     this.keyUnits = source.keyUnits ?? new Map();
     this.kindNouns = source.kindNouns ?? new Map();
+    this.keyPowers = source.keyPowers ?? new Map();
     this.percentKeys = source.percentKeys ?? new Map();
     this.percentOnly = percentOnlyNumerals(source.source[0] ?? "");
     this.exponentOnly = exponentOnlyNumerals(source.source[0] ?? "");

@@ -203,6 +203,13 @@ export const GROUNDING_RULES = [
     reason: '"17*23" closed before "plus 4"; "466566  #1000" and "60 ∙ 4" for "466566 / 1000" and "60 / 4"',
   },
   {
+    name: "coefficients",
+    reads:
+      'polynomials the question writes ("5x^2 - 7x + 3"); number keys described as a coefficient ("Coefficient of x.")',
+    biases: "each such key's term's coefficient, signed, as its anchor (-7 for the coefficient of x)",
+    reason: 'both models wrote `"a":3,"b":5,"c":7` for "5x^2 - 7x + 3 = 0"',
+  },
+  {
     name: "flag-true",
     reads: 'a flag whose name the question uses, and a negation before it ("do not include the impact")',
     biases: "bonus for true; for false, and a malus on true, where it is negated",

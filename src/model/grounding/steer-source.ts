@@ -73,6 +73,8 @@ export interface SteerSource {
   keyUnits?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Each skill's string keys that take a kind of a noun (`room_type`: room), with the noun, by skill name. */
   kindNouns?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** Each skill's number keys described as a polynomial's coefficient ("Coefficient of x^2."), with its power. */
+  keyPowers?: ReadonlyMap<string, Readonly<Record<string, number>>>;
   /** Values earlier calls wrote (see GroundingOptions.taken): a numeral of them the source lacks gets a malus. */
   taken?: readonly string[];
   /** Final answers refused as the prompt's own text (see GroundingOptions.refused). */

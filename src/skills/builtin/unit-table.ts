@@ -106,3 +106,21 @@ export function unitSymbolsByCategory(): Record<UnitCategory, string[]> {
   for (const [unit] of UNITS) result[unit.category].push(unit.symbol);
   return result;
 }
+
+/** Spellings whose plural is another word or none ("feet", "inches" are spellings of their own). */
+const NO_PLURAL: ReadonlySet<string> = new Set(["foot", "feet", "inch", "nmi", "celsius", "fahrenheit", "centigrade"]);
+
+/**
+ * The spellings of the other units of `unit`'s kind, three letters or more, with their plurals ("meter", "meters",
+ * "feet", ... for "cm"): the values a unit argument whose default is `unit` may be asked for with. None where `unit`
+ * names no unit.
+ */
+export function otherUnitSpellings(unit: string): string[] {
+  const own = findUnit(unit);
+  if (!own) return [];
+  const spellings = UNITS.filter(([other]) => other.category === own.category && other !== own).flatMap(([, aliases]) =>
+    aliases.filter((alias) => alias.length >= 3 && /^[a-z ]+$/.test(alias)),
+  );
+  const plural = (alias: string) => !alias.endsWith("s") && !NO_PLURAL.has(alias);
+  return [...new Set(spellings.flatMap((alias) => (plural(alias) ? [alias, `${alias}s`] : [alias])))];
+}
