@@ -229,6 +229,17 @@ function enumLists(text: string, slots: Slots): ListSpan[] {
   return found;
 }
 
+/**
+ * The enum lists of a clause (see enumLists) that lie wholly before `from` or wholly after `to`: the frame of a
+ * question whose items come between ("What is the status and scheduled trial date for case XY1234 ..., and case
+ * GH5678 ...?"), as the text of each list.
+ */
+export function frameEnumLists(text: string, slots: Slots, from: number, to: number): string[] {
+  return enumLists(text, slots)
+    .filter((list) => list.end <= from || list.start >= to)
+    .map((list) => text.slice(list.start, list.end));
+}
+
 /** A clause's texts, one per call its lists ask for (see questionItems). */
 export function expandLists(text: string, slots: Slots): string[] {
   const enums = enumLists(text, slots);

@@ -2,7 +2,7 @@ import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-f
 import { nameStems, contentStems } from "./words.js";
 import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots } from "./argument-slots.js";
-import { expandLists } from "./clause-lists.js";
+import { expandLists, frameEnumLists } from "./clause-lists.js";
 import { NAME, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
 /**
@@ -182,6 +182,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   unmarkRecap(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return measuredRuns(question, skills);
+  spreadFrameLists(valued, skills);
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
   const shared = valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued, skills)] : [];
   const items: QuestionItem[] = [];
@@ -222,6 +223,31 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     }
   }
   return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;
+}
+
+/**
+ * Of one skill's clauses, an enum list the first writes before its values, or the last after its values, is every
+ * clause's ("What is the status and scheduled trial date for case number XY1234 in Los Angeles County Court, and case
+ * number GH5678 in Orange County Court?": both details of both cases; "..., considering both the shortest and scenic
+ * route preferences"): a clause that names none of its values gets it too, and its lists cross it (see expandLists).
+ */
+function spreadFrameLists(valued: Piece[], skills: readonly SkillProfile[]): void {
+  if (valued.length < 2 || skills.length !== 1) return;
+  const slots = argumentSlots(skills[0]);
+  // (a word of the skill's name names no value: "the shortest driving distance" for `calculate_shortest_distance`)
+  const own = new Set(skills[0].name.toLowerCase().split(/[^\p{L}]+/u));
+  for (const piece of [valued[0], valued.at(-1)!]) {
+    const values = valuesOf(piece.text);
+    if (values.length === 0) continue;
+    const first = piece === valued[0] ? values[0].start : 0;
+    const last = piece === valued.at(-1) ? values.at(-1)!.end : piece.text.length;
+    for (const list of frameEnumLists(piece.text, slots, first, last)) {
+      const words = (list.toLowerCase().match(/\p{L}+/gu) ?? []).filter((word) => !own.has(word) && word !== "and");
+      for (const other of valued)
+        if (other !== piece && !words.some((word) => new RegExp(`\\b${word}\\b`, "i").test(other.text)))
+          other.text = `${list}: ${other.text}`;
+    }
+  }
 }
 
 /** A question read as one item, or as runs of measured values where it gives them (see unitTuples). */

@@ -579,4 +579,31 @@ describe("questionItems", () => {
     // a list of two measures of different things is one call's ("4 meters and 2 coulombs")
     expect(texts("What is the electric field at 4 meters and 2 coulombs?", [field])).toHaveLength(1);
   });
+
+  it("gives every clause an enum list the question writes before the first item's values or after the last's", () => {
+    const cases = skill("court_case_status", "The status of a court case.", {
+      case_number: { type: "string" },
+      court: { type: "string" },
+      details: { type: "string", enum: ["status", "trial_date"] },
+    });
+    const q =
+      "What is the status and scheduled trial date for case number XY1234 in Los Angeles County Court, and case number GH5678 in Orange County Court?";
+    const items = texts(q, [cases]);
+    expect(items).toHaveLength(4);
+    expect(items.filter((text) => text.includes("GH5678") && /\bstatus\b/.test(text))).toHaveLength(1);
+    expect(items.filter((text) => text.includes("GH5678") && /trial date/.test(text))).toHaveLength(1);
+    expect(items.filter((text) => text.includes("XY1234"))).toHaveLength(2);
+    const route = skill("calculate_shortest_distance", "The shortest driving distance.", {
+      start_location: { type: "string" },
+      end_location: { type: "string" },
+      route_preference: { type: "string", enum: ["Shortest", "Scenic"] },
+    });
+    const trip =
+      "What is the shortest driving distance from New York City to Los Angeles, and then from Los Angeles to Miami, considering both the shortest and scenic route preferences?";
+    expect(texts(trip, [route])).toHaveLength(4);
+    // a clause that names a value of its own keeps it
+    const own =
+      "What is the status for case number XY1234 in Los Angeles County Court, and the trial date for case number GH5678 in Orange County Court?";
+    expect(texts(own, [cases])).toHaveLength(2);
+  });
 });
