@@ -311,6 +311,31 @@ describe("BFCL checker", () => {
     );
   });
 
+  it("says why an expected parallel call has no match by the nearest call's every fault", () => {
+    const three = [
+      { "book.find": { title: ["A"], year: [2001, ""] } },
+      { "book.find": { title: ["B"], year: [1990], price: [5] } },
+      { "book.find": { title: ["D"] } },
+    ];
+    const two = three.slice(0, 2);
+    // the first call takes expected call 0; of the two left, call 2 is nearest to expected call 1 (only its year)
+    const calls = [
+      ...call({ title: "A" }),
+      ...call({ title: "C", year: 1, isbn: "x" }),
+      ...call({ title: "B", year: 1991, price: 5 }),
+    ];
+    const verdict = checkBfclCalls("parallel", [fn], calls, three);
+    expect(verdict.errorType).toBe("parallel_function_checker_no_order:cannot_find_match");
+    expect(verdict.error).toMatch(
+      /expected call 1 \(book\.find\); nearest is call 2: year: 1991 is not among \[1990\]$/,
+    );
+    // every fault of the nearest call, a missing one too
+    const missing = checkBfclCalls("parallel", [fn], [...call({ title: "A" }), ...call({ title: "B", year: 3 })], two);
+    expect(missing.error).toMatch(/nearest is call 1: year: 3 is not among \[1990\]; parameter price left out/);
+    // the verdict of one call is still its first fault
+    expect(checkBfclCalls("simple", [fn], call({ title: "X", isbn: "y" }), gt).errorType).toBe("value_error:string");
+  });
+
   it("scores irrelevance by the absence of calls and relevance by their presence", () => {
     expect(checkBfclCalls("irrelevance", [fn], [], undefined)).toMatchObject({ valid: true });
     expect(checkBfclCalls("irrelevance", [fn], call(base), undefined)).toMatchObject({ valid: false });

@@ -179,26 +179,56 @@ function expectedCall(entry: BfclGroundTruth[number]): { name: string; params: R
  * expected parameter left out allowed to be (`""` among its values).
  */
 function checkBfclCall(fn: BfclFunction, call: SkillCall, entry: BfclGroundTruth[number]): BfclVerdict {
+  return callMismatches(fn, call, entry)[0] ?? OK;
+}
+
+/** Every way `call` breaks BFCL's rule for one call (see checkBfclCall), in the rule's order; none where it holds. */
+function callMismatches(fn: BfclFunction, call: SkillCall, entry: BfclGroundTruth[number]): BfclVerdict[] {
   const expected = expectedCall(entry);
   if (call.skillName !== expected.name)
-    return fail("simple_function_checker:wrong_func_name", `expected ${expected.name}, got ${call.skillName}`);
+    return [fail("simple_function_checker:wrong_func_name", `expected ${expected.name}, got ${call.skillName}`)];
+  const found: BfclVerdict[] = [];
   const properties = (fn.parameters.properties ?? {}) as Record<string, unknown>;
   const required = Array.isArray(fn.parameters.required) ? (fn.parameters.required as string[]) : [];
   for (const param of required) {
     if (!Object.hasOwn(call.arguments, param))
-      return fail("simple_function_checker:missing_required", `missing required parameter ${param}`);
+      found.push(fail("simple_function_checker:missing_required", `missing required parameter ${param}`));
   }
   for (const [param, value] of Object.entries(call.arguments)) {
-    if (!Object.hasOwn(properties, param) || !Object.hasOwn(expected.params, param))
-      return fail("simple_function_checker:unexpected_param", `unexpected parameter ${param}`);
+    if (!Object.hasOwn(properties, param) || !Object.hasOwn(expected.params, param)) {
+      found.push(fail("simple_function_checker:unexpected_param", `unexpected parameter ${param}`));
+      continue;
+    }
     const verdict = checkValue(param, value, expected.params[param], properties[param]);
-    if (!verdict.valid) return verdict;
+    if (!verdict.valid) found.push(verdict);
   }
   for (const [param, allowed] of Object.entries(expected.params)) {
-    if (!Object.hasOwn(call.arguments, param) && !allowed.includes(""))
-      return fail("simple_function_checker:missing_optional", `parameter ${param} left out but not optional`);
+    if (!Object.hasOwn(call.arguments, param) && !allowed.includes("") && !required.includes(param))
+      found.push(fail("simple_function_checker:missing_optional", `parameter ${param} left out but not optional`));
   }
-  return OK;
+  return found;
+}
+
+/**
+ * Why no call left matches an expected call: the nearest one's every mismatch (the call of the expected function with
+ * the fewest), not the last one tried's first ("radius: 20 is not among [5]" where the nearest call's only fault was
+ * a missing `units`).
+ */
+function nearestMismatch(
+  fn: BfclFunction,
+  calls: readonly SkillCall[],
+  matched: ReadonlySet<number>,
+  entry: BfclGroundTruth[number],
+): string {
+  let nearest: { index: number; faults: BfclVerdict[] } | undefined;
+  calls.forEach((call, index) => {
+    if (matched.has(index)) return;
+    const faults = callMismatches(fn, call, entry);
+    const named = faults[0]?.errorType !== "simple_function_checker:wrong_func_name";
+    if (named && (nearest === undefined || faults.length < nearest.faults.length)) nearest = { index, faults };
+  });
+  if (nearest === undefined) return `no call of ${expectedCall(entry).name} left`;
+  return `nearest is call ${nearest.index}: ${nearest.faults.map((f) => f.error).join("; ")}`;
 }
 
 function describeFunction(functions: readonly BfclFunction[], name: string): BfclFunction | undefined {
@@ -236,14 +266,11 @@ export function checkBfclCalls(
         "parallel_function_checker_no_order:cannot_find_description",
         `the ground truth names ${expected.name}, which is not declared`,
       );
-    let last: BfclVerdict = fail("parallel_function_checker_no_order:cannot_find_match", "no call left");
-    const index = calls.findIndex(
-      (call, j) => !matched.has(j) && (last = checkBfclCall(fn, call, groundTruth[i])).valid,
-    );
+    const index = calls.findIndex((call, j) => !matched.has(j) && checkBfclCall(fn, call, groundTruth[i]).valid);
     if (index < 0)
       return fail(
         "parallel_function_checker_no_order:cannot_find_match",
-        `no call matches expected call ${i} (${expected.name}): ${last.error ?? ""}`,
+        `no call matches expected call ${i} (${expected.name}); ${nearestMismatch(fn, calls, matched, groundTruth[i])}`,
       );
     matched.add(index);
   }
