@@ -1,9 +1,10 @@
-import { fitScore, questionValues, skillFit, type SkillProfile } from "./skill-fit.js";
+import { bestFit, bestFitScored, type SkillProfile } from "./skill-fit.js";
 import { nameStems, contentStems } from "./words.js";
 import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots } from "./argument-slots.js";
-import { expandLists, frameEnumLists } from "./clause-lists.js";
-import { NAME, QUOTE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
+import { expandLists } from "./clause-lists.js";
+import { optionTail, sharedSentences, spreadFrameLists } from "./shared-terms.js";
+import { NAME, QUOTE, VALUE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -49,9 +50,6 @@ const PLURAL_REPEAT =
  */
 const REQUEST_BREAK =
   /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b(?!-))/giu;
-
-/** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start ("I" is none). */
-const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)(?!I\\b)\\p{Lu}`, "u");
 
 /** Words that begin a clause and say nothing of its content (left out of an item's text). */
 const OPENER =
@@ -184,7 +182,8 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   if (valued.length === 0) return measuredRuns(question, skills);
   spreadFrameLists(valued, skills);
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
-  const shared = valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued, skills)] : [];
+  const shared =
+    valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued.at(-1)!.text, skills)] : [];
   const items: QuestionItem[] = [];
   const bases = new Map<Piece, string>();
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
@@ -225,75 +224,10 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;
 }
 
-/**
- * Of one skill's clauses, an enum list the first writes before its values, or the last after its values, is every
- * clause's ("What is the status and scheduled trial date for case number XY1234 in Los Angeles County Court, and case
- * number GH5678 in Orange County Court?": both details of both cases; "..., considering both the shortest and scenic
- * route preferences"): a clause that names none of its values gets it too, and its lists cross it (see expandLists).
- */
-function spreadFrameLists(valued: Piece[], skills: readonly SkillProfile[]): void {
-  if (valued.length < 2 || skills.length !== 1) return;
-  const slots = argumentSlots(skills[0]);
-  // (a word of the skill's name names no value: "the shortest driving distance" for `calculate_shortest_distance`)
-  const own = new Set(skills[0].name.toLowerCase().split(/[^\p{L}]+/u));
-  for (const piece of [valued[0], valued.at(-1)!]) {
-    const values = valuesOf(piece.text);
-    if (values.length === 0) continue;
-    const first = piece === valued[0] ? values[0].start : 0;
-    const last = piece === valued.at(-1) ? values.at(-1)!.end : piece.text.length;
-    for (const list of frameEnumLists(piece.text, slots, first, last)) {
-      const words = (list.toLowerCase().match(/\p{L}+/gu) ?? []).filter((word) => !own.has(word) && word !== "and");
-      for (const other of valued)
-        if (other !== piece && !words.some((word) => new RegExp(`\\b${word}\\b`, "i").test(other.text)))
-          other.text = `${list}: ${other.text}`;
-    }
-  }
-}
-
 /** A question read as one item, or as runs of measured values where it gives them (see unitTuples). */
 function measuredRuns(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const runs = unitTuples(question, bestFit(question, skills));
   return runs.length > 1 ? runs.map((text) => ({ text })) : [{ text: question }];
-}
-
-/** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */
-const EVERY_ITEM = /\b(?:both|each|all|every|either|these|the same)\b/i;
-
-/**
- * The sentences of the last item's text (and its clauses after a comma), past its first, that speak of every item (see EVERY_ITEM) and give a value
- * (see VALUE): the question's shared terms, written once after the items ("... and the second table is [30, 70, 50,
- * 50]. Use a significance level of 0.05 for both tests."). Every other item reads them too (Gemma took the 2 of "2x2
- * tables" as the first test's significance level).
- */
-function sharedSentences(text: string): string[] {
-  // (a clause after a comma too: "... "Facebook" in the county of "San Mateo", both in the state of California?")
-  const sentences = text.split(/(?<=[.?!])\s+(?=\p{Lu})|,\s+(?=(?:both|each|all|every)\b)/u);
-  return sentences.slice(1).filter((sentence) => EVERY_ITEM.test(sentence) && VALUE.test(sentence));
-}
-
-/** An optional argument's key words, each 3 letters or more (`shortest_route`: "shortest", "route"). */
-function optionalKeyWords(skill: SkillProfile): string[][] {
-  const required = new Set(Array.isArray(skill.parameters.required) ? (skill.parameters.required as string[]) : []);
-  return Object.keys(skill.parameters.properties ?? {})
-    .filter((key) => !required.has(key))
-    .map((key) => key.split(/[_\s-]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase()))
-    .map((words) => words.filter((word) => word.length >= 3));
-}
-
-/**
- * The last item's words after its last value, where they begin "with" or "using", hold no value and name an optional
- * argument of its skill by all of that key's words: every item's ("... between New York and Washington DC, and between Los Angeles and San
- * Francisco with optional parameter shortest route enabled": `shortest_route` for both calls).
- */
-function optionTail(valued: readonly Piece[], skills: readonly SkillProfile[]): string[] {
-  const text = valued.at(-1)!.text;
-  const last = valuesOf(text).at(-1);
-  const skill = bestFit(text, skills);
-  if (!last || !skill) return [];
-  const tail = text.slice(last.end).replace(/^[\s,]+/, "");
-  const words = new Set(tail.toLowerCase().match(/\p{L}+/gu) ?? []);
-  const names = optionalKeyWords(skill).some((key) => key.length > 0 && key.every((word) => words.has(word)));
-  return names && /^(?:and\s+)?(?:with|using)\b/i.test(tail) && !/\d|['"]|(?<=\S\s+)\p{Lu}/u.test(tail) ? [tail] : [];
 }
 
 /**
@@ -373,27 +307,3 @@ function unmarkRecap(pieces: Piece[], skills: readonly SkillProfile[]): void {
 
 /** The fit score (see fitScore) at which a clause without values asks for a skill of its own. */
 const ITEM_FIT = 4;
-
-function bestFitScored(
-  text: string,
-  skills: readonly SkillProfile[],
-): { skill: SkillProfile; score: number } | undefined {
-  const values = questionValues(text);
-  let best: { skill: SkillProfile; score: number } | undefined;
-  for (const skill of skills) {
-    const score = fitScore(skillFit(skill, values), { words: true, fit: false });
-    if (!best || score > best.score) best = { skill, score };
-  }
-  return best;
-}
-
-/** The skill that fits `text` best (see fitScore), the first one on a tie. */
-function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | undefined {
-  const values = questionValues(text);
-  let best: { skill: SkillProfile; score: number } | undefined;
-  for (const skill of skills) {
-    const score = fitScore(skillFit(skill, values));
-    if (!best || score > best.score) best = { skill, score };
-  }
-  return best?.skill;
-}

@@ -249,3 +249,28 @@ export function fitScore(
     score += weights.grounded * (fit.required === 0 ? 1 : fit.grounded / fit.required) + weights.exact * fit.exact;
   return score;
 }
+
+/** The skill whose words fit `text` best (see fitScore's words part), with its score; the first one on a tie. */
+export function bestFitScored(
+  text: string,
+  skills: readonly SkillProfile[],
+): { skill: SkillProfile; score: number } | undefined {
+  const values = questionValues(text);
+  let best: { skill: SkillProfile; score: number } | undefined;
+  for (const skill of skills) {
+    const score = fitScore(skillFit(skill, values), { words: true, fit: false });
+    if (!best || score > best.score) best = { skill, score };
+  }
+  return best;
+}
+
+/** The skill that fits `text` best (see fitScore), the first one on a tie. */
+export function bestFit(text: string, skills: readonly SkillProfile[]): SkillProfile | undefined {
+  const values = questionValues(text);
+  let best: { skill: SkillProfile; score: number } | undefined;
+  for (const skill of skills) {
+    const score = fitScore(skillFit(skill, values));
+    if (!best || score > best.score) best = { skill, score };
+  }
+  return best?.skill;
+}

@@ -12,6 +12,8 @@ export const NAME = String.raw`(?!I(?:'\p{L}+)?\b)\p{Lu}[\p{L}\p{N}'.-]*(?:\s+(?
 
 /** A quoted text. */
 export const QUOTE = String.raw`'[^'\n]{1,60}'|"[^"\n]{1,60}"`;
+/** A value of a question: a numeral written in digits, a quoted text, or a capitalized name past a clause's start ("I" is none). */
+export const VALUE = new RegExp(`(?<![\\p{L}\\p{N}])\\d|${QUOTE}|(?<=\\S\\s+)(?!I\\b)\\p{Lu}`, "u");
 
 /** A value of a text, as valueFrame reads them: a quoted text, a numeral, or a capitalized name past the start. */
 const VALUE_SPAN = new RegExp(`(${QUOTE})|((?<![\\p{L}\\p{N}.])${NUMERAL})|((?<=\\S\\s+)(?:${NAME}))`, "gu");

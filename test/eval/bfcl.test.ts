@@ -312,7 +312,7 @@ describe("BFCL checker", () => {
   });
 
   it("says why an expected parallel call has no match by the nearest call's every fault", () => {
-    const three = [
+    const three: Record<string, Record<string, unknown[]>>[] = [
       { "book.find": { title: ["A"], year: [2001, ""] } },
       { "book.find": { title: ["B"], year: [1990], price: [5] } },
       { "book.find": { title: ["D"] } },
