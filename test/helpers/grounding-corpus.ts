@@ -115,7 +115,13 @@ function craftedCases(): CorpusCase[] {
     }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic]);
+  const stats = defineSkill({
+    name: "player_stats",
+    description: "A player's statistics.",
+    parameters: z.object({ player: z.string(), fields: z.array(z.string()) }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -208,6 +214,11 @@ function craftedCases(): CorpusCase[] {
     crafted("coefficients", "Find the roots of 5x^2 - 7x + 3 = 0.", {
       skill_name: "quadratic_roots",
       arguments: { a: 3, b: 5, c: 7 },
+    }),
+    // a list that writes its last item again and again
+    crafted("repeated-item", "The points, assists and rebounds of LeBron James.", {
+      skill_name: "player_stats",
+      arguments: { player: "LeBron James", fields: ["points", "assists", "rebounds", "rebounds", "rebounds"] },
     }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {

@@ -659,6 +659,17 @@ describe("GroundingSteer (soft)", () => {
     expect(inStringValue(source("New York"), vocab, "city", "")["New"]).toBeGreaterThan(0);
   });
 
+  it("a list's item that writes an earlier item of the list again gets the malus (distinct-items)", () => {
+    const source = { mode: "soft" as const, source: ["Flights from New York to Boston"] };
+    // both models wrote "rebounds" again and again to the grammar's cap
+    expect(afterKey(source, vocab, "cities", '["New York", "New')[" York"]).toBe(GROUNDING_REFUSED_LOGIT);
+    expect(afterKey(source, vocab, "cities", '["New York", "New York')['"']).toBe(GROUNDING_REFUSED_LOGIT);
+    expect(afterKey(source, vocab, "cities", '["Boston", "')["Boston"]).toBe(GROUNDING_REFUSED_LOGIT);
+    // an item not written yet, and the first item, keep the copy bonus
+    expect(afterKey(source, vocab, "cities", '["New York", "')["Boston"]).toBeGreaterThan(0);
+    expect(afterKey(source, vocab, "cities", '["New')[" York"]).toBeGreaterThan(0);
+  });
+
   it("formulaKey: a string named expression/formula, or described as arithmetic; not BFCL's function or equation", () => {
     expect(formulaKey("expression", { type: "string" })).toBe(true);
     expect(formulaKey("math_expression", { type: "string" })).toBe(true);

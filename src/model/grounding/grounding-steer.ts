@@ -25,7 +25,14 @@ import { OptionalKeys } from "./optional-keys.js";
 import { DerivedSteer } from "./derived-steer.js";
 import { ValueStart } from "./value-start.js";
 import { OtherKeysValues } from "./other-keys-values.js";
-import { JSON_PUNCTUATION, type ValueState, WORD_AT, punctuationStrings, roleOf } from "./grounding-words.js";
+import {
+  JSON_PUNCTUATION,
+  type ValueState,
+  WORD_AT,
+  distinctItems,
+  punctuationStrings,
+  roleOf,
+} from "./grounding-words.js";
 
 const NONE: Steering = { type: "none" };
 /**
@@ -267,10 +274,15 @@ export class GroundingSteer {
       for (const token of this.#vocab.stringClosers) logits.set(token, GROUNDING_AVOID_LOGIT);
   }
 
-  /** A value a call of the run failed with gets the malus (see SteerTokens.failedMalus). */
+  /**
+   * A value a call of the run failed with gets the malus (see SteerTokens.failedMalus); so does a list's item that
+   * writes an earlier item of the list again (`distinct-items`).
+   */
   #failedMalus(state: ValueState, logits: Map<Token, number>): void {
     const failed = this.#t.failedValues(this.#q.currentSkill(), state.key);
     if (failed.length > 0 && this.#r.on("failed-value")) this.#t.failedMalus("", state.value, failed, logits);
+    const earlier = distinctItems(state.items);
+    if (earlier.length > 0 && this.#r.on("distinct-items")) this.#t.failedMalus("", state.value, earlier, logits);
   }
 
   /**

@@ -304,3 +304,8 @@ export function roleOf(path: readonly string[]): { role: "argument" | "answer"; 
   if (at === -1 || path.length <= at + 1) return undefined;
   return { role: "argument", key: path[path.length - 1] };
 }
+
+/** A list's string items so far that hold a letter: an item is not written twice ("rebounds", "rebounds", ...). */
+export function distinctItems(items: readonly string[] | undefined): string[] {
+  return (items ?? []).filter((item) => /\p{L}/u.test(item));
+}

@@ -114,6 +114,12 @@ export const GROUNDING_RULES = [
     reason: 'both models wrote `"product":"widgets"` three times after `no entry for "widgets"; known: widget, ...`',
   },
   {
+    name: "distinct-items",
+    reads: "the string items a list value wrote already",
+    biases: "malus on the token that writes one again, and on closing an item that is one",
+    reason: 'both models wrote `["points","assists","rebounds","rebounds","rebounds", ...]` to the grammar\'s cap',
+  },
+  {
     name: "schema-numerals",
     reads: "the numerals the schema alone writes (a description's default)",
     biases: "no copy bonus where a number value begins",

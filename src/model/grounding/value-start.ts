@@ -12,7 +12,7 @@ import type { QuestionReading } from "./question-reading.js";
 import type { SteerTokens } from "./steer-tokens.js";
 import type { RuleGate } from "./rules.js";
 import type { DerivedSteer } from "./derived-steer.js";
-import { LEADING_NUMERAL } from "./grounding-words.js";
+import { LEADING_NUMERAL, distinctItems } from "./grounding-words.js";
 
 const NONE: Steering = { type: "none" };
 /**
@@ -127,6 +127,8 @@ export class ValueStart {
     // `"team":{"$ref":"calls[0].result"}` for the second of "Lakers and Bulls")
     const failed = strict ? [] : this.t.failedValues(this.q.currentSkill(), key);
     if (failed.length > 0 && this.r.on("failed-value")) this.t.failedMalus(`${opener}"`, "", failed, logits);
+    const earlier = strict ? [] : distinctItems(items);
+    if (earlier.length > 0 && this.r.on("distinct-items")) this.t.failedMalus(`${opener}"`, "", earlier, logits);
     const itemized = this.itemized && this.r.on("item-references");
     if (!strict && !items && inCalls && ((this.r.on("anchors") && this.q.givesValue(key)) || itemized))
       this.t.textTokens(
