@@ -282,6 +282,12 @@ describe("GroundingIndex", () => {
       expect(recipe.find(joiner), joiner).toEqual([]);
     for (const word of ["proteins", "plasma membrane", "pasta", "Of Mice"])
       expect(recipe.find(word), word).toHaveLength(1);
+    // nor with a word that orders the request before a comma; without the comma it may be a value's ("next Friday")
+    const steps = new GroundingIndex(["Specifically, sue Apple. Secondly, on next Friday, First National Bank."], {
+      skipArticles: true,
+    });
+    for (const word of ["Specifically", "Secondly"]) expect(steps.find(word), word).toEqual([]);
+    for (const word of ["next Friday", "First National Bank", "Apple"]) expect(steps.find(word), word).toHaveLength(1);
   });
 
   it('begins no span with closing punctuation (a list item is not ".")', () => {

@@ -18,6 +18,12 @@ const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D]+?['"\u2019\
  * block", "for pasta carbonara", "are the ... in the plasma membrane").
  */
 const ARTICLE = /^(?:the|an?|for|from|to|in|on|at|by|with|near|into|of|and|or|is|are)\s/i;
+/**
+ * A word that orders or joins a request, before a comma ("Specifically, ...", "Secondly, ..."): no value either
+ * (SmolLM2 wrote `"company_name":"Specifically"` and `"name":"Secondly"`).
+ */
+const DISCOURSE =
+  /^(?:specifically|however|also|additionally|furthermore|moreover|then|next|finally|lastly|first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?)\s*,/i;
 
 /** The longest run of one repeated digit in `text` ("5000" → 3). */
 export function longestDigitRun(text: string): number {
@@ -60,7 +66,8 @@ export class GroundingIndex {
    * spans; the avoid texts keep theirs, so that a description's "The" is still penalized). Nor with a preposition, a
    * conjunction or `is`/`are` (Gemma wrote "are the 1st cell compartment in the plasma membrane", SmolLM2 "for…" for
    * "pasta carbonara"; BFCL's even first calls: Gemma 57 → 58 of 100, SmolLM2 63 both ways). `all` and `my` cost
-   * "all platforms" on the even questions without a gain, and stay span starts.
+   * "all platforms" on the even questions without a gain, and stay span starts. Nor with a word that orders the
+   * request before a comma ("Specifically, ...", "Secondly, ...": see DISCOURSE).
    */
   constructor(texts: readonly string[], options: { skipArticles?: boolean } = {}) {
     this.text = texts.join(SEPARATOR);
@@ -86,7 +93,9 @@ export class GroundingIndex {
 
   /** Whether an article begins at `p` (lower case anywhere, capitalized where a text or a sentence begins). */
   static #article(text: string, p: number): boolean {
-    if (!ARTICLE.test(text.slice(p, p + 6)) || (p > 0 && WORD_CHAR.test(text[p - 1]))) return false;
+    if (p > 0 && WORD_CHAR.test(text[p - 1])) return false;
+    if (DISCOURSE.test(text.slice(p, p + 16))) return true;
+    if (!ARTICLE.test(text.slice(p, p + 6))) return false;
     if (text[p] !== text[p].toUpperCase()) return true;
     const before = text.slice(Math.max(0, p - 3), p);
     return p === 0 || before.endsWith(SEPARATOR) || /(?:^|[.!?:]\s+|\n\s*)$/.test(before);
