@@ -102,6 +102,8 @@ const TEXTS = [
   "G",
   "],",
   "[]",
+  "{}",
+  ":{}",
   ":[]",
   "8",
   '"David',
@@ -936,6 +938,9 @@ describe("GroundingSteer (soft)", () => {
       steerAfter(new GroundingSteer({ mode: "soft", source }, vocab), vocab, text) as Record<string, number>;
     expect(at('{"skill_name": "f", "arguments": {"predictors": [')).toMatchObject({ "]": -4, "],": -4, "]}": -4 });
     expect(at('{"skill_name": "f", "arguments": {"predictors"')).toMatchObject({ ":[]": -4 });
+    // nor an object closed at once (Gemma's `"gradeDict":{}` for five subjects' grades)
+    expect(at('{"skill_name": "f", "arguments": {"grades": ')).toMatchObject({ "{}": -4 });
+    expect(at('{"skill_name": "f", "arguments": {"grades"')).toMatchObject({ ":{}": -4 });
     // nor a string left empty or of punctuation alone: closing it, or writing only a comma, gets the malus
     expect(at('{"skill_name": "f", "arguments": {"target": "')).toMatchObject({ '"': -4, '"}': -4, ",": -4 });
     // with an item written, `]` is the list's own business (see the list steering)

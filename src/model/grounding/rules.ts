@@ -179,7 +179,7 @@ export const GROUNDING_RULES = [
   {
     name: "no-empty-value",
     reads: "the value so far",
-    biases: 'malus on an empty or punctuation-only value ("", [], [","])',
+    biases: 'malus on an empty or punctuation-only value ("", [], {}, [","])',
     reason: 'SmolLM2 wrote "target":"" and empty lists',
   },
   {

@@ -430,7 +430,8 @@ export class SteerTokens {
    * the question asks for is rare.
    */
   emptyValueMalus(opener: string, items: readonly string[] | undefined, logits: Map<Token, number>): void {
-    const texts = [`${opener}[]`, "[]", ...punctuationStrings([opener, ""], true)];
+    // (an object closed at once is none either: Gemma wrote `"gradeDict":{}` for five subjects' grades)
+    const texts = [`${opener}[]`, "[]", `${opener}{}`, "{}", ...punctuationStrings([opener, ""], true)];
     if (items?.length === 0) texts.push("]", "],", "]}", "]}}", `${opener}]`);
     this.punctuationMalus(texts, logits);
   }
