@@ -7,6 +7,7 @@ import {
 } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
 import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
+import { mostListItems } from "../../src/model/grounding/question-lists.js";
 import { conversionSide, conversionUnits } from "../../src/model/grounding/grounding-words.js";
 import { GroundingSteer, type GroundingVocabulary, type Steering } from "../../src/model/grounding/grounding-steer.js";
 import {
@@ -676,6 +677,22 @@ describe("GroundingSteer (soft)", () => {
     // an item not written yet, and the first item, keep the copy bonus
     expect(afterKey(source, vocab, "cities", '["New York", "')["Boston"]).toBeGreaterThan(0);
     expect(afterKey(source, vocab, "cities", '["New')[" York"]).toBeGreaterThan(0);
+  });
+
+  it("a list of texts that follows no list of the question ends past the most items one can hold (list-bound)", () => {
+    expect(mostListItems("His points, assists, rebounds, and minutes played?")).toBe(4);
+    expect(mostListItems("Flights from New York. Then to Boston.")).toBe(2);
+    const source = { mode: "soft" as const, source: ["Flights from New York to Boston"] };
+    // one item is all "Flights from New York to Boston" can list: the array closes after it
+    const after = afterKey(source, vocab, "cities", '["Paris');
+    expect(after['"]']).toBeGreaterThan(0);
+    expect(after['",']).toBeLessThan(0);
+    const off = afterKey({ ...source, rulesOff: ["list-bound"] }, vocab, "cities", '["Paris');
+    expect(off['",']).toBeUndefined();
+    // a second item where the question can list two
+    expect(
+      afterKey({ ...source, source: ["Flights to Lyon, Rome"] }, vocab, "cities", '["Paris')['",'],
+    ).toBeUndefined();
   });
 
   it("formulaKey: a string named expression/formula, or described as arithmetic; not BFCL's function or equation", () => {

@@ -55,3 +55,15 @@ export function listSeparator(text: string, p: number): string | undefined {
   if (separator === undefined) return undefined;
   return separator + (ITEM_ARTICLE.exec(text.slice(p + separator.length))?.[0] ?? "");
 }
+
+/** What joins two items of a list a clause writes out: a comma (with "and" or "or"), "and", "or", "&". */
+const ITEM_JOINT = /,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s*&\s*/giu;
+
+/**
+ * The most items a list of `text` can hold: its joints (commas, "and", "or") and sentence breaks, plus one ("points,
+ * assists, rebounds, and minutes" 4 of them). A loose bound, not a reading: every comma and "and" counts, and a list
+ * may gather items from several sentences.
+ */
+export function mostListItems(text: string): number {
+  return 1 + (text.match(ITEM_JOINT)?.length ?? 0) + (text.match(/[.?!;:\n]+\s*(?=\S)/gu)?.length ?? 0);
+}

@@ -21,7 +21,7 @@ import {
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
 import { numeralsAfterOwnWords, writesAt, writtenKeysOf, writtenSpans } from "./key-anchors.js";
-import { listAfter } from "./question-lists.js";
+import { listAfter, mostListItems } from "./question-lists.js";
 import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
 
@@ -46,6 +46,8 @@ export class QuestionReading {
   readonly integerKeys: ReadonlyMap<string, readonly string[]>;
   readonly numericKeys: ReadonlyMap<string, readonly string[]>;
   readonly formulaKeys: ReadonlyMap<string, readonly string[]>;
+  /** The most items a list of the question can hold (see mostListItems), found once. */
+  listBound?: number;
   /** The question's arithmetic stretches (see arithmeticStretches), found once. */
   stretches?: [number, number][];
   readonly askedBy: ReadonlyMap<string, Readonly<Record<string, readonly string[]>>>;
@@ -352,6 +354,11 @@ export class QuestionReading {
    */
   listAfter(items: readonly string[]): { next?: string; end?: true } | undefined {
     return listAfter(this.source.text, items);
+  }
+
+  /** The most items a list of the question can hold (see mostListItems), read once. */
+  mostListItems(): number {
+    return (this.listBound ??= mostListItems(this.source.text.slice(0, this.questionChars)));
   }
 
   /**

@@ -189,6 +189,12 @@ export const GROUNDING_RULES = [
     reason: "lists stopped after one item or went on past the question's",
   },
   {
+    name: "list-bound",
+    reads: 'the most items a list of the question can hold (its clauses\' commas and "and"s, plus one)',
+    biases: "a list of texts that follows no list of the question ends there, as at a list's end",
+    reason: 'both models wrote 12 items and more for "points, assists, rebounds, and minutes"',
+  },
+  {
     name: "arguments-end",
     reads: "optional arguments the question asks for or does not, past the last key written (the schema's order)",
     biases:

@@ -40,8 +40,14 @@ export class ValueEnds {
   listEnd(state: ValueState, logits: Map<Token, number>, closers: string[], separators: string[]): void {
     if (!state.items || this.mode === "strict") return;
     const items = [...state.items, state.value];
-    const list = this.q.listAfter(items) ?? this.q.askedList(state.key, items);
-    if (!list || !this.r.on("lists")) return;
+    // past the most items a list of the question holds, a list of texts that follows none of them ends (both models
+    // wrote 12 items and more for "points, assists, rebounds, and minutes")
+    const bound =
+      state.kind === "string" && items.length >= this.q.mostListItems() && this.r.on("list-bound")
+        ? ({ end: true } as const)
+        : undefined;
+    const list = this.q.listAfter(items) ?? this.q.askedList(state.key, items) ?? bound;
+    if (!list || (list !== bound && !this.r.on("lists"))) return;
     const logit = GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT;
     if (!list.end) {
       this.t.textTokens(separators, logit, logits, []);
