@@ -291,6 +291,16 @@ describe("GroundingIndex", () => {
     });
     for (const word of ["Specifically", "Secondly"]) expect(steps.find(word), word).toEqual([]);
     for (const word of ["next Friday", "First National Bank", "Apple"]) expect(steps.find(word), word).toHaveLength(1);
+    // nor with a word that opens a request where a sentence begins; the same word inside a sentence still may
+    const asks = new GroundingIndex(
+      ["\"Calculate the tax in Chicago. Can you find Who Framed Roger Rabbit? I'm in Rome."],
+      {
+        skipArticles: true,
+      },
+    );
+    for (const word of ["Calculate", "Can you", "I'm in"]) expect(asks.find(word), word).toEqual([]);
+    for (const word of ["Chicago", "find", "Who Framed Roger Rabbit", "Rome"])
+      expect(asks.find(word), word).toHaveLength(1);
   });
 
   it('begins no span with closing punctuation (a list item is not ".")', () => {

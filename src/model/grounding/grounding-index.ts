@@ -22,6 +22,13 @@ const ARTICLE = /^(?:the|an?|for|from|to|in|on|at|by|with|near|into|of|and|or|is
  * A word that orders or joins a request, before a comma ("Specifically, ...", "Secondly, ..."): no value either
  * (SmolLM2 wrote `"company_name":"Specifically"` and `"name":"Secondly"`).
  */
+/**
+ * A word that opens a request where a sentence begins ("Calculate ...", "Can you ...", "I'm planning ...", "You are
+ * ..."): no value (SmolLM2 wrote `"state":"Calculate"`, `"key":"Can"`, `"start_point":"I'm planning a weekend
+ * getaway"`).
+ */
+const REQUEST_OPENER =
+  /^(?:calculate|compute|find|get|give|generate|provide|tell|show|check|determine|estimate|predict|search|fetch|retrieve|analy[sz]e|identify|what(?:'s)?|how|which|who|where|when|why|can|could|would|will|please|imagine|you|i(?:'m|'d|'ll)?|let's|help)(?![\p{L}\p{N}'])/iu;
 const DISCOURSE =
   /^(?:specifically|however|also|additionally|furthermore|moreover|then|next|finally|lastly|first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?)\s*,/i;
 
@@ -67,7 +74,8 @@ export class GroundingIndex {
    * conjunction or `is`/`are` (Gemma wrote "are the 1st cell compartment in the plasma membrane", SmolLM2 "for…" for
    * "pasta carbonara"; BFCL's even first calls: Gemma 57 → 58 of 100, SmolLM2 63 both ways). `all` and `my` cost
    * "all platforms" on the even questions without a gain, and stay span starts. Nor with a word that orders the
-   * request before a comma ("Specifically, ...", "Secondly, ...": see DISCOURSE).
+   * request before a comma ("Specifically, ...", "Secondly, ...": see DISCOURSE), nor with one that opens a request
+   * where a sentence begins ("Calculate ...", "Can you ...": see REQUEST_OPENER).
    */
   constructor(texts: readonly string[], options: { skipArticles?: boolean } = {}) {
     this.text = texts.join(SEPARATOR);
@@ -95,10 +103,11 @@ export class GroundingIndex {
   static #article(text: string, p: number): boolean {
     if (p > 0 && WORD_CHAR.test(text[p - 1])) return false;
     if (DISCOURSE.test(text.slice(p, p + 16))) return true;
+    const before = text.slice(Math.max(0, p - 4), p);
+    const sentenceStart = p === 0 || before.endsWith(SEPARATOR) || /(?:^|[.!?:]\s+|\n\s*)["'\u201C]?$/u.test(before);
+    if (sentenceStart && REQUEST_OPENER.test(text.slice(p, p + 12))) return true;
     if (!ARTICLE.test(text.slice(p, p + 6))) return false;
-    if (text[p] !== text[p].toUpperCase()) return true;
-    const before = text.slice(Math.max(0, p - 3), p);
-    return p === 0 || before.endsWith(SEPARATOR) || /(?:^|[.!?:]\s+|\n\s*)$/.test(before);
+    return text[p] !== text[p].toUpperCase() || sentenceStart;
   }
 
   static #startsSpan(text: string, p: number): boolean {
