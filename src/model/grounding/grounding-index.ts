@@ -19,16 +19,16 @@ const QUOTED = /(?<![\p{L}\p{N}])(['"\u2018\u201C])[^'"\u2019\u201D]+?['"\u2019\
  */
 const ARTICLE = /^(?:the|an?|for|from|to|in|on|at|by|with|near|into|of|and|or|is|are)\s/i;
 /**
- * A word that orders or joins a request, before a comma ("Specifically, ...", "Secondly, ..."): no value either
- * (SmolLM2 wrote `"company_name":"Specifically"` and `"name":"Secondly"`).
- */
-/**
  * A word that opens a request where a sentence begins ("Calculate ...", "Can you ...", "I'm planning ...", "You are
  * ..."): no value (SmolLM2 wrote `"state":"Calculate"`, `"key":"Can"`, `"start_point":"I'm planning a weekend
  * getaway"`).
  */
 const REQUEST_OPENER =
   /^(?:calculate|compute|find|get|give|generate|provide|tell|show|check|determine|estimate|predict|search|fetch|retrieve|analy[sz]e|identify|what(?:'s)?|how|which|who|where|when|why|can|could|would|will|please|imagine|you|i(?:'m|'d|'ll)?|let's|help)(?![\p{L}\p{N}'])/iu;
+/**
+ * A word that orders or joins a request, before a comma ("Specifically, ...", "Secondly, ..."): no value either
+ * (SmolLM2 wrote `"company_name":"Specifically"` and `"name":"Secondly"`).
+ */
 const DISCOURSE =
   /^(?:specifically|however|also|additionally|furthermore|moreover|then|next|finally|lastly|first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?)\s*,/i;
 
@@ -99,7 +99,11 @@ export class GroundingIndex {
     this.maxDigitRun = Math.max(0, ...this.numerals.map(longestDigitRun));
   }
 
-  /** Whether an article begins at `p` (lower case anywhere, capitalized where a text or a sentence begins). */
+  /**
+   * Whether a word no value begins with begins at `p`: an article, preposition, conjunction or copula (lower case
+   * anywhere, capitalized where a text or a sentence begins), a word that orders the request before a comma
+   * (DISCOURSE), or one that opens it where a sentence begins (REQUEST_OPENER).
+   */
   static #article(text: string, p: number): boolean {
     if (p > 0 && WORD_CHAR.test(text[p - 1])) return false;
     if (DISCOURSE.test(text.slice(p, p + 16))) return true;
