@@ -201,6 +201,23 @@ export function kindNoun(key: string, description: unknown): string | undefined 
   );
   return named?.[1].toLowerCase();
 }
+/**
+ * One-word keys that name no thing a word before them would sort ("the full name", "the user id", "a new value"):
+ * they take no own-noun anchor (see ownNoun).
+ */
+const NO_OWN_NOUN = new Set(
+  "name id title value text data query input output description number amount count key format unit units".split(" "),
+);
+
+/**
+ * The noun a one-word string key is ("downtown location" for `location`, "the Midwest region" for `region`, "easy mode"
+ * for `mode`): the word before it in the question is its value, as a kind's is before its noun (see kindNoun).
+ */
+export function ownNoun(key: string): string | undefined {
+  const words = keyWords(key);
+  if (words.length !== 1 || key.toLowerCase() !== words[0] || NO_OWN_NOUN.has(words[0])) return undefined;
+  return words[0];
+}
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
 /** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */

@@ -176,12 +176,16 @@ export function innerOrdinalNumeral(key: string, keys: readonly string[], text: 
   return numerals[Number(own[2]) - 1];
 }
 
-/** Words before a noun that say no kind of it: articles, pronouns, quantities, joining words, verbs that ask. */
+/**
+ * Words before a noun that say no kind of it: articles, pronouns, quantities, joining words, verbs that ask, words
+ * that pick one without naming it ("the current location", "a specific region", "the preferred mode").
+ */
 const NO_KIND = new Set(
   (
     "a an the of for my your me our his her its their this that these those any some which what each every all one " +
     "two three four five six in on at to with and or per as by from into about book find get give show search buy " +
-    "rent play want need like other same"
+    "rent play want need like other same current specific particular certain given preferred desired chosen " +
+    "selected different following default exact whole entire"
   ).split(" "),
 );
 
