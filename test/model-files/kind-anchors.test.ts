@@ -15,7 +15,7 @@ import { GroundingIndex } from "../../src/model/grounding/grounding-index.js";
 import { RuleGate } from "../../src/model/grounding/rules.js";
 import { steerSource } from "../../src/model/grounding/grounding-setup.js";
 import { GroundingSteer, type GroundingVocabulary } from "../../src/model/grounding/grounding-steer.js";
-import { kindNoun } from "../../src/model/grounding/grounding-words.js";
+import { kindNoun, ownNoun } from "../../src/model/grounding/grounding-words.js";
 import { innerOrdinalNumeral, kindModifiers } from "../../src/model/grounding/key-anchors.js";
 import { findAction } from "../helpers/action-schema.js";
 
@@ -66,6 +66,26 @@ describe("a kind of a noun", () => {
     const end = starts[0] + "single".length;
     expect(reading.beforeOthers("room_type", end)).toBe(true);
     expect(reading.beforeOthers("hotel_name", end)).toBe(false);
+  });
+
+  it("a one-word key is its own noun: the word before it is its value, not a word that picks without naming", () => {
+    expect(ownNoun("location")).toBe("location");
+    expect(ownNoun("region")).toBe("region");
+    // more words, a generic key: no own noun
+    expect(ownNoun("start_location")).toBeUndefined();
+    expect(ownNoun("name")).toBeUndefined();
+    const order = {
+      location: { type: "string", description: "Location of the store." },
+      items: { type: "array", items: { type: "string" } },
+    } as const;
+    const q = "I want to order a large pepperoni pizza from Whole Foods at the downtown location.";
+    const reading = readingOf(findAction(order), q);
+    reading.text = '{"skill_name":"find","arguments":{"location":"';
+    const starts = reading.anchors("location").starts;
+    expect(starts.map((p) => reading.source.following(p, 8))).toContain("downtown");
+    const current = readingOf(findAction(order), "Order a pizza from the current location of Whole Foods.");
+    current.text = '{"skill_name":"find","arguments":{"location":"';
+    expect(current.anchors("location").starts.map((p) => current.source.following(p, 7))).not.toContain("current");
   });
 
   it("the noun's own tokens get the malus where a kind is anchored, the kind's the bonus", () => {

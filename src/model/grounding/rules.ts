@@ -143,7 +143,8 @@ export const GROUNDING_RULES = [
       "a key's word in the question and the value beside it (its other words where keys share one; a number word " +
       "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
       "description spells; a currency as its code; the numeral before the unit a number key's description names; " +
-      'the word before the noun a kind\'s key sorts: "single room" for `room_type`, "violent crime" for a crime\'s `type`)',
+      'the word before the noun a kind\'s key sorts: "single room" for `room_type`, "violent crime" for a crime\'s ' +
+      '`type`; or before the noun a one-word key is: "the downtown location" for `location`)',
     biases:
       "bonus for that value, and a whole anchored numeral closes; a kind closes before its noun, and the noun's own " +
       "tokens get the malus; in a calls list, no reference to an earlier result opens where the question gives the " +
