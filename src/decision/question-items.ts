@@ -29,7 +29,7 @@ export interface QuestionItem {
 const CLAUSE_BREAK = new RegExp(
   [
     // a sentence that begins with a word that goes on to another call
-    String.raw`[.?!;]\s+(?=(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
+    String.raw`[.?!;]\s+(?=(?:(?:and|but|so)\s+)?(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
     String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
     // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
@@ -72,6 +72,8 @@ interface Piece {
   chain?: boolean;
   /** It opens with words that ask for another call of the skill before ("Also, ...", "another order of ..."). */
   again?: boolean;
+  /** It begins inside a sentence (no sentence ends right before it): a clause of the sentence's earlier item. */
+  inner?: boolean;
 }
 
 function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
@@ -92,11 +94,19 @@ function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
     // (and without the words that lead into the next clause: "... at the downtown location and then" is no place
     // "then", which Gemma wrote)
     const text = raw.replace(OPENER, "").replace(TRAILING_JOINT, "").trim();
-    if (text === "") continue;
+    // (nor a joining word alone: ". And finally, ..." cut before "And" and before "finally")
+    if (/^(?:(?:and|but|so)\b)?$/i.test(text)) continue;
     const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
     const chain = i > 0 && (RESULT_REFERENCE.test(text) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
-    pieces.push({ text, values: chain || VALUE.test(text), ...(chain && { chain }), ...(again && { again }) });
+    const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
+    pieces.push({
+      text,
+      values: chain || VALUE.test(text),
+      ...(chain && { chain }),
+      ...(again && { again }),
+      ...(inner && { inner }),
+    });
   }
   return pieces;
 }
@@ -178,6 +188,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   markRequests(pieces, skills);
   markFlags(pieces, skills);
   unmarkRecap(pieces, skills);
+  keepTails(pieces);
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return measuredRuns(question, skills);
   spreadFrameLists(valued, skills);
@@ -222,6 +233,20 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     }
   }
   return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;
+}
+
+/**
+ * A clause without values that goes on the sentence of a clause with values ("The second equation has coefficients a =
+ * 1, b = -3, and c = 2 and I only want to find the real roots") is that clause's own tail, not the question's context
+ * for every item (the first equation took "only the real roots" too): it joins the clause before it.
+ */
+function keepTails(pieces: Piece[]): void {
+  for (let i = pieces.length - 1; i > 0; i--) {
+    const [before, piece] = [pieces[i - 1], pieces[i]];
+    if (piece.values || !piece.inner || !before.values) continue;
+    before.text = `${before.text} and ${piece.text.replace(/^(?:and|but|so)\s+/i, "")}`;
+    pieces.splice(i, 1);
+  }
 }
 
 /** A question read as one item, or as runs of measured values where it gives them (see unitTuples). */

@@ -606,4 +606,26 @@ describe("questionItems", () => {
       "What is the status for case number XY1234 in Los Angeles County Court, and the trial date for case number GH5678 in Orange County Court?";
     expect(texts(own, [cases])).toHaveLength(2);
   });
+
+  it("starts a call at a sentence that opens with a joining word before an ordinal, and keeps a clause's tail its own", () => {
+    const quadratic = skill("solve_quadratic", "Roots of a quadratic equation.", {
+      a: { type: "integer" },
+      b: { type: "integer" },
+      c: { type: "integer" },
+      root_type: { type: "string", description: "'real' or 'all'." },
+    });
+    const q =
+      "Can you help me solve the following quadratic equations? The first one has coefficients a = 2, b = 5, and c = 3 " +
+      "and I want to find all roots, real or complex. The second equation has coefficients a = 1, b = -3, and c = 2 " +
+      "and I only want to find the real roots. And the last equation has coefficients a = 1, b = 2, and c = 1 and I " +
+      "want to find all roots.";
+    const items = texts(q, [quadratic]);
+    // "And the last equation" is a call of its own
+    expect(items).toHaveLength(3);
+    expect(items[2]).toContain("c = 1");
+    expect(items[1]).not.toContain("c = 1");
+    // "and I only want to find the real roots" is the second equation's, no other's
+    expect(items.filter((text) => text.includes("only want"))).toHaveLength(1);
+    expect(items[1]).toContain("only want");
+  });
 });
