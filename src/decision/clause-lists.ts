@@ -12,7 +12,7 @@ const TUPLE = String.raw`\(\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)+\s*\)`;
 /** What joins two items of a list. */
 const JOINT = String.raw`(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)(?:the\s+|a\s+|an\s+)?`;
 /** A unit word that may follow each numeral of a list ("20 minutes and 15 minutes"). */
-const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|an?)\b)[\p{L}°²³/^]+(?:\^?\d)?)?`;
+const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|an?|according|respectively|as|if|when|than)\b)[\p{L}°²³/^]+(?:\^?\d)?)?`;
 
 /** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
 const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
@@ -277,4 +277,35 @@ export function expandLists(text: string, slots: Slots): string[] {
     texts.push(view);
   }
   return texts;
+}
+
+/** A plural noun a clause takes up from a clause before it: "in these years", "in those same years", "both cities". */
+const LIST_REFERENCE = /\b(?:these|those|the same|both(?:\s+these)?)\s+(?:same\s+)?(\p{L}{3,})\b/giu;
+/** A numeral that is a year. */
+const YEAR = /^(?:1[5-9]|20)\d\d$/;
+
+/**
+ * A clause that names no list of its own but takes up, by a plural noun, a list the clause before it writes ("the life
+ * expectancy in the USA in the year 1900 and 1950? Additionally, what was the GDP of the USA in these years?"): its
+ * texts, one per item of that list, the reference replaced by the item ("... in 1900?", "... in 1950?"). A list is the
+ * noun's where the noun's word is one of the two before it, articles and prepositions aside ("the year 1900 and
+ * 1950"), or the noun is years and its items are. None where the clause takes up no list.
+ */
+export function referencedList(text: string, earlier: string): string[] {
+  for (const match of text.matchAll(LIST_REFERENCE)) {
+    const noun = stem(match[1]);
+    if (noun === stem(match[1].replace(/s$/i, "")) && !/s$/i.test(match[1])) continue;
+    for (const list of listsOf(earlier)) {
+      const items = list.items.map((item) => earlier.slice(item.start, item.end));
+      // (the noun's word right before the list, but for an article or a preposition: "in the year 1900 and 1950")
+      const before = (earlier.slice(Math.max(0, list.start - 40), list.start).match(/\p{L}+/gu) ?? []).filter(
+        (word) => !/^(?:the|an?|of|in|for|at|on|from|to|between)$/i.test(word),
+      );
+      const named = before.slice(-2).some((word) => stem(word) === noun);
+      const years = noun === stem("years") && items.every((item) => YEAR.test(/^\S+/.exec(item)![0]));
+      if (!named && !years) continue;
+      return items.map((item) => text.slice(0, match.index) + item + text.slice(match.index + match[0].length));
+    }
+  }
+  return [];
 }

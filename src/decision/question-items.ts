@@ -2,7 +2,7 @@ import { bestFit, bestFitScored, type SkillProfile } from "./skill-fit.js";
 import { nameStems, contentStems } from "./words.js";
 import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots } from "./argument-slots.js";
-import { expandLists } from "./clause-lists.js";
+import { expandLists, referencedList } from "./clause-lists.js";
 import { optionTail, sharedSentences, spreadFrameLists } from "./shared-terms.js";
 import { NAME, QUOTE, VALUE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
 
@@ -200,7 +200,11 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
     const named = namedSkills(piece.text, skills);
     const skill = skills.find((s) => s.name === named[0]) ?? bestFit(piece.text, skills);
-    const texts = expandLists(piece.text, argumentSlots(skill));
+    const own = expandLists(piece.text, argumentSlots(skill));
+    // (a clause that takes up the list of the clause before: "what was the GDP of the USA in these years?")
+    const earlier = valued[valued.indexOf(piece) - 1];
+    const taken = own.length === 1 && earlier ? referencedList(piece.text, earlier.text) : [];
+    const texts = taken.length > 1 ? taken : own;
     const around = valued.length > 1 ? [...context, ...(piece === valued.at(-1) ? [] : shared)] : [];
     const chain = "chain" in piece && piece.chain === true;
     // a clause with no value of its own (a flag changed, another skill asked for) reads the values of the one before

@@ -628,4 +628,33 @@ describe("questionItems", () => {
     expect(items.filter((text) => text.includes("only want"))).toHaveLength(1);
     expect(items[1]).toContain("only want");
   });
+
+  it("gives a clause that takes up the list of the clause before it by a plural noun a call per item", () => {
+    const life = skill("life_expectancy", "Average life expectancy of a country in a year.", {
+      country: { type: "string" },
+      year: { type: "integer" },
+    });
+    const gdp = skill("gdp", "Gross domestic product of a country in a year.", {
+      country: { type: "string" },
+      year: { type: "integer" },
+    });
+    const q =
+      "What was the average life expectancy in the USA in the year 1900 and 1950? Additionally, what was the Gross " +
+      "Domestic Product (GDP) of the USA in these years?";
+    const items = questionItems(q, [life, gdp]);
+    expect(items).toHaveLength(4);
+    expect(
+      items.filter((item) => /GDP/.test(item.text)).map((item) => /\b(?:1900|1950)\b/.exec(item.text)?.[0]),
+    ).toEqual(["1900", "1950"]);
+    // a noun that is not the list's: no call per item ("these projections" of "population growth of Japan and India")
+    const growth = skill("population_projections", "Projected population growth.", {
+      country: { type: "string" },
+      years: { type: "integer" },
+      growth_rate: { type: "number" },
+    });
+    const projections =
+      "What would be the projected population growth of Japan and India in the next 10 years? How would these " +
+      "projections change with a growth rate of 1.5%?";
+    expect(texts(projections, [growth]).filter((text) => /How would/.test(text))).toHaveLength(1);
+  });
 });
