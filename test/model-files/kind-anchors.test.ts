@@ -56,6 +56,11 @@ describe("a kind of a noun", () => {
       kindModifiers(text, noun, new Set()).map((p) => text.slice(p, text.indexOf(` ${noun}`, p)));
     expect(kinds("Can I find a historical fiction book at the library?", "book")).toEqual(["historical fiction"]);
     expect(kinds("Find New York jazz concerts", "concert")).toEqual(["jazz"]);
+    // a quoted text before the noun, a word between them at most, is the kind whole
+    const quoted = (text: string, noun: string) =>
+      kindModifiers(text, noun, new Set()).map((p) => text.slice(p, text.indexOf("'", p)));
+    expect(quoted("Find the 'Starry Night' price on the 'Sotheby' auction platform", "platform")).toEqual(["Sotheby"]);
+    expect(quoted("Find reviews for the game 'FIFA 21' from the 'American' region", "region")).toEqual(["American"]);
   });
 
   it("the reading anchors the kind and closes it before the noun", () => {

@@ -194,9 +194,16 @@ const NO_KIND = new Set(
  * "violent crime", "a classical concert"), with up to two more words of the same letter case before it ("a historical
  * fiction book"): the kind's offsets. Not a word of `excluded` (the skill's name, its other
  * keys: "hotel room" beside `hotel_name`, "musical scale" for `musical_scale`) nor a kind word, and not where the
- * noun goes on with one of them ("official crime rate" for `get_crime_rate`).
+ * noun goes on with one of them ("official crime rate" for `get_crime_rate`). A quoted text before the noun, a word
+ * between them at most, is the kind whole ("the 'European' region", "the 'Sotheby' auction platform").
  */
 export function kindModifiers(text: string, noun: string, excluded: ReadonlySet<string>): number[] {
+  const quoted = new RegExp(`(['"])(?=[^'"]{1,40}\\1\\s+(?:\\p{L}+\\s+)?${noun}(?:s|es)?(?![\\p{L}\\p{N}]))`, "giu");
+  const found = [...text.matchAll(quoted)].map((match) => match.index + 1);
+  return found.length > 0 ? found : wordModifiers(text, noun, excluded);
+}
+
+function wordModifiers(text: string, noun: string, excluded: ReadonlySet<string>): number[] {
   const stem = (word: string) => word.toLowerCase().replace(/s$/, "");
   const theirs = new Set([...excluded].map(stem));
   const pattern = new RegExp(
