@@ -218,7 +218,10 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     // "Then get the fibonacci series upto 150" after "primes between 50 and 150")
     const fewer = skills.length === 1 && ownValues.length < valuesOf(last?.text ?? "").length;
     const inherit = !chain && before !== undefined && (ownValues.length === 0 || fewer);
-    const inherited = inherit ? [ownValues.length === 0 ? before : substituted(before, piece.text)] : [];
+    // (or, without them, the value of "the same" thing a clause before wrote: "find the current price for the same game
+    // on the 'Xbox' platform" after "the game 'Call of Duty' on the 'Playstation' platform")
+    const same = inherit ? [] : sameValues(piece.text, valued.slice(0, valued.indexOf(piece)));
+    const inherited = inherit ? [ownValues.length === 0 ? before : substituted(before, piece.text)] : same;
     // (what a clause after it inherits: the text it inherited with its own values in place, or its own)
     bases.set(piece, inherited[0] ?? piece.text);
     // "repeat these calculations for the function '2x^2+3x-1'": each call so far again, the clause's values in place
@@ -231,7 +234,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
       const view = [text, ...inherited, ...around].join(" ");
       const marks = { ...(chain && { chain }) };
       // (the skill its own words fit, not the inherited ones': "what's the time difference between two cities?")
-      const own = named.length === 0 && inherited.length > 0 && skills.length > 1 ? skill?.name : named[0];
+      const own = named.length === 0 && inherit && skills.length > 1 ? skill?.name : named[0];
       if (named.length > 1) for (const name of named) items.push({ text: view, skill: name, ...marks });
       else items.push({ text: view, ...(own !== undefined && { skill: own }), ...marks });
     }
@@ -251,6 +254,33 @@ function keepTails(pieces: Piece[]): void {
     before.text = `${before.text} and ${piece.text.replace(/^(?:and|but|so)\s+/i, "")}`;
     pieces.splice(i, 1);
   }
+}
+
+/** "the same game", "the same city": a thing a clause before named. */
+const SAME_THING = /\bthe same (\p{L}{3,})\b/giu;
+
+/**
+ * The values of "the same" things `text` names (see SAME_THING), each as the nearest clause before wrote it beside
+ * the thing's word ("the game 'Call of Duty'", "the 'Xbox' platform", "the year 2019", "New York City"): "the same
+ * game: 'Call of Duty'". None where no clause before does.
+ */
+function sameValues(text: string, before: readonly Piece[]): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(SAME_THING)) {
+    const noun = contentStems(match[1])[0];
+    if (noun === undefined) continue;
+    for (const piece of [...before].reverse()) {
+      const value = valuesOf(piece.text).find((v) =>
+        [v.after, v.before.split(" ").at(-1) ?? "", ...piece.text.slice(v.start, v.end).split(/\s+/)].some(
+          (word) => contentStems(word)[0] === noun,
+        ),
+      );
+      if (value === undefined) continue;
+      found.push(`${match[0]}: ${piece.text.slice(value.start, value.end)}`);
+      break;
+    }
+  }
+  return found;
 }
 
 /** A question read as one item, or as runs of measured values where it gives them (see unitTuples). */

@@ -657,4 +657,24 @@ describe("questionItems", () => {
       "projections change with a growth rate of 1.5%?";
     expect(texts(projections, [growth]).filter((text) => /How would/.test(text))).toHaveLength(1);
   });
+
+  it("gives a clause that names the same thing as a clause before that thing's value", () => {
+    const updates = skill("games.update.find", "The latest updates of a game.", {
+      game: { type: "string" },
+      platform: { type: "string" },
+    });
+    const price = skill("games.price.find", "The current price of a game.", {
+      game: { type: "string" },
+      platform: { type: "string" },
+    });
+    const q =
+      "Could you please find the latest updates for the game 'Call of Duty' on the 'Playstation' platform, and then " +
+      "find the current price for the same game on the 'Xbox' platform?";
+    const items = questionItems(q, [updates, price]);
+    expect(items).toHaveLength(2);
+    expect(items[1].text).toContain("'Xbox'");
+    expect(items[1].text).toContain("the same game: 'Call of Duty'");
+    // not the clause before's other values
+    expect(items[1].text).not.toContain("Playstation");
+  });
 });
