@@ -4,7 +4,8 @@ import { unitTuples } from "./unit-tuples.js";
 import { argumentSlots } from "./argument-slots.js";
 import { expandLists, referencedList } from "./clause-lists.js";
 import { optionTail, sharedSentences, spreadFrameLists } from "./shared-terms.js";
-import { NAME, QUOTE, VALUE, periodicCuts, substituted, valuesOf } from "./value-spans.js";
+import { substituted, valuesOf } from "./value-spans.js";
+import { clauses, keepTails, type Piece } from "./clause-pieces.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -22,135 +23,9 @@ export interface QuestionItem {
   covers?: boolean;
 }
 
-/**
- * Where a question starts another call's clause: a sentence or clause that begins with "also", "then", "another",
- * "do the same", "the second", ... (a plain second sentence does not: "A car starts at 5 m/s. How far ...?" is one call).
- */
-const CLAUSE_BREAK = new RegExp(
-  [
-    // a sentence that begins with a word that goes on to another call
-    String.raw`[.?!;]\s+(?=(?:(?:and|but|so)\s+)?(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
-    // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
-    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
-    // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
-    String.raw`(?:,\s*and\s+|\s+and\s+)(?=for\s+(?:\p{Lu}|\$?\d|'|"))`,
-    String.raw`,\s*and\s+(?=(?:between|from)\s+(?:\p{Lu}|\$?\d|'|"))`,
-  ].join("|"),
-  "giu",
-);
-
 /** A clause that asks for every call so far again: "repeat these calculations", "do all of them", "redo both". */
 const PLURAL_REPEAT =
   /\b(?:repeat|redo|do)\s+(?:all\s+(?:of\s+)?)?(?:these|those|them|both|all)\b|\b(?:repeat|redo|do)\s+the\s+same\s+\p{L}+[^\Ws]s\b/iu;
-
-/**
- * Among several skills, another request joined by "and" or a comma: "Invest $2000 in Google and withdraw $1000 from
- * Apple", "the capital city of Australia, what is the current population of Canada" (one skill's question goes on
- * with its own words: "the temperature right now and for the next three hours").
- */
-const REQUEST_BREAK =
-  /(?:,\s*and\s+|\s+and\s+|,\s+)(?=(?:calculate|compute|find|get|give|generate|make|provide|tell|show|list|check|convert|determine|estimate|predict|play|book|buy|order|search|fetch|retrieve|translate|analyze|assess|identify|withdraw|invest|deposit|send|create|design|plan|update|change|set|add|remove|delete|divide|multiply|subtract|what's|(?:what|how|which|who|where|when)\s+(?:is|are|was|were|does|do|did|would|will|about)\b)\b(?!-))/giu;
-
-/** Words that begin a clause and say nothing of its content (left out of an item's text). */
-const OPENER =
-  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
-
-/** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
-/** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */
-const BACK_REFERENCE = /\b(?:the results?|that|it|this|them|these|those)\b/i;
-/**
- * Words that take up a result whatever else the clause holds ("divide the result by 4", "divide it by 1000"); a pronoun
- * alone does only in a clause without values of its own ("convert that to feet", not "lawsuits filed against them in
- * 'San Francisco'").
- */
-const RESULT_REFERENCE =
-  /\bthe (?:results?|answer|outcome|sum|product|total|difference)\b|\b(?:divide|multiply|convert|add|subtract|round|double|halve|square|take)\s+(?:it|that|this|them)\b/i;
-
-interface Piece {
-  text: string;
-  values: boolean;
-  chain?: boolean;
-  /** It opens with words that ask for another call of the skill before ("Also, ...", "another order of ..."). */
-  again?: boolean;
-  /** It begins inside a sentence (no sentence ends right before it): a clause of the sentence's earlier item. */
-  inner?: boolean;
-}
-
-function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
-  const requests = skills.length > 1;
-  const cuts = [0];
-  for (const match of question.matchAll(CLAUSE_BREAK)) if (match.index > 0) cuts.push(match.index);
-  if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
-  cuts.sort((a, b) => a - b);
-  cuts.push(...repeatedFrames(question, cuts, skills));
-  // the one skill's values given again and again in one order: a call each (unless it takes a list of them)
-  const slots = skills.length === 1 ? [argumentSlots(skills[0])].filter((s) => !s.textArray && !s.numberArray) : [];
-  cuts.push(...periodicCuts(question, slots).filter((cut) => !cuts.includes(cut)));
-  cuts.sort((a, b) => a - b);
-  cuts.push(question.length);
-  const pieces: Piece[] = [];
-  for (let i = 0; i + 1 < cuts.length; i++) {
-    const raw = question.slice(cuts[i], cuts[i + 1]);
-    // (and without the words that lead into the next clause: "... at the downtown location and then" is no place
-    // "then", which Gemma wrote)
-    const text = raw.replace(OPENER, "").replace(TRAILING_JOINT, "").trim();
-    // (nor a joining word alone: ". And finally, ..." cut before "And" and before "finally")
-    if (/^(?:(?:and|but|so)\b)?$/i.test(text)) continue;
-    const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
-    // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
-    const chain = i > 0 && (RESULT_REFERENCE.test(text) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
-    const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
-    pieces.push({
-      text,
-      values: chain || VALUE.test(text),
-      ...(chain && { chain }),
-      ...(again && { again }),
-      ...(inner && { inner }),
-    });
-  }
-  return pieces;
-}
-
-/** Where a clause may join another of the same frame: ", and", "and", ";". */
-const FRAME_JOINT = /,\s*and\s+|\s+and\s+|;\s+/g;
-/** The kinds of values a text gives, in order: `q` a quoted text, `n` a numeral, `c` a capitalized name past its start. */
-function valueFrame(text: string): { frame: string; texts: string[] } {
-  const kinds = new RegExp(`(${QUOTE})|((?<![\\p{L}\\p{N}])\\$?\\d)|((?<=\\S\\s+)(?:${NAME}))`, "gu");
-  const found = [...text.matchAll(kinds)];
-  return {
-    frame: found.map((m) => (m[1] ? "q" : m[2] ? "n" : "c")).join(""),
-    texts: found.filter((m) => !m[2]).map((m) => m[0]),
-  };
-}
-
-/**
- * Where a sentence goes on with "and" into a clause that gives the same kinds of values in the same order as the
- * clause before it, two of them or more ("the exhibition named 'Wonder of Nature' in the Louvre museum, and 'Age of
- * Reptiles' in the British Museum"; "an Italian restaurant in New York ... and a Japanese sushi restaurant in Los
- * Angeles"): a call's values given twice, two calls, where the frames give a name or a quote and more of them than any
- * skill takes texts (no skill takes a list of them). The cut offsets, past the `cuts` already made.
- */
-function repeatedFrames(question: string, cuts: readonly number[], skills: readonly SkillProfile[]): number[] {
-  const slots = skills.map((skill) => argumentSlots(skill));
-  // where a skill takes a list of texts, or as many texts as both clauses give, they are one call's
-  const most = Math.max(0, ...slots.map((slot) => (slot.textArray ? Infinity : slot.text)));
-  const found: number[] = [];
-  for (const joint of question.matchAll(FRAME_JOINT)) {
-    const at = joint.index;
-    const sentenceStart = Math.max(...cuts.filter((cut) => cut <= at), question.lastIndexOf(". ", at) + 1, 0);
-    const before = valueFrame(question.slice(sentenceStart, at));
-    const rest = question.slice(at + joint[0].length);
-    const after = valueFrame(rest.slice(0, rest.search(/[.?!](?:\s|$)|$/)));
-    const [left, right] = [before.frame, after.frame];
-    const shorter = Math.min(left.length, right.length);
-    if (shorter < 2 || Math.abs(left.length - right.length) > 1) continue;
-    // a name or a quote of its own on the right ("300 Kelvin and ... 350 Kelvin" are one call's two temperatures)
-    if (before.texts.length + after.texts.length <= most || after.texts.every((text) => before.texts.includes(text)))
-      continue;
-    if (left.slice(0, shorter) === right.slice(0, shorter)) found.push(at);
-  }
-  return found;
-}
 
 /**
  * The skills a clause names as a list of their own words ("the median and variance", "temperature and humidity
@@ -200,18 +75,17 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
     const named = namedSkills(piece.text, skills);
     const skill = skills.find((s) => s.name === named[0]) ?? bestFit(piece.text, skills);
-    const own = expandLists(piece.text, argumentSlots(skill));
+    const last = valued[valued.indexOf(piece) - 1];
+    const listed = expandLists(piece.text, argumentSlots(skill));
     // (a clause that takes up the list of the clause before: "what was the GDP of the USA in these years?")
-    const earlier = valued[valued.indexOf(piece) - 1];
-    const taken = own.length === 1 && earlier ? referencedList(piece.text, earlier.text) : [];
-    const texts = taken.length > 1 ? taken : own;
+    const taken = listed.length === 1 && last ? referencedList(piece.text, last.text) : [];
+    const texts = taken.length > 1 ? taken : listed;
     const around = valued.length > 1 ? [...context, ...(piece === valued.at(-1) ? [] : shared)] : [];
     const chain = "chain" in piece && piece.chain === true;
     // a clause with no value of its own (a flag changed, another skill asked for) reads the values of the one before
     // it: "... 300 Kelvin ... 4.18 J/K. What if the process is not isothermal?" (both test models wrote 100 and 310);
     // so does one with fewer values than it among one skill's calls, its own put in their places ("a similar house
     // but with an area of 3000 square feet": the rooms of the house before)
-    const last = valued[valued.indexOf(piece) - 1];
     const before = last && bases.get(last);
     const ownValues = valuesOf(piece.text);
     // (the fewer values only among one skill's calls: among several, a clause with fewer is mostly another request,
@@ -240,20 +114,6 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     }
   }
   return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;
-}
-
-/**
- * A clause without values that goes on the sentence of a clause with values ("The second equation has coefficients a =
- * 1, b = -3, and c = 2 and I only want to find the real roots") is that clause's own tail, not the question's context
- * for every item (the first equation took "only the real roots" too): it joins the clause before it.
- */
-function keepTails(pieces: Piece[]): void {
-  for (let i = pieces.length - 1; i > 0; i--) {
-    const [before, piece] = [pieces[i - 1], pieces[i]];
-    if (piece.values || !piece.inner || !before.values) continue;
-    before.text = `${before.text} and ${piece.text.replace(/^(?:and|but|so)\s+/i, "")}`;
-    pieces.splice(i, 1);
-  }
 }
 
 /** "the same game", "the same city": a thing a clause before named. */
@@ -311,12 +171,6 @@ function markRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
     if (piece.values) seen.add(best.skill.name);
   }
 }
-
-/** Words at a clause's end that lead into the next one. */
-const TRAILING_JOINT = /(?:[,;]?\s+(?:and|then|also|but|so|while))+\s*$/i;
-
-/** A clause's opening that asks for another call of the skill before: "also", "then another", "do the same". */
-const ANOTHER_CALL = /^(?:also|additionally|then\s+another|another|do the same|repeat)\b/i;
 
 /**
  * A clause after the first that names a flag (a boolean argument) of a skill, without values of its own, asks for
