@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   GROUNDING_MID_WORD_LOGIT,
   GROUNDING_REFUSED_LOGIT,
+  GROUNDING_OTHER_ITEM_LOGIT,
+  GROUNDING_AVOID_LOGIT,
   GROUNDING_STRICT_LOGIT,
 } from "../../src/model/grounding/defaults.js";
 import { GROUNDING_LEVERS, type GroundingLever } from "../../src/model/model-handle.js";
@@ -659,6 +661,21 @@ describe("GroundingSteer (soft)", () => {
     const first = atValueStart(chain([]), vocab, "city", true);
     expect(first["New"]).toBe(6);
     expect(first["Boston"]).toBe(4);
+  });
+
+  it("in a call of a calls list over the question's items, another item's value gets twice the avoid malus (taken)", () => {
+    const item = (itemized: boolean) => ({
+      mode: "soft" as const,
+      source: ["Flights to Boston"],
+      taken: ["New York"],
+      ...(itemized && { itemized }),
+    });
+    // parallel_multiple: Gemma wrote the first item's 'Hello World' into the call for "translate 'Goodbye'"
+    expect(atValueStart(item(true), vocab, "city", false)['"New']).toBe(GROUNDING_OTHER_ITEM_LOGIT);
+    expect(atValueStart(item(false), vocab, "city", false)['"New']).toBe(GROUNDING_AVOID_LOGIT);
+    expect(GROUNDING_OTHER_ITEM_LOGIT).toBeLessThan(GROUNDING_AVOID_LOGIT);
+    // the item's own value keeps its bonus
+    expect(atValueStart(item(true), vocab, "city", true)["Boston"]).toBeGreaterThan(0);
   });
 
   it("a value a call of the run failed with is not written again for that skill and key (failed-value)", () => {

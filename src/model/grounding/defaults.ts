@@ -29,6 +29,12 @@ export const GROUNDING_AVOID_LOGIT = -4;
  */
 export const GROUNDING_REFUSED_LOGIT = 3 * GROUNDING_AVOID_LOGIT;
 /**
+ * ... the malus of a token that begins another item's value in a call of a `calls` list over the question's items:
+ * twice the avoid malus (Gemma wrote the first item's 'Hello World' into the second call, for "and translate
+ * 'Goodbye' from French to English", against the avoid malus).
+ */
+export const GROUNDING_OTHER_ITEM_LOGIT = 2 * GROUNDING_AVOID_LOGIT;
+/**
  * ... the malus of another item past the end of a list the question writes out ("'Age', 'Income' and 'Education'"):
  * twice the avoid malus, since a list's end in the question is firm (SmolLM2 went on past -4 with "FTSE 100", "DAX").
  */

@@ -231,7 +231,7 @@ export const GROUNDING_RULES = [
   {
     name: "taken",
     reads: "values earlier calls wrote (and other items' numerals)",
-    biases: "malus on beginning a value with one",
+    biases: "malus on beginning a value with one; twice the malus for another item's value in a calls list's call",
     reason: "parallel calls copied one item into every call",
   },
   {

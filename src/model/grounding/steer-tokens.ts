@@ -4,6 +4,7 @@ import {
   GROUNDING_COPY_LOGIT,
   GROUNDING_MAX_POSITIONS,
   GROUNDING_REFUSED_LOGIT,
+  GROUNDING_OTHER_ITEM_LOGIT,
 } from "./defaults.js";
 import { GroundingIndex, numeralsOf } from "./grounding-index.js";
 import { echoedNumerals, keyWords, LEADING_NUMERAL, NEEDS_ESCAPE, punctuationStrings } from "./grounding-words.js";
@@ -162,7 +163,7 @@ export class SteerTokens {
       const rest = numeral.slice(value.length, value.length + this.vocab.maxTokenChars);
       for (let length = 1; length <= rest.length; length++)
         for (const token of this.vocab.tokensFor(opener + rest.slice(0, length)) ?? [])
-          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, this.takenLogit);
     }
   }
 
@@ -175,9 +176,17 @@ export class SteerTokens {
     if (this.takenTexts.length === 0 || !this.r.on("taken")) return;
     for (const text of this.takenTexts) {
       const prefix = new Map<Token, number>();
-      this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), GROUNDING_AVOID_LOGIT, prefix);
+      this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), this.takenLogit, prefix);
       for (const [token, malus] of prefix) if (!((logits.get(token) ?? 0) > 0)) logits.set(token, malus);
     }
+  }
+
+  /**
+   * The malus of a taken value: in a call of a `calls` list over the question's items, another item's value (see
+   * GROUNDING_OTHER_ITEM_LOGIT); otherwise the avoid malus.
+   */
+  get takenLogit(): number {
+    return this.itemized ? GROUNDING_OTHER_ITEM_LOGIT : GROUNDING_AVOID_LOGIT;
   }
 
   /** The values `skill`'s `key` failed with (see GroundingOptions.failed). */
@@ -245,7 +254,7 @@ export class SteerTokens {
       const head = space + text.slice(0, this.vocab.maxTokenChars - space.length);
       for (let length = space.length + 2; length <= head.length; length++)
         for (const token of this.vocab.tokensFor(head.slice(0, length)) ?? [])
-          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, GROUNDING_AVOID_LOGIT);
+          if (!((logits.get(token) ?? 0) > 0)) logits.set(token, this.takenLogit);
     }
   }
 
