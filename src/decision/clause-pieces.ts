@@ -55,10 +55,28 @@ export interface Piece {
   inner?: boolean;
 }
 
+/** An ordinal and the thing it counts: "the second charge", "The first sample". */
+const ORDINAL_THING = /^(?:[.?!;,]\s*)?(?:and\s+)?the\s+(?:first|second|third|fourth|fifth|last)\s+(\p{L}+)/iu;
+
+/**
+ * Whether `rest` opens with an ordinal of a thing some skill takes several of by numbered keys ("the second charge
+ * has a magnitude of 10 coulombs" for `charge1`, `charge2`): that clause gives another value of the same call, not
+ * another call.
+ */
+function numberedThing(rest: string, skills: readonly SkillProfile[]): boolean {
+  const thing = ORDINAL_THING.exec(rest)?.[1].toLowerCase().replace(/s$/, "");
+  if (thing === undefined) return false;
+  const numbered = new RegExp(`^${thing}_?2$`, "i");
+  return skills.some((skill) => Object.keys(skill.parameters.properties ?? {}).some((key) => numbered.test(key)));
+}
+
+/** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
 export function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
   const requests = skills.length > 1;
   const cuts = [0];
-  for (const match of question.matchAll(CLAUSE_BREAK)) if (match.index > 0) cuts.push(match.index);
+  for (const match of question.matchAll(CLAUSE_BREAK))
+    if (match.index > 0 && !numberedThing(question.slice(match.index + match[0].length), skills))
+      cuts.push(match.index);
   if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
   cuts.sort((a, b) => a - b);
   cuts.push(...repeatedFrames(question, cuts, skills));

@@ -677,4 +677,23 @@ describe("questionItems", () => {
     // not the clause before's other values
     expect(items[1].text).not.toContain("Playstation");
   });
+
+  it("reads an ordinal of a thing the skill takes several of by numbered keys as the same call's value", () => {
+    const force = skill("electromagnetic_force", "The force between two charges.", {
+      charge1: { type: "number" },
+      charge2: { type: "number" },
+      distance: { type: "number" },
+    });
+    const q =
+      "You are given two charges. The first charge has a magnitude of 5 coulombs and the second charge has a " +
+      "magnitude of 10 coulombs. They are 2 meters apart. What is the force between them?";
+    expect(texts(q, [force])).toHaveLength(1);
+    // a thing no numbered key counts is another call's ("The second triangle has ...")
+    const triangle = skill("triangle_area", "Area of a triangle.", {
+      side1: { type: "number" },
+      side2: { type: "number" },
+    });
+    const two = "The first triangle has sides 3 and 4, and the second triangle has sides 5 and 12.";
+    expect(texts(two, [triangle])).toHaveLength(2);
+  });
 });
