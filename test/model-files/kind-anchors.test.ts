@@ -74,11 +74,13 @@ describe("a kind of a noun", () => {
   });
 
   it("a one-word key is its own noun: the word before it is its value, not a word that picks without naming", () => {
-    expect(ownNoun("location")).toBe("location");
-    expect(ownNoun("region")).toBe("region");
+    expect(ownNoun("location", "Location of the store.")).toBe("location");
+    expect(ownNoun("region", undefined)).toBe("region");
     // more words, a generic key: no own noun
-    expect(ownNoun("start_location")).toBeUndefined();
-    expect(ownNoun("name")).toBeUndefined();
+    expect(ownNoun("start_location", undefined)).toBeUndefined();
+    expect(ownNoun("name", undefined)).toBeUndefined();
+    // a description that writes a word before the noun makes that word the noun's ("public transportation")
+    expect(ownNoun("transportation", "Preferred mode of public transportation. Default is 'bus'.")).toBeUndefined();
     const order = {
       location: { type: "string", description: "Location of the store." },
       items: { type: "array", items: { type: "string" } },

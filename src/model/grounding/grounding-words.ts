@@ -213,10 +213,17 @@ const NO_OWN_NOUN = new Set(
  * The noun a one-word string key is ("downtown location" for `location`, "the Midwest region" for `region`, "easy mode"
  * for `mode`): the word before it in the question is its value, as a kind's is before its noun (see kindNoun).
  */
-export function ownNoun(key: string): string | undefined {
+export function ownNoun(key: string, description: unknown): string | undefined {
   const words = keyWords(key);
   if (words.length !== 1 || key.toLowerCase() !== words[0] || NO_OWN_NOUN.has(words[0])) return undefined;
-  return words[0];
+  // (not where the description itself writes a word before the noun: "Preferred mode of public transportation" makes
+  // "public" the noun's, not a value; Gemma wrote `"transportation":"public"` for "a bus as the preferred mode of public
+  // transportation")
+  const modified = new RegExp(
+    `(?<![\\p{L}])(?!(?:the|an?|of|for|to|in|on|at|by|with|from|and|or|its|their|your|this|that|which|any)\\b)\\p{L}+\\s+${words[0]}`,
+    "iu",
+  );
+  return typeof description === "string" && modified.test(description) ? undefined : words[0];
 }
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
