@@ -673,6 +673,8 @@ describe("GroundingSteer (soft)", () => {
     // parallel_multiple: Gemma wrote the first item's 'Hello World' into the call for "translate 'Goodbye'"
     expect(atValueStart(item(true), vocab, "city", false)['"New']).toBe(GROUNDING_OTHER_ITEM_LOGIT);
     expect(atValueStart(item(false), vocab, "city", false)['"New']).toBe(GROUNDING_AVOID_LOGIT);
+    // and where the string's own `"` came first, its first word
+    expect(inStringValue(item(true), vocab, "city", "")["New"]).toBe(GROUNDING_OTHER_ITEM_LOGIT);
     expect(GROUNDING_OTHER_ITEM_LOGIT).toBeLessThan(GROUNDING_AVOID_LOGIT);
     // the item's own value keeps its bonus
     expect(atValueStart(item(true), vocab, "city", true)["Boston"]).toBeGreaterThan(0);

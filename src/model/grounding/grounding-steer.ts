@@ -315,6 +315,8 @@ export class GroundingSteer {
     for (const token of named) logits.set(token, GROUNDING_AVOID_LOGIT);
     for (const [token, logit] of anchored) logits.set(token, logit);
     this.#t.nounMalus("", this.#q.kindNounOf(state.key), this.#q.anchors(state.key).starts, logits);
+    // (a string opened by a `"` of its own begins a value too: Gemma's "Hello" of another item's 'Hello World')
+    this.#t.takenTextMalus("", logits, false);
     if (!state.items)
       for (const numeral of this.#q.numeralsForNumberKeys(state.key))
         if (this.#r.on("number-key-numerals")) this.#t.prefixTokens("", numeral, GROUNDING_AVOID_LOGIT, logits);

@@ -170,13 +170,19 @@ export class SteerTokens {
   /**
    * A text an earlier call wrote, where this call's own source (its item, the result it chains on) lacks it: the
    * tokens that begin it get the malus, unless they begin a span of the source too (the earlier item's value; the hop
-   * before: "Alice" again for the manager of Alice's manager, after "Bob").
+   * before: "Alice" again for the manager of Alice's manager, after "Bob"). `quoted`: the value's opening `"` is still
+   * to come (else it was written, and the tokens begin the text without it).
    */
-  takenTextMalus(opener: string, logits: Map<Token, number>): void {
+  takenTextMalus(opener: string, logits: Map<Token, number>, quoted = true): void {
     if (this.takenTexts.length === 0 || !this.r.on("taken")) return;
     for (const text of this.takenTexts) {
       const prefix = new Map<Token, number>();
-      this.prefixTokens(`${opener}"`, text.slice(0, this.vocab.maxTokenChars), this.takenLogit, prefix);
+      this.prefixTokens(
+        quoted ? `${opener}"` : opener,
+        text.slice(0, this.vocab.maxTokenChars),
+        this.takenLogit,
+        prefix,
+      );
       for (const [token, malus] of prefix) if (!((logits.get(token) ?? 0) > 0)) logits.set(token, malus);
     }
   }
