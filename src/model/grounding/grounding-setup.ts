@@ -221,7 +221,8 @@ function argumentFigures(args: { properties: Record<string, unknown>; required?:
   );
   const kinds = Object.fromEntries(
     all.flatMap((key) => {
-      const noun = typed(key) === "string" ? (kindNoun(key, described(key)) ?? ownNoun(key, described(key))) : undefined;
+      const noun =
+        typed(key) === "string" ? (kindNoun(key, described(key)) ?? ownNoun(key, described(key))) : undefined;
       return noun === undefined ? [] : [[key, noun]];
     }),
   );
