@@ -1,6 +1,6 @@
 import { dateFormatOf } from "./date-formats.js";
 import { isCurrencyKey } from "./currencies.js";
-import { kindNoun, ownNoun } from "./grounding-words.js";
+import { keyNoun } from "./grounding-words.js";
 import { coefficientPower } from "./polynomials.js";
 import { otherUnitSpellings } from "../../skills/builtin/unit-table.js";
 import type { Token } from "./token.js";
@@ -221,8 +221,7 @@ function argumentFigures(args: { properties: Record<string, unknown>; required?:
   );
   const kinds = Object.fromEntries(
     all.flatMap((key) => {
-      const noun =
-        typed(key) === "string" ? (kindNoun(key, described(key)) ?? ownNoun(key, described(key))) : undefined;
+      const noun = typed(key) === "string" ? keyNoun(key, described(key)) : undefined;
       return noun === undefined ? [] : [[key, noun]];
     }),
   );

@@ -225,6 +225,11 @@ export function ownNoun(key: string, description: unknown): string | undefined {
   );
   return typeof description === "string" && modified.test(description) ? undefined : words[0];
 }
+/** The noun a string key's value is the word before: a kind's (see kindNoun), else the key's own (see ownNoun). */
+export function keyNoun(key: string, description: unknown): string | undefined {
+  return kindNoun(key, description) ?? ownNoun(key, description);
+}
+
 /** "in", "near", "around", "at" (an article aside) before a capitalized name: where a place's name begins. */
 export const PLACE_BEFORE = /(?<![\p{L}\p{N}])(?:in|near|around|at)\s+(?:the\s+)?(?=\p{Lu})/gu;
 /** "of" before a capitalized name: where a place's name begins when no "in", "near", ... names one. */
