@@ -293,8 +293,9 @@ const YEAR = /^(?:1[5-9]|20)\d\d$/;
  */
 export function referencedList(text: string, earlier: string): string[] {
   for (const match of text.matchAll(LIST_REFERENCE)) {
+    // (a plural only: "these years", not "this year")
+    if (!/s$/i.test(match[1])) continue;
     const noun = stem(match[1]);
-    if (noun === stem(match[1].replace(/s$/i, "")) && !/s$/i.test(match[1])) continue;
     for (const list of listsOf(earlier)) {
       const items = list.items.map((item) => earlier.slice(item.start, item.end));
       // (the noun's word right before the list, but for an article or a preposition: "in the year 1900 and 1950")
