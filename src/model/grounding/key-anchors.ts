@@ -203,6 +203,7 @@ export function kindModifiers(text: string, noun: string, excluded: ReadonlySet<
   return found.length > 0 ? found : wordModifiers(text, noun, excluded);
 }
 
+/** The kinds kindModifiers reads from words (see it): a word before the noun, up to two more of its letter case. */
 function wordModifiers(text: string, noun: string, excluded: ReadonlySet<string>): number[] {
   const stem = (word: string) => word.toLowerCase().replace(/s$/, "");
   const theirs = new Set([...excluded].map(stem));
