@@ -6,6 +6,7 @@
 import { stem } from "./words.js";
 import type { Slots } from "./argument-slots.js";
 import { NAME, NUMERAL, QUOTE } from "./value-spans.js";
+import { YEAR_NUMERAL } from "../model/grounding/grounding-words.js";
 
 /** A tuple of numerals: "(45, 60)". */
 const TUPLE = String.raw`\(\s*-?\d[\d.]*(?:\s*,\s*-?\d[\d.]*)+\s*\)`;
@@ -281,8 +282,6 @@ export function expandLists(text: string, slots: Slots): string[] {
 
 /** A plural noun a clause takes up from a clause before it: "in these years", "in those same years", "both cities". */
 const LIST_REFERENCE = /\b(?:these|those|the same|both(?:\s+these)?)\s+(?:same\s+)?(\p{L}{3,})\b/giu;
-/** A numeral that is a year. */
-const YEAR = /^(?:1[5-9]|20)\d\d$/;
 
 /**
  * A clause that names no list of its own but takes up, by a plural noun, a list the clause before it writes ("the life
@@ -303,7 +302,7 @@ export function referencedList(text: string, earlier: string): string[] {
         (word) => !/^(?:the|an?|of|in|for|at|on|from|to|between)$/i.test(word),
       );
       const named = before.slice(-2).some((word) => stem(word) === noun);
-      const years = noun === stem("years") && items.every((item) => YEAR.test(/^\S+/.exec(item)![0]));
+      const years = noun === stem("years") && items.every((item) => YEAR_NUMERAL.test(/^\S+/.exec(item)![0]));
       if (!named && !years) continue;
       return items.map((item) => text.slice(0, match.index) + item + text.slice(match.index + match[0].length));
     }

@@ -5,6 +5,7 @@
 import { argumentSlots } from "./argument-slots.js";
 import type { SkillProfile } from "./skill-fit.js";
 import { NAME, QUOTE, VALUE, periodicCuts } from "./value-spans.js";
+import { ORDINAL_KEY } from "../model/grounding/grounding-words.js";
 
 /**
  * Where a question starts another call's clause: a sentence or clause that begins with "also", "then", "another",
@@ -66,8 +67,11 @@ const ORDINAL_THING = /^(?:[.?!;,]\s*)?(?:and\s+)?the\s+(?:first|second|third|fo
 function numberedThing(rest: string, skills: readonly SkillProfile[]): boolean {
   const thing = ORDINAL_THING.exec(rest)?.[1].toLowerCase().replace(/s$/, "");
   if (thing === undefined) return false;
-  const numbered = new RegExp(`^${thing}_?2$`, "i");
-  return skills.some((skill) => Object.keys(skill.parameters.properties ?? {}).some((key) => numbered.test(key)));
+  const second = (key: string) => {
+    const numbered = ORDINAL_KEY.exec(key);
+    return numbered !== null && numbered[1].toLowerCase() === thing && numbered[2] === "2";
+  };
+  return skills.some((skill) => Object.keys(skill.parameters.properties ?? {}).some(second));
 }
 
 /** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */

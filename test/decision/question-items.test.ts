@@ -630,14 +630,9 @@ describe("questionItems", () => {
   });
 
   it("gives a clause that takes up the list of the clause before it by a plural noun a call per item", () => {
-    const life = skill("life_expectancy", "Average life expectancy of a country in a year.", {
-      country: { type: "string" },
-      year: { type: "integer" },
-    });
-    const gdp = skill("gdp", "Gross domestic product of a country in a year.", {
-      country: { type: "string" },
-      year: { type: "integer" },
-    });
+    const countryYear = { country: { type: "string" }, year: { type: "integer" } };
+    const life = skill("life_expectancy", "Average life expectancy of a country in a year.", countryYear);
+    const gdp = skill("gdp", "Gross domestic product of a country in a year.", countryYear);
     const q =
       "What was the average life expectancy in the USA in the year 1900 and 1950? Additionally, what was the Gross " +
       "Domestic Product (GDP) of the USA in these years?";
@@ -659,14 +654,9 @@ describe("questionItems", () => {
   });
 
   it("gives a clause that names the same thing as a clause before that thing's value", () => {
-    const updates = skill("games.update.find", "The latest updates of a game.", {
-      game: { type: "string" },
-      platform: { type: "string" },
-    });
-    const price = skill("games.price.find", "The current price of a game.", {
-      game: { type: "string" },
-      platform: { type: "string" },
-    });
+    const gamePlatform = { game: { type: "string" }, platform: { type: "string" } };
+    const updates = skill("games.update.find", "The latest updates of a game.", gamePlatform);
+    const price = skill("games.price.find", "The current price of a game.", gamePlatform);
     const q =
       "Could you please find the latest updates for the game 'Call of Duty' on the 'Playstation' platform, and then " +
       "find the current price for the same game on the 'Xbox' platform?";
