@@ -3,7 +3,7 @@
  * arrays and enums.
  */
 import type { SkillProfile } from "./skill-fit.js";
-import { contentStems, nameStems } from "./words.js";
+import { contentStems, nameStems, stem } from "./words.js";
 
 /** A string key that takes an arithmetic expression (the calculator's `expression`): a list of numerals is its, whole. */
 const FORMULA_KEY = /(?:^|_)(?:expression|expr|formula)$/i;
@@ -35,6 +35,18 @@ export interface Slots {
   enums: { values: string[]; tight?: true }[];
   /** Each number argument's words (its name's and its description's stems): the units it is measured in. */
   numberWords: ReadonlySet<string>[];
+  /** Each key's name stems, the keys of nested objects too (`update_info.name`: ["name"]). */
+  keys: string[][];
+  /** The thing of each key numbered by a digit (`side1`, `side2`: "side", "side"). */
+  numbered: string[];
+}
+
+/** The keys of a schema's properties and of its nested objects' properties. */
+function allKeys(properties: Record<string, unknown>): string[] {
+  return Object.entries(properties).flatMap(([key, schema]) => {
+    const nested = (schema as { properties?: unknown } | undefined)?.properties;
+    return [key, ...(nested && typeof nested === "object" ? allKeys(nested as Record<string, unknown>) : [])];
+  });
 }
 
 export function argumentSlots(skill: SkillProfile | undefined): Slots {
@@ -49,6 +61,10 @@ export function argumentSlots(skill: SkillProfile | undefined): Slots {
     arrayEnums: [],
     enums: [],
     numberWords: [],
+    keys: allKeys(properties).map((key) => nameStems(key)),
+    numbered: Object.keys(properties)
+      .filter((key) => /\d$/.test(key) && nameStems(key).length === 1)
+      .map((key) => nameStems(key)[0]),
   };
   for (const [key, schema] of Object.entries(properties)) {
     const types = [schema?.type].flat();
@@ -83,4 +99,30 @@ export function argumentSlots(skill: SkillProfile | undefined): Slots {
       slots.text++;
   }
   return slots;
+}
+
+/** Words joined as a list: "name and email", "width, height and depth". */
+const KEY_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+and\s+\p{L}+/giu;
+
+/**
+ * How many keys of the skill the last list of words in `before` names, each word a different key's ("update the name
+ * and email of a customer ... to": 2); 0 where a word of that list names no key.
+ */
+export function namedKeys(before: string, slots: Slots): number {
+  const list = [...before.matchAll(KEY_LIST)].at(-1)?.[0];
+  if (list === undefined) return 0;
+  const words = list.split(/\s*,\s*(?:and\s+)?|\s+and\s+/i).map((word) => stem(word.trim()));
+  const keys = words.map((word) => slots.keys.findIndex((key) => key.length === 1 && key[0] === word));
+  return keys.every((key) => key >= 0) && new Set(keys).size === keys.length ? keys.length : 0;
+}
+
+/**
+ * How many numbered keys of one thing ("side1", "side2", "side3": 3) the skill has whose thing `before` names ("the
+ * lengths of the sides are"); 0 where it names none.
+ */
+export function numberedKeys(before: string, slots: Slots): number {
+  const words = new Set(contentStems(before));
+  const counts = new Map<string, number>();
+  for (const key of slots.numbered) if (words.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
 }

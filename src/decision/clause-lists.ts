@@ -4,7 +4,7 @@
  * not (see questionItems).
  */
 import { stem } from "./words.js";
-import type { Slots } from "./argument-slots.js";
+import { namedKeys, numberedKeys, type Slots } from "./argument-slots.js";
 import { NAME, NUMERAL, QUOTE } from "./value-spans.js";
 import { YEAR_NUMERAL } from "../model/grounding/grounding-words.js";
 
@@ -18,7 +18,10 @@ const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|a
 /** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
 const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
 
-const LISTS: { kind: "number" | "name" | "quote" | "tuple" | "pair"; pattern: RegExp; repeated?: true }[] = [
+/** A thing of a list that names its kind after each item: "a gasoline vehicle", "the diesel vehicle". */
+const PHRASE = String.raw`\b(?:an?|the)\s+(?!(?:same|other|first|second|third|last)\b)\p{L}+\s+`;
+
+const LISTS: { kind: ListSpan["kind"]; pattern: RegExp; repeated?: true }[] = [
   { kind: "tuple", pattern: new RegExp(`(?:${TUPLE})(?:${JOINT}(?:${TUPLE}))+`, "gu") },
   { kind: "pair", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})(?:${JOINT}(?:${PAIR}))+`, "gu") },
   { kind: "quote", pattern: new RegExp(`(?:${QUOTE})(?:${JOINT}(?:${QUOTE}))+`, "gu") },
@@ -36,6 +39,11 @@ const LISTS: { kind: "number" | "name" | "quote" | "tuple" | "pair"; pattern: Re
     repeated: true,
   },
   { kind: "name", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})(?:${JOINT}(?:${NAME}))+`, "gu") },
+  // the same noun after each item: "a gasoline vehicle, a diesel vehicle, and an electric vehicle"
+  {
+    kind: "phrase",
+    pattern: new RegExp(`${PHRASE}(\\p{L}{3,})\\b(?:(?:\\s*,\\s*(?:and\\s+)?|\\s+and\\s+)${PHRASE}\\1\\b)+`, "giu"),
+  },
 ];
 
 const ITEM: Record<string, RegExp> = {
@@ -44,12 +52,13 @@ const ITEM: Record<string, RegExp> = {
   quote: new RegExp(QUOTE, "gu"),
   number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}`, "gu"),
   name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})`, "gu"),
+  phrase: new RegExp(`${PHRASE}\\p{L}+`, "giu"),
 };
 
 /** A list a clause writes out: where it is, its items (with where each is), and what kind they are. */
 interface ListSpan {
   /** `enum`: two or more values of one enum argument (see enumLists). */
-  kind: "tuple" | "pair" | "quote" | "number" | "name" | "enum";
+  kind: "tuple" | "pair" | "quote" | "number" | "name" | "phrase" | "enum";
   start: number;
   end: number;
   items: { start: number; end: number }[];
@@ -150,6 +159,10 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
       .toLowerCase(),
   );
   if (slots.arrayEnums.some((values) => written.every((item) => values.includes(item)))) return count;
+  // as many values as the keys the clause names before them: "the name and email ... to "John" and "example@.com"";
+  // "the lengths of the sides are 5 units, 7 units, and 9 units" for `side1`, `side2`, `side3`
+  if (namedKeys(text.slice(0, list.start), slots) === count) return count;
+  if (numberedKeys(text.slice(Math.max(0, list.start - 60), list.start), slots) === count) return count;
   if (list.kind === "enum") return 1;
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
   if (list.kind === "number") {
@@ -266,7 +279,7 @@ export function expandLists(text: string, slots: Slots): string[] {
       rest = Math.floor(rest / counts[i]);
       return digit;
     });
-    let view = text;
+    let view = othersLeftOut(text, splitting, choice);
     splitting
       .map(({ list, group }, i) => ({ list, group, pick: choice[i] }))
       .sort((a, b) => b.list.start - a.list.start)
@@ -278,6 +291,52 @@ export function expandLists(text: string, slots: Slots): string[] {
     texts.push(view);
   }
   return texts;
+}
+
+/** Where a clause's text after its lists parts: a comma or a semicolon (", and" too). */
+const SEGMENT_JOINT = /\s*(?:,\s*(?:and\s+)?|;\s*)/g;
+
+/**
+ * `text` without the parts after its lists that speak of another item of a list only ("... a gasoline vehicle, a
+ * diesel vehicle, and an electric vehicle ..., using the default emission factor for the gasoline vehicle, an emission
+ * factor of 2.7 for the diesel vehicle, and an emission factor of 0 for the electric vehicle": the diesel vehicle's
+ * call keeps "an emission factor of 2.7 for the diesel vehicle" alone). Lists of one item per call only (`choice`:
+ * each list's item for this call).
+ */
+function othersLeftOut(
+  text: string,
+  splitting: readonly { list: ListSpan; group: number }[],
+  choice: readonly number[],
+): string {
+  const end = Math.max(...splitting.map(({ list }) => list.end));
+  const words = (item: { start: number; end: number }) =>
+    text
+      .slice(item.start, item.end)
+      .replace(/^(?:an?|the)\s+|^['"]|['"]$/gi, "")
+      .toLowerCase();
+  const own: string[] = [];
+  const others: string[] = [];
+  splitting.forEach(({ list, group }, i) => {
+    if (group !== 1 || list.kind === "number" || list.kind === "tuple") return;
+    list.items.forEach((item, j) => (j === choice[i] ? own : others).push(words(item)));
+  });
+  if (others.length === 0) return text;
+  const tail = text.slice(end);
+  const cuts = [0, ...[...tail.matchAll(SEGMENT_JOINT)].map((m) => m.index), tail.length];
+  let kept = "";
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const segment = tail.slice(cuts[i], cuts[i + 1]);
+    const lower = segment.toLowerCase();
+    const mentions = (item: string) => item !== "" && new RegExp(`\\b${escaped(item)}\\b`).test(lower);
+    if (i > 0 && others.some(mentions) && !own.some(mentions)) continue;
+    kept += segment;
+  }
+  return text.slice(0, end) + kept;
+}
+
+/** `text` with the characters a pattern gives meaning to escaped. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A plural noun a clause takes up from a clause before it: "in these years", "in those same years", "both cities". */

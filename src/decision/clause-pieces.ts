@@ -3,8 +3,8 @@
  * REQUEST_BREAK, a sentence's repeated frames, periodic runs of values), and what each clause is.
  */
 import { argumentSlots } from "./argument-slots.js";
-import type { SkillProfile } from "./skill-fit.js";
-import { NAME, QUOTE, VALUE, periodicCuts } from "./value-spans.js";
+import { bestFit, type SkillProfile } from "./skill-fit.js";
+import { NAME, QUOTE, VALUE, periodicCuts, valuesOf } from "./value-spans.js";
 import { ORDINAL_KEY } from "../model/grounding/grounding-words.js";
 
 /**
@@ -16,7 +16,7 @@ const CLAUSE_BREAK = new RegExp(
     // a sentence that begins with a word that goes on to another call
     String.raw`[.?!;]\s+(?=(?:(?:and|but|so)\s+)?(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
-    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
+    String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while(?!\s+\p{L}+ing\b)|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
     // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
     String.raw`(?:,\s*and\s+|\s+and\s+)(?=for\s+(?:\p{Lu}|\$?\d|'|"))`,
     String.raw`,\s*and\s+(?=(?:between|from)\s+(?:\p{Lu}|\$?\d|'|"))`,
@@ -37,7 +37,8 @@ const OPENER =
   /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
 
 /** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */
-const BACK_REFERENCE = /\b(?:the results?|that|it|this|them|these|those)\b/i;
+const BACK_REFERENCE =
+  /\b(?:the results?|it|them)\b|\b(?:that|this|these|those)\b(?!\s+(?:[a-z]+\s+)?(?:cases?|scenarios?|situations?|one)\b)/i;
 /**
  * Words that take up a result whatever else the clause holds ("divide the result by 4", "divide it by 1000"); a pronoun
  * alone does only in a clause without values of its own ("convert that to feet", not "lawsuits filed against them in
@@ -45,6 +46,23 @@ const BACK_REFERENCE = /\b(?:the results?|that|it|this|them|these|those)\b/i;
  */
 const RESULT_REFERENCE =
   /\bthe (?:results?|answer|outcome|sum|product|total|difference)\b|\b(?:divide|multiply|convert|add|subtract|round|double|halve|square|take)\s+(?:it|that|this|them)\b/i;
+
+/** A phrase that only sets the scene of the request after it: "In game Battle Reign", "For the triangle". */
+const SCENE = /^(?:[.?!;,]\s*)?(?:in|for|on|at|with|from|regarding|about|during|as for)\s+[^,.;?!]{1,40}$/i;
+
+/** A condition the request after it asks under: "If you were to conduct 20 independent experiments with ...". */
+const CONDITION = /^(?:[.?!;,]\s*)?(?:if|when|suppose|assuming)\s+(?:[^.;?!]|\.(?=\d))*$/i;
+
+/**
+ * Whether the text from the clause's start (a cut or a sentence's start) to `at` only sets the scene (see SCENE) or
+ * the condition (see CONDITION) of the request that follows: one request, not two.
+ */
+function sceneBefore(question: string, at: number, cuts: readonly number[]): boolean {
+  const sentence = Math.max(0, ...[...question.slice(0, at).matchAll(/[.?!;]\s+/g)].map((m) => m.index + m[0].length));
+  const start = Math.max(sentence, ...cuts.filter((cut) => cut < at));
+  const before = question.slice(start, at).trim();
+  return SCENE.test(before) || CONDITION.test(before);
+}
 
 export interface Piece {
   text: string;
@@ -81,7 +99,9 @@ export function clauses(question: string, skills: readonly SkillProfile[]): Piec
   for (const match of question.matchAll(CLAUSE_BREAK))
     if (match.index > 0 && !numberedThing(question.slice(match.index + match[0].length), skills))
       cuts.push(match.index);
-  if (requests) for (const match of question.matchAll(REQUEST_BREAK)) if (match.index > 0) cuts.push(match.index);
+  if (requests)
+    for (const match of question.matchAll(REQUEST_BREAK))
+      if (match.index > 0 && !sceneBefore(question, match.index, cuts)) cuts.push(match.index);
   cuts.sort((a, b) => a - b);
   cuts.push(...repeatedFrames(question, cuts, skills));
   // the one skill's values given again and again in one order: a call each (unless it takes a list of them)
@@ -103,13 +123,25 @@ export function clauses(question: string, skills: readonly SkillProfile[]): Piec
     const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
     pieces.push({
       text,
-      values: chain || VALUE.test(text),
+      values: chain || (VALUE.test(text) && !(i === 0 && namesOnly(text, skills))),
       ...(chain && { chain }),
       ...(again && { again }),
       ...(inner && { inner }),
     });
   }
   return pieces;
+}
+
+/**
+ * Whether a question's first clause only sets the scene: its values are all capitalized names and the skill it fits
+ * best takes no name (no text argument, no enum). "John and Mary are playing a game where they each choose two
+ * numbers" for `math.gcd` asks for no call; the numbers each of them chose do.
+ */
+function namesOnly(text: string, skills: readonly SkillProfile[]): boolean {
+  const values = valuesOf(text);
+  if (values.length === 0 || values.some((value) => value.kind !== 3)) return false;
+  const slots = argumentSlots(skills.length === 1 ? skills[0] : bestFit(text, skills));
+  return slots.text === 0 && !slots.textArray && slots.enums.length === 0 && slots.arrayEnums.length === 0;
 }
 
 /** Where a clause may join another of the same frame: ", and", "and", ";". */

@@ -39,10 +39,27 @@ function namedSkills(text: string, skills: readonly SkillProfile[]): string[] {
   );
   for (const match of text.matchAll(WORD_LIST)) {
     const listed = contentStems(match[0]);
-    const named = skills.filter((_, i) => own[i].some((word) => listed.includes(word))).map((skill) => skill.name);
-    if (named.length >= 2) return named;
+    const named = skills.filter((_, i) => own[i].some((word) => listed.includes(word)));
+    const fitting = named.filter((skill) => !otherThing(skill, text, skills)).map((skill) => skill.name);
+    if (fitting.length >= 2) return fitting;
   }
   return [];
+}
+
+/**
+ * Whether a skill's name is of another thing than the one `text` speaks of: the first word of its dotted name (its
+ * thing: `rectangle.calculate_perimeter`) is not in the text, and another skill's thing is ("the area and perimeter of
+ * a circle" beside `circle.calculate_area`: the rectangle's perimeter is not asked for).
+ */
+function otherThing(skill: SkillProfile, text: string, skills: readonly SkillProfile[]): boolean {
+  const thing = (name: string) => (name.includes(".") ? nameStems(name.split(".")[0]) : []);
+  const words = new Set(contentStems(text));
+  const own = thing(skill.name);
+  if (own.length === 0 || own.some((word) => words.has(word))) return false;
+  return skills.some((other) => {
+    const theirs = thing(other.name);
+    return theirs.length > 0 && theirs.join(" ") !== own.join(" ") && theirs.every((word) => words.has(word));
+  });
 }
 
 /** Words joined as a list: "median and variance", "area, perimeter and diagonal". */
@@ -60,6 +77,7 @@ const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+
  */
 export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const pieces = clauses(question, skills);
+  joinThisOne(pieces, skills);
   markRequests(pieces, skills);
   markFlags(pieces, skills);
   unmarkRecap(pieces, skills);
@@ -147,6 +165,28 @@ function sameValues(text: string, before: readonly Piece[]): string[] {
 function measuredRuns(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const runs = unitTuples(question, bestFit(question, skills));
   return runs.length > 1 ? runs.map((text) => ({ text })) : [{ text: question }];
+}
+
+/** A thing named as the one just spoken of: "this case", "this wind farm". */
+const THIS_ONE = /\bthis\s+(?!time\b)\p{L}{3,}/iu;
+/** Words that ask for the call again, otherwise: "fetch the same sequence again", "if we use the Lamarck model instead". */
+const OTHERWISE = /\b(?:again|instead|once more|rather|another)\b/i;
+
+/**
+ * A clause that names the thing of the clause before it as "this ..." and fits the same skill asks more of that call,
+ * not another one: "The first one has a case number of '12345' ... I would also like to know the verdict details for
+ * this case"; "The second project is a wind farm ... I would also like to know the estimated energy output for this
+ * wind farm for the month of July". It joins the clause before it.
+ */
+function joinThisOne(pieces: Piece[], skills: readonly SkillProfile[]): void {
+  for (let i = pieces.length - 1; i > 0; i--) {
+    const [before, piece] = [pieces[i - 1], pieces[i]];
+    if (!before.values || piece.chain || !(piece.inner || piece.again) || !THIS_ONE.test(piece.text)) continue;
+    if (OTHERWISE.test(piece.text)) continue;
+    if (skills.length > 1 && bestFit(piece.text, skills) !== bestFit(before.text, skills)) continue;
+    before.text = `${before.text} ${piece.text}`;
+    pieces.splice(i, 1);
+  }
 }
 
 /**
