@@ -121,7 +121,13 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ player: z.string(), fields: z.array(z.string()) }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats]);
+  const multiples = defineSkill({
+    name: "sum_of_multiples",
+    description: "The sum of the multiples of some numbers in a range.",
+    parameters: z.object({ lower_limit: z.number(), upper_limit: z.number(), multiples: z.array(z.number()) }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats, multiples]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -214,6 +220,11 @@ function craftedCases(): CorpusCase[] {
     crafted("coefficients", "Find the roots of 5x^2 - 7x + 3 = 0.", {
       skill_name: "quadratic_roots",
       arguments: { a: 3, b: 5, c: 7 },
+    }),
+    // a range's ends written the other way round
+    crafted("range", "Find the sum of the multiples of 3 and 5 between 1 and 1000.", {
+      skill_name: "sum_of_multiples",
+      arguments: { lower_limit: 1000, upper_limit: 1, multiples: [3, 5] },
     }),
     // a list that writes its last item again and again
     crafted("repeated-item", "The points, assists and rebounds of LeBron James.", {

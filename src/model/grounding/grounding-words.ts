@@ -149,6 +149,30 @@ export function routeSide(key: string): "from" | "to" | undefined {
   const side = words.map((word) => ROUTE_SIDES[word]).find((found) => found !== undefined);
   return side && words.some((word) => ROUTE_PLACES.has(word)) ? side : undefined;
 }
+/** The words of a number range's ends: `lower_limit`, `start_range`, `min_value`; `upper_limit`, `end`, `max_value`. */
+const RANGE_SIDES: Record<string, "low" | "high"> = {
+  lower: "low",
+  low: "low",
+  min: "low",
+  minimum: "low",
+  start: "low",
+  begin: "low",
+  upper: "high",
+  high: "high",
+  max: "high",
+  maximum: "high",
+  end: "high",
+  stop: "high",
+};
+/** The end of a number range `key` takes (see RANGE_SIDES), not a route's (see routeSide), or undefined. */
+export function rangeSide(key: string): "low" | "high" | undefined {
+  if (routeSide(key)) return undefined;
+  const words = key.split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase());
+  return words.map((word) => RANGE_SIDES[word]).find((found) => found !== undefined);
+}
+/** A range of numbers the question writes: "between 1 and 1000", "from 10 to 20 degrees". */
+export const NUMBER_RANGE =
+  /(?<![\p{L}\p{N}])(?:between|from)\s+\$?(\d[\d,]*(?:\.\d+)?)(\s*[\p{L}%]*)\s+(?:and|to)\s+\$?(\d[\d,]*(?:\.\d+)?)/giu;
 /** "from" or "to" (an article aside) before a capitalized name: where a route's side begins. */
 export const ROUTE_BEFORE = {
   from: /(?<![\p{L}\p{N}])from\s+(?:the\s+)?(?=\p{Lu})/gu,

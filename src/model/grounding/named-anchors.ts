@@ -5,6 +5,7 @@
  */
 import type { GroundingIndex } from "./grounding-index.js";
 import {
+  NUMBER_RANGE,
   NUMERAL_BEFORE,
   ORDINAL_KEY,
   ROUTE_BEFORE,
@@ -12,6 +13,7 @@ import {
   conversionSide,
   conversionUnits,
   keyWords,
+  rangeSide,
   routeSide,
   yearKey,
 } from "./grounding-words.js";
@@ -78,6 +80,17 @@ export function namedAnchors(
   const route = routeSide(key);
   if (route && keys.filter((other) => routeSide(other) === route).length === 1 && q.r.on("place-anchors"))
     for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
+  // a range's end, where the skill takes both ends: the first numeral of "between 1 and 1000" or "from 10 to 20" for
+  // `lower_limit`, the second for `upper_limit` (Gemma wrote `"lower_limit":1000`)
+  const range = rangeSide(key);
+  const other = range === "low" ? "high" : "low";
+  if (range && keys.some((k) => rangeSide(k) === other) && q.r.on("ranges"))
+    for (const match of text.matchAll(NUMBER_RANGE))
+      found.numerals.push(
+        ...(range === "low"
+          ? anchoredNumerals(match[1], match[2])
+          : anchoredNumerals(match[3], text.slice(match.index + match[0].length))),
+      );
   // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
   // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
   const asked = (skill !== undefined && q.askedBy.get(skill)?.[key]) || [];

@@ -160,6 +160,12 @@ export const GROUNDING_RULES = [
     reason: '"the GCD of 36 and 24" took one numeral twice',
   },
   {
+    name: "ranges",
+    reads: 'a range of numbers ("between 1 and 1000", "from 10 to 20") where the skill takes both ends (lower/upper)',
+    biases: "the range's first numeral as the low end's anchor, its second as the high end's",
+    reason: 'Gemma wrote `"lower_limit":1000` for "between 1 and 1000"',
+  },
+  {
     name: "names-holding",
     reads: "names of the question that hold a word of the key",
     biases: "those names as anchors",
