@@ -221,6 +221,11 @@ function craftedCases(): CorpusCase[] {
       skill_name: "quadratic_roots",
       arguments: { a: 3, b: 5, c: 7 },
     }),
+    // the pronoun "I" written as a place
+    crafted("pronoun", "I am in Boston and I'd like a place to eat.", {
+      skill_name: "find_place",
+      arguments: { location: "I" },
+    }),
     // a range's ends written the other way round
     crafted("range", "Find the sum of the multiples of 3 and 5 between 1 and 1000.", {
       skill_name: "sum_of_multiples",

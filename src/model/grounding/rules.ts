@@ -166,6 +166,12 @@ export const GROUNDING_RULES = [
     reason: 'Gemma wrote `"lower_limit":1000` for "between 1 and 1000"',
   },
   {
+    name: "no-pronoun",
+    reads: 'the pronoun "I" where a span of the source starts ("I would like", "I\'m")',
+    biases: "no copy bonus for a value that begins there",
+    reason: 'both test models wrote `"start_point":"I"` and `"key":"I"` for "I am driving from ..."',
+  },
+  {
     name: "names-holding",
     reads: "names of the question that hold a word of the key",
     biases: "those names as anchors",

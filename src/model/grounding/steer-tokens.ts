@@ -24,6 +24,9 @@ function cased(text: string, start: boolean): Set<string> {
  * source, begin a value at a span's start, the newest result's or an avoided text's, a written value or a quoted one,
  * go on with a numeral; and the values earlier calls took. grounding-steer.ts decides which get what logit.
  */
+/** The pronoun "I" where a span starts: "I would", "I'm", "I've" (not "India", "I-95"). */
+const PRONOUN_I = /^I(?:'\p{Ll}+)?(?![\p{L}\p{N}-])/u;
+
 export class SteerTokens {
   readonly source: GroundingIndex;
   readonly q: QuestionReading;
@@ -144,8 +147,12 @@ export class SteerTokens {
   valueStarts(): number[] {
     if (!this.starts) {
       const outside = this.source.starts.filter((p) => !this.q.insideName(p));
-      this.starts =
+      const starts =
         outside.length < this.source.starts.length && !this.r.on("inside-name") ? [...this.source.starts] : outside;
+      // nor the pronoun "I" ("I would like", "I'm"): both test models wrote `"start_point":"I"`, `"key":"I"`
+      const text = this.source.text;
+      const others = starts.filter((p) => !PRONOUN_I.test(text.slice(p, p + 4)));
+      this.starts = others.length < starts.length && this.r.on("no-pronoun") ? others : starts;
     }
     return [...this.starts];
   }
