@@ -3,6 +3,7 @@
  * REQUEST_BREAK, a sentence's repeated frames, periodic runs of values), and what each clause is.
  */
 import { argumentSlots } from "./argument-slots.js";
+import { nameStems, stem } from "./words.js";
 import { bestFit, type SkillProfile } from "./skill-fit.js";
 import { NAME, QUOTE, VALUE, periodicCuts, valuesOf } from "./value-spans.js";
 import { ORDINAL_KEY } from "../model/grounding/grounding-words.js";
@@ -64,6 +65,22 @@ function sceneBefore(question: string, at: number, cuts: readonly number[]): boo
   return SCENE.test(before) || CONDITION.test(before);
 }
 
+/** "the total payout", "the sum insured": an amount named by the noun after it. */
+const AMOUNT_NOUN = /\bthe (?:sum|product|total|difference)\s+(\p{L}+)/giu;
+
+/**
+ * Whether a clause takes up a result (see RESULT_REFERENCE), not where its only "the total ..." names an argument of a
+ * skill by the noun after it ("while keeping the total payout at $6,000,000" for `total_payout`).
+ */
+function takesUpResult(text: string, skills: readonly SkillProfile[]): boolean {
+  if (!RESULT_REFERENCE.test(text)) return false;
+  const keys = new Set(skills.flatMap((skill) => Object.keys(skill.parameters.properties ?? {}).flatMap(nameStems)));
+  let rest = text;
+  for (const match of text.matchAll(AMOUNT_NOUN))
+    if (keys.has(stem(match[1]))) rest = rest.replace(match[0], " ".repeat(match[0].length));
+  return RESULT_REFERENCE.test(rest);
+}
+
 export interface Piece {
   text: string;
   values: boolean;
@@ -119,7 +136,7 @@ export function clauses(question: string, skills: readonly SkillProfile[]): Piec
     if (/^(?:(?:and|but|so)\b)?$/i.test(text)) continue;
     const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
-    const chain = i > 0 && (RESULT_REFERENCE.test(text) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
+    const chain = i > 0 && (takesUpResult(text, skills) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
     const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
     pieces.push({
       text,

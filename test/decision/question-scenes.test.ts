@@ -66,6 +66,23 @@ describe("questionItems: scenes, conditions and things already named", () => {
     expect(found[1]).toMatch(/\$15,000.*4%/);
   });
 
+  it("reads no result taken up in 'the total ...' that names an argument, and still does in 'the total'", () => {
+    const dividend = skill("dividend_per_share", "The quarterly dividend per share.", {
+      total_payout: { type: "number" },
+      outstanding_shares: { type: "number" },
+    });
+    const found = items(
+      "What is the quarterly dividend per share for a payout of $5,000,000 and 2,000,000 shares? Also, what if we increase the shares to 2,500,000 while keeping the total payout at $6,000,000?",
+      [dividend],
+    );
+    expect(found).toHaveLength(2);
+    expect(found.some((item) => item.chain)).toBe(false);
+    const chained = items("Add 3 and 4 with the calculator, then divide the total by 2.", [
+      skill("calculator", "Evaluate arithmetic.", { expression: { type: "string" } }),
+    ]);
+    expect(chained.at(-1)?.chain).toBe(true);
+  });
+
   it("keeps a clause about this thing with the call of the clause before it, and reads no result in 'this case'", () => {
     const dispute = skill("dispute_details", "Details of a customs dispute.", {
       case_number: { type: "string" },
