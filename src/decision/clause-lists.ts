@@ -15,6 +15,9 @@ const JOINT = String.raw`(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)
 /** A unit word that may follow each numeral of a list ("20 minutes and 15 minutes"). */
 const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|an?|according|respectively|as|if|when|than)\b)[\p{L}°²³/^]+(?:\^?\d)?)?`;
 
+/** A name, with the kind of place it is where the question writes one after it: "Alaska state", "Kings county". */
+const PLACE = String.raw`${NAME}(?:\s+(?:state|city|county|province|country|region)(?![\p{L}\p{N}]))?`;
+
 /** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
 const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
 
@@ -38,7 +41,7 @@ const LISTS: { kind: ListSpan["kind"]; pattern: RegExp; repeated?: true }[] = [
     ),
     repeated: true,
   },
-  { kind: "name", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})(?:${JOINT}(?:${NAME}))+`, "gu") },
+  { kind: "name", pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PLACE})(?:${JOINT}(?:${PLACE}))+`, "gu") },
   // the same noun after each item: "a gasoline vehicle, a diesel vehicle, and an electric vehicle"
   {
     kind: "phrase",
@@ -51,7 +54,7 @@ const ITEM: Record<string, RegExp> = {
   pair: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})`, "gu"),
   quote: new RegExp(QUOTE, "gu"),
   number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}`, "gu"),
-  name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${NAME})`, "gu"),
+  name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PLACE})`, "gu"),
   phrase: new RegExp(`${PHRASE}\\p{L}+`, "giu"),
 };
 

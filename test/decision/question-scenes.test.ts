@@ -29,6 +29,15 @@ describe("questionItems: scenes, conditions and things already named", () => {
     expect(found[1]).toMatch(/20 and 30/);
   });
 
+  it("reads a list of names that each say the kind of place they are", () => {
+    const population = skill("census.population", "The population of a place.", { place: { type: "string" } });
+    const found = texts("Get the population of Texas state and Ohio state from the census.", [population]);
+    expect(found).toHaveLength(2);
+    expect(found[0]).toMatch(/Texas state(?! and)/);
+    expect(found[1]).toMatch(/Ohio state/);
+    expect(found[1]).not.toMatch(/Texas/);
+  });
+
   it("reads values written after as many keys named before them as one call's", () => {
     const update = skill("update_account", "Update an account's details.", {
       account_id: { type: "integer" },
