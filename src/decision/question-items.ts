@@ -25,7 +25,7 @@ export interface QuestionItem {
 
 /** A clause that asks for every call so far again: "repeat these calculations", "do all of them", "redo both". */
 const PLURAL_REPEAT =
-  /\b(?:repeat|redo|do)\s+(?:all\s+(?:of\s+)?)?(?:these|those|them|both|all)\b|\b(?:repeat|redo|do)\s+the\s+same\s+\p{L}+[^\Ws]s\b/iu;
+  /\b(?:repeat|redo|do)\s+(?:all\s+(?:of\s+)?)?(?:these|those|them|both|all)\b|\b(?:repeat|redo|do)\s+the\s+same\s+\p{L}+(?:[^\Ws]s\b|\s+for\b)/iu;
 
 /**
  * The skills a clause names as a list of their own words ("the median and variance", "temperature and humidity
@@ -119,7 +119,10 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
     // "repeat these calculations for the function '2x^2+3x-1'": each call so far again, the clause's values in place
     const again = PLURAL_REPEAT.test(piece.text) && !chain ? items.filter((item) => !item.chain) : [];
     if (again.length >= 2) {
-      for (const item of again) items.push({ text: [substituted(item.text, piece.text), ...around].join(" ") });
+      // (each earlier call again for each item of the clause's own list: "then repeat the same analysis for 'deletion'
+      // and 'substitution' mutations" after two sequences' 'insertion' calls is four calls)
+      for (const text of texts)
+        for (const item of again) items.push({ text: [substituted(item.text, text), ...around].join(" ") });
       continue;
     }
     for (const text of texts) {

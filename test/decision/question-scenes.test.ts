@@ -38,6 +38,28 @@ describe("questionItems: scenes, conditions and things already named", () => {
     expect(found[1]).not.toMatch(/Texas/);
   });
 
+  it("repeats every earlier call for each item of a clause that asks for the same again", () => {
+    const translate = skill("translate", "Translate a text.", {
+      text: { type: "string" },
+      language: { type: "string", enum: ["French", "German", "Spanish"] },
+    });
+    const found = texts(
+      "Translate 'good morning' and 'thank you' into the 'French' language, then repeat the same translation for the 'German' and 'Spanish' language.",
+      [translate],
+    );
+    expect(found).toHaveLength(6);
+    expect(
+      found.map((text) => [/'(good morning|thank you)'/.exec(text)?.[1], /'(French|German|Spanish)'/.exec(text)?.[1]]),
+    ).toEqual([
+      ["good morning", "French"],
+      ["thank you", "French"],
+      ["good morning", "German"],
+      ["thank you", "German"],
+      ["good morning", "Spanish"],
+      ["thank you", "Spanish"],
+    ]);
+  });
+
   it("reads values written after as many keys named before them as one call's", () => {
     const update = skill("update_account", "Update an account's details.", {
       account_id: { type: "integer" },
