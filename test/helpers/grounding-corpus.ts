@@ -226,6 +226,11 @@ function craftedCases(): CorpusCase[] {
       skill_name: "find_place",
       arguments: { location: "I" },
     }),
+    // a quoted text that begins with "I" is a value whole
+    crafted("quoted-pronoun", "Find a place for the note 'I will be back soon'.", {
+      skill_name: "find_place",
+      arguments: { location: "I will be back soon" },
+    }),
     // a range's ends written the other way round
     crafted("range", "Find the sum of the multiples of 3 and 5 between 1 and 1000.", {
       skill_name: "sum_of_multiples",

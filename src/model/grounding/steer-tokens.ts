@@ -151,7 +151,10 @@ export class SteerTokens {
         outside.length < this.source.starts.length && !this.r.on("inside-name") ? [...this.source.starts] : outside;
       // nor the pronoun "I" ("I would like", "I'm"): both test models wrote `"start_point":"I"`, `"key":"I"`
       const text = this.source.text;
-      const others = starts.filter((p) => !PRONOUN_I.test(text.slice(p, p + 4)));
+      // (a quoted text's first word is the text's: "'I love the food here!'" is a value whole)
+      const pronoun = (p: number) =>
+        PRONOUN_I.test(text.slice(p, p + 4)) && !/['"]/.test(text[p - 1] ?? "") && !this.source.quoted(p);
+      const others = starts.filter((p) => !pronoun(p));
       this.starts = others.length < starts.length && this.r.on("no-pronoun") ? others : starts;
     }
     return [...this.starts];

@@ -1,0 +1,28 @@
+/**
+ * The `no-pronoun` rule on the text-only corpus (test/helpers/grounding-corpus.ts): no value begins at the pronoun "I"
+ * ("I am in Boston and I'd like ..."), and a quoted text that begins with "I" is still a value's start.
+ */
+import { describe, expect, it } from "vitest";
+import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
+
+const { cases, vocabulary, text } = groundingCorpus(0);
+
+/** The steer's bias on the token "I" where the reply's `location` value opens (after `"location":"`). */
+function biasOnI(id: string, rulesOff: string[] = []): number | undefined {
+  const c = cases.find((x) => x.id === `crafted/${id}`)!;
+  const at = c.reply.indexOf('"location":"') + '"location":"'.length;
+  const output = steerCase(c, vocabulary, text, rulesOff).outputs[at];
+  const found = output.split("|").find((part) => part.startsWith("I="));
+  return found === undefined ? undefined : Number(found.slice(2));
+}
+
+describe("grounding's no-pronoun rule", () => {
+  it("gives no copy bonus to a value that begins at the pronoun I, and does with the rule off", () => {
+    expect(biasOnI("pronoun")).toBeUndefined();
+    expect(biasOnI("pronoun", ["no-pronoun"])).toBeGreaterThan(0);
+  });
+
+  it("keeps the copy bonus at a quoted text's first word I", () => {
+    expect(biasOnI("quoted-pronoun")).toBeGreaterThan(0);
+  });
+});
