@@ -37,7 +37,10 @@ const REQUEST_BREAK =
 const OPENER =
   /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
 
-/** Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"). */
+/**
+ * Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"); not a case
+ * or a scenario named again ("for this case", "in that case": the question's own thing).
+ */
 const BACK_REFERENCE =
   /\b(?:the results?|it|them)\b|\b(?:that|this|these|those)\b(?!\s+(?:[a-z]+\s+)?(?:cases?|scenarios?|situations?|one)\b)/i;
 /**
