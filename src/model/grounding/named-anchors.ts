@@ -80,17 +80,7 @@ export function namedAnchors(
   const route = routeSide(key);
   if (route && keys.filter((other) => routeSide(other) === route).length === 1 && q.r.on("place-anchors"))
     for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
-  // a range's end, where the skill takes both ends: the first numeral of "between 1 and 1000" or "from 10 to 20" for
-  // `lower_limit`, the second for `upper_limit` (Gemma wrote `"lower_limit":1000`)
-  const range = rangeSide(key);
-  const other = range === "low" ? "high" : "low";
-  if (range && keys.some((k) => rangeSide(k) === other) && q.r.on("ranges"))
-    for (const match of text.matchAll(NUMBER_RANGE))
-      found.numerals.push(
-        ...(range === "low"
-          ? anchoredNumerals(match[1], match[2])
-          : anchoredNumerals(match[3], text.slice(match.index + match[0].length))),
-      );
+  found.numerals.push(...rangeNumerals(q, key, keys, text));
   // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
   // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
   const asked = (skill !== undefined && q.askedBy.get(skill)?.[key]) || [];
@@ -128,4 +118,19 @@ export function namedAnchors(
     const theirs = [skill!.replaceAll(".", "_"), ...keys.filter((other) => other !== key)].flatMap(keyWords);
     found.starts.push(...kindModifiers(text, noun, new Set(theirs)));
   }
+}
+
+/**
+ * A range's end, where the skill takes both ends: the first numeral of "between 1 and 1000" or "from 10 to 20" for
+ * `lower_limit`, the second for `upper_limit` (Gemma wrote `"lower_limit":1000`). None for another key.
+ */
+function rangeNumerals(q: AnchorReader, key: string, keys: readonly string[], text: string): string[] {
+  const side = rangeSide(key);
+  const otherSide = side === "low" ? "high" : "low";
+  if (!side || !keys.some((k) => rangeSide(k) === otherSide) || !q.r.on("ranges")) return [];
+  return [...text.matchAll(NUMBER_RANGE)].flatMap((match) =>
+    side === "low"
+      ? anchoredNumerals(match[1], match[2])
+      : anchoredNumerals(match[3], text.slice(match.index + match[0].length)),
+  );
 }
