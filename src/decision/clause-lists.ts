@@ -3,7 +3,7 @@
  * calls: one call per item or per group of items, zipped where the clause says "respectively", crossed where it does
  * not (see questionItems).
  */
-import { stem } from "./words.js";
+import { escapeRegex, stem } from "./words.js";
 import { namedKeys, numberedKeys, type Slots } from "./argument-slots.js";
 import { NAME, NUMERAL, QUOTE } from "./value-spans.js";
 import { YEAR_NUMERAL } from "../model/grounding/grounding-words.js";
@@ -209,7 +209,7 @@ function enumLists(text: string, slots: Slots): ListSpan[] {
       const words = value
         .split(/[\s_-]+/u)
         .filter(Boolean)
-        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+        .map(escapeRegex);
       const pattern = new RegExp(
         `(?<![\\p{L}\\p{N}])${words.join("[\\s_-]+")}(?![\\p{L}\\p{N}])`,
         cased ? "gu" : "giu",
@@ -330,16 +330,11 @@ function othersLeftOut(
   for (let i = 0; i + 1 < cuts.length; i++) {
     const segment = tail.slice(cuts[i], cuts[i + 1]);
     const lower = segment.toLowerCase();
-    const mentions = (item: string) => item !== "" && new RegExp(`\\b${escaped(item)}\\b`).test(lower);
+    const mentions = (item: string) => item !== "" && new RegExp(`\\b${escapeRegex(item)}\\b`).test(lower);
     if (i > 0 && others.some(mentions) && !own.some(mentions)) continue;
     kept += segment;
   }
   return text.slice(0, end) + kept;
-}
-
-/** `text` with the characters a pattern gives meaning to escaped. */
-function escaped(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A plural noun a clause takes up from a clause before it: "in these years", "in those same years", "both cities". */

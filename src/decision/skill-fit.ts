@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../json-schema.js";
 import { numeralsOf } from "../numerals.js";
-import { contentStems, nameStems } from "./words.js";
+import { contentStems, escapeRegex, nameStems } from "./words.js";
 import { DECISION_WEIGHTS, type DecisionWeights } from "./defaults.js";
 import { valueKind, writesValueOf } from "./value-kinds.js";
 
@@ -98,10 +98,6 @@ function enumWritten(items: readonly unknown[], values: QuestionValues): boolean
       text.length > 0 && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegex(text)}(?![\\p{L}\\p{N}])`, "u").test(values.lower)
     );
   });
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**

@@ -49,3 +49,8 @@ export function contentStems(text: string): string[] {
 export function nameStems(name: string): string[] {
   return contentStems(nameWords(name).join(" "));
 }
+
+/** `text` with the characters a regular expression gives meaning to escaped. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -167,8 +167,9 @@ const RANGE_SIDES: Record<string, "low" | "high"> = {
 /** The end of a number range `key` takes (see RANGE_SIDES), not a route's (see routeSide), or undefined. */
 export function rangeSide(key: string): "low" | "high" | undefined {
   if (routeSide(key)) return undefined;
-  const words = key.split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase());
-  return words.map((word) => RANGE_SIDES[word]).find((found) => found !== undefined);
+  return keyWords(key)
+    .map((word) => RANGE_SIDES[word])
+    .find((found) => found !== undefined);
 }
 /** A range of numbers the question writes: "between 1 and 1000", "from 10 to 20 degrees". */
 export const NUMBER_RANGE =
