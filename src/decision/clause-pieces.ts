@@ -15,7 +15,7 @@ import { ORDINAL_KEY } from "../model/grounding/grounding-words.js";
 const CLAUSE_BREAK = new RegExp(
   [
     // a sentence that begins with a word that goes on to another call
-    String.raw`[.?!;]\s+(?=(?:(?:and|but|so)\s+)?(?:also|then|plus|additionally|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
+    String.raw`[.?!;]\s+(?=(?:(?:and|but|so)\s+)?(?:also|then|plus|additionally|furthermore|moreover|lastly|finally|next|now|after that|in addition(?: to that)?|another|do the same|repeat|what if|the (?:second|third|fourth|fifth|last)|(?:second|third|fourth|fifth)(?:ly)?)\b)`,
     // a clause inside a sentence that does ("then" and "also" before a verb of the request, not "then accelerates")
     String.raw`(?:,\s*(?:and\s+)?|\s+and\s+|(?<!\b(?:of|for|to|from|by|about))\s+)(?=(?:(?:also|then)(?!\s+\p{L}+s\b)|another|do the same|repeat|followed by|finally|lastly|after that|while(?!\s+\p{L}+ing\b)|(?:how|what) (?:would|does|about|if)|compare (?:it|them)|the (?:second|third|fourth|fifth)\b(?! (?:one|time))|(?:a )?(?:second|third|fourth|fifth) (?!time)\p{L})\b)`,
     // "... for HSBC ... and for Wells Fargo ...", "between New York and Washington DC, and between Los Angeles and ..."
@@ -35,7 +35,7 @@ const REQUEST_BREAK =
 
 /** Words that begin a clause and say nothing of its content (left out of an item's text). */
 const OPENER =
-  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
+  /^(?:[.?!;,]\s*)?(?:and\s+)?(?:(?:also|then|plus|additionally|furthermore|moreover|next|now|in addition(?: to that)?|after that|lastly|finally)\b[,:]?\s*)?/i;
 
 /**
  * Words that take up the result of the call before ("then divide the result by 4", "convert that to feet"); not a case
@@ -215,6 +215,25 @@ export function keepTails(pieces: Piece[]): void {
     const [before, piece] = [pieces[i - 1], pieces[i]];
     if (piece.values || !piece.inner || !before.values) continue;
     before.text = `${before.text} and ${piece.text.replace(/^(?:and|but|so)\s+/i, "")}`;
+    pieces.splice(i, 1);
+  }
+}
+
+/** The most words a clause's lead may have: "I would", "could you", "I also found". */
+const LEAD_WORDS = 6;
+
+/**
+ * A clause of a few words without values, cut from the clause after it inside one sentence ("Lastly, I would | also
+ * like to know ...", "what if we | also increase ...", "I also found | another SNP mutation ..."), is that clause's
+ * subject, not the question's context for every item (each item read "I would" after its own value, and Gemma went on
+ * from a park's name into " <b>"): it joins the clause after it, which keeps its marks.
+ */
+export function joinLeads(pieces: Piece[]): void {
+  for (let i = pieces.length - 2; i >= 0; i--) {
+    const [piece, next] = [pieces[i], pieces[i + 1]];
+    if (piece.values || !next.inner || /[.?!:;]["')]?$/.test(piece.text)) continue;
+    if (piece.text.split(/\s+/).length > LEAD_WORDS) continue;
+    next.text = `${piece.text} ${next.text}`;
     pieces.splice(i, 1);
   }
 }

@@ -5,7 +5,7 @@ import { argumentSlots } from "./argument-slots.js";
 import { expandLists, referencedList } from "./clause-lists.js";
 import { optionTail, sharedSentences, spreadFrameLists } from "./shared-terms.js";
 import { substituted, valuesOf } from "./value-spans.js";
-import { clauses, keepTails, type Piece } from "./clause-pieces.js";
+import { clauses, joinLeads, keepTails, type Piece } from "./clause-pieces.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -77,6 +77,7 @@ const WORD_LIST = /\p{L}+(?:\s*,\s*\p{L}+)*\s*,?\s+(?:and|&)\s+(?:the\s+)?\p{L}+
  */
 export function questionItems(question: string, skills: readonly SkillProfile[]): QuestionItem[] {
   const pieces = clauses(question, skills);
+  joinLeads(pieces);
   joinThisOne(pieces, skills);
   markRequests(pieces, skills);
   markFlags(pieces, skills);
@@ -86,8 +87,11 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   if (valued.length === 0) return measuredRuns(question, skills);
   spreadFrameLists(valued, skills);
   const context = pieces.filter((piece) => !piece.values).map((piece) => piece.text);
+  const others = valued.slice(0, -1).map((piece) => piece.text);
   const shared =
-    valued.length > 1 ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued.at(-1)!.text, skills)] : [];
+    valued.length > 1
+      ? [...sharedSentences(valued.at(-1)!.text), ...optionTail(valued.at(-1)!.text, skills, others)]
+      : [];
   const items: QuestionItem[] = [];
   const bases = new Map<Piece, string>();
   for (const piece of valued.length > 1 ? valued : [{ text: question, values: true } as Piece]) {
@@ -126,12 +130,15 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
       continue;
     }
     for (const text of texts) {
-      const view = [text, ...inherited, ...around].join(" ");
+      // (each item of the clause's own list puts its value in place: "at a distance of 1 meter and 2 meters from the
+      // same point charge" inherits the charge twice, once with each distance)
+      const own = inherit && ownValues.length > 0 && texts.length > 1 ? [substituted(before, text)] : inherited;
+      const view = [text, ...own, ...around].join(" ");
       const marks = { ...(chain && { chain }) };
       // (the skill its own words fit, not the inherited ones': "what's the time difference between two cities?")
-      const own = named.length === 0 && inherit && skills.length > 1 ? skill?.name : named[0];
+      const fits = named.length === 0 && inherit && skills.length > 1 ? skill?.name : named[0];
       if (named.length > 1) for (const name of named) items.push({ text: view, skill: name, ...marks });
-      else items.push({ text: view, ...(own !== undefined && { skill: own }), ...marks });
+      else items.push({ text: view, ...(fits !== undefined && { skill: fits }), ...marks });
     }
   }
   return items.length === 1 && items[0].skill === undefined && !items[0].chain ? measuredRuns(question, skills) : items;

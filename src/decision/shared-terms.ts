@@ -7,6 +7,8 @@ import { argumentSlots } from "./argument-slots.js";
 import { frameEnumLists } from "./clause-lists.js";
 import { bestFit, type SkillProfile } from "./skill-fit.js";
 import { VALUE, valuesOf } from "./value-spans.js";
+import { escapeRegex } from "./words.js";
+import { askingValues } from "../model/grounding/grounding-setup.js";
 
 /** Words by which a sentence speaks of every item at once ("for both tests", "in each city", "all three"). */
 const EVERY_ITEM = /\b(?:both|each|all|every|either|these|the same)\b/i;
@@ -25,26 +27,54 @@ export function sharedSentences(text: string): string[] {
 
 /** An optional argument's key words, each 3 letters or more (`shortest_route`: "shortest", "route"). */
 function optionalKeyWords(skill: SkillProfile): string[][] {
-  const required = new Set(Array.isArray(skill.parameters.required) ? (skill.parameters.required as string[]) : []);
-  return Object.keys(skill.parameters.properties ?? {})
-    .filter((key) => !required.has(key))
+  return optionalKeys(skill)
     .map((key) => key.split(/[_\s-]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase()))
     .map((words) => words.filter((word) => word.length >= 3));
 }
 
+/** The keys of a skill's arguments that it does not require. */
+function optionalKeys(skill: SkillProfile): string[] {
+  const required = new Set(Array.isArray(skill.parameters.required) ? (skill.parameters.required as string[]) : []);
+  return Object.keys(skill.parameters.properties ?? {}).filter((key) => !required.has(key));
+}
+
 /**
- * The last item's words after its last value, where they begin "with" or "using", hold no value and name an optional
- * argument of its skill by all of that key's words: every item's ("... between New York and Washington DC, and between
- * Los Angeles and San Francisco with optional parameter shortest route enabled": `shortest_route` for both calls).
+ * Whether `tail` writes a value that asks for an optional argument of `skill` (see askingValues: "in meters") that
+ * none of the `others` texts writes one for (there each item asks its own: "using bicycling ..., and finally ...
+ * using transit").
  */
-export function optionTail(text: string, skills: readonly SkillProfile[]): string[] {
+function writesAskingValue(tail: string, skill: SkillProfile, others: readonly string[]): boolean {
+  const properties = (skill.parameters.properties ?? {}) as Record<string, unknown>;
+  return optionalKeys(skill).some((key) => {
+    const values = askingValues(properties[key], key).map((value) => new RegExp(`\\b${escapeRegex(value)}\\b`, "i"));
+    return values.some((value) => value.test(tail)) && !others.some((text) => values.some((value) => value.test(text)));
+  });
+}
+
+/** How a question's closing words ask for an option of every call: "with ...", "using ...", "and I want ...". */
+const OPTION_OPENING = /^(?:and\s+)?(?:with|using|(?:I|we)\s+(?:want|need|would like|'d like|prefer))\b/i;
+
+/**
+ * The last item's words after its last value, where they open as an option (see OPTION_OPENING), hold no value and
+ * name an optional argument of its skill by all of that key's words or write a value that asks for one: every item's
+ * ("... between New York and Washington DC, and between Los Angeles and San Francisco with optional parameter shortest
+ * route enabled": `shortest_route` for both calls; "... the fourth circle has a radius of 20m, and I want the output
+ * in meters": `units` for all four). `others`: the other items' texts.
+ */
+export function optionTail(text: string, skills: readonly SkillProfile[], others: readonly string[] = []): string[] {
   const last = valuesOf(text).at(-1);
   const skill = bestFit(text, skills);
   if (!last || !skill) return [];
-  const tail = text.slice(last.end).replace(/^[\s,]+/, "");
+  // (past a unit written on the value: "20m, and ...")
+  const tail = text
+    .slice(last.end)
+    .replace(/^\p{L}*(?=[\s,])/u, "")
+    .replace(/^[\s,]+/, "");
   const words = new Set(tail.toLowerCase().match(/\p{L}+/gu) ?? []);
   const names = optionalKeyWords(skill).some((key) => key.length > 0 && key.every((word) => words.has(word)));
-  return names && /^(?:and\s+)?(?:with|using)\b/i.test(tail) && !/\d|['"]|(?<=\S\s+)\p{Lu}/u.test(tail) ? [tail] : [];
+  const asks = names || writesAskingValue(tail, skill, others);
+  // (a capital past the tail's start is a name of the last item's own, the pronoun "I" none)
+  return asks && OPTION_OPENING.test(tail) && !/\d|['"]|(?<=\S\s+)(?!I\b)\p{Lu}/u.test(tail) ? [tail] : [];
 }
 
 /**

@@ -2,7 +2,7 @@ import type { JsonSchema } from "../json-schema.js";
 import { numeralsOf } from "../numerals.js";
 import { contentStems, escapeRegex, nameStems } from "./words.js";
 import { DECISION_WEIGHTS, type DecisionWeights } from "./defaults.js";
-import { valueKind, writesValueOf } from "./value-kinds.js";
+import { valueKind, valuesWrittenOf, type ValueKind } from "./value-kinds.js";
 
 /** What the decision reads of a skill: its name, its description and its arguments' JSON Schema. */
 export interface SkillProfile {
@@ -195,15 +195,17 @@ export function skillFit(skill: SkillProfile, values: QuestionValues, described:
   }
   let exact = 0;
   // a value written in its own kind speaks for a call that can be made now: not while a required argument waits
-  // for another call's result (a conversion's number for "the temperature in Lisbon, in Fahrenheit")
+  // for another call's result (a conversion's number for "the temperature in Lisbon, in Fahrenheit"); each value for
+  // one argument of its kind ("a 10 dollar deposit" is one currency, not a conversion's two sides)
+  const left = new Map<ValueKind, number>();
   if (!waitsForResult(skill, values, described, skillStems))
     for (const [key, schema] of Object.entries(properties)) {
       const kind = valueKind(key, schema);
-      if (
-        (kind !== undefined && writesValueOf(kind, values.text)) ||
-        (Array.isArray(schema?.enum) && enumWritten(schema.enum, values))
-      )
+      if (kind !== undefined && !left.has(kind)) left.set(kind, valuesWrittenOf(kind, values.text));
+      if (kind !== undefined && left.get(kind)! > 0) {
+        left.set(kind, left.get(kind)! - 1);
         exact++;
+      } else if (Array.isArray(schema?.enum) && enumWritten(schema.enum, values)) exact++;
     }
   let covered = 0;
   for (const stem of name) if (holdsNameWord(values, stem)) covered++;

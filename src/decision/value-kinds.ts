@@ -49,28 +49,43 @@ function timeZoneCities(): Set<string> {
   return (zoneCities = new Set(zones.map((zone) => zone.split("/").at(-1)!.replace(/_/g, " ").toLowerCase())));
 }
 
-/** Whether `text` writes a value of `kind` (see ValueKind). */
-export function writesValueOf(kind: ValueKind, text: string): boolean {
+/**
+ * How many values of `kind` (see ValueKind) `text` writes: "convert 10 dollars to Euros" two currencies, "a 10 dollar
+ * deposit" one (one value speaks for one argument of its kind, not for a conversion's both sides).
+ */
+export function valuesWrittenOf(kind: ValueKind, text: string): number {
   switch (kind) {
     case "expression":
-      return arithmeticStretches(text).length > 0 || arithmeticStretches(imperativeArithmetic(text)).length > 0;
+      return Math.max(arithmeticStretches(text).length, arithmeticStretches(imperativeArithmetic(text)).length);
     case "date":
-      return ISO_DATE.test(text) || MONTH_DATE.test(text);
+      return new Set(
+        [...text.matchAll(new RegExp(ISO_DATE, "g")), ...text.matchAll(new RegExp(MONTH_DATE, "gi"))].map((m) => m[0]),
+      ).size;
     case "unit": {
       // a unit of two words ("US gallons", "fluid ounces"), or of one
       const unit = (match: RegExpMatchArray) =>
-        (match[2] !== undefined && findUnit(`${match[1]} ${match[2]}`) !== undefined) ||
-        findUnit(match[1]) !== undefined;
-      return [...text.matchAll(AFTER_NUMERAL)].some(unit) || [...text.matchAll(UNIT_NAME)].some(unit);
+        (match[2] !== undefined && findUnit(`${match[1]} ${match[2]}`)) || findUnit(match[1]);
+      const units = [...text.matchAll(AFTER_NUMERAL), ...text.matchAll(UNIT_NAME)].map(unit).filter(Boolean);
+      return new Set(units).size;
     }
     case "currency":
-      return currenciesIn(text).length > 0;
+      return new Set(currenciesIn(text)).size;
     case "time-zone": {
       const cities = timeZoneCities();
       const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
-      return words.some(
-        (word, i) => cities.has(word) || (i + 1 < words.length && cities.has(`${word} ${words[i + 1]}`)),
+      const named = words.map((word, i) =>
+        cities.has(word)
+          ? word
+          : i + 1 < words.length && cities.has(`${word} ${words[i + 1]}`)
+            ? `${word} ${words[i + 1]}`
+            : "",
       );
+      return new Set(named.filter(Boolean)).size;
     }
   }
+}
+
+/** Whether `text` writes a value of `kind` (see valuesWrittenOf). */
+export function writesValueOf(kind: ValueKind, text: string): boolean {
+  return valuesWrittenOf(kind, text) > 0;
 }
