@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { questionItems } from "../../src/decision/question-items.js";
+import { bestFit, type SkillProfile } from "../../src/decision/skill-fit.js";
+import { valuesWrittenOf } from "../../src/decision/value-kinds.js";
+
+// A clause's subject cut from it, a list item that inherits the clause before, a closing option every item shares, and
+// a value of a kind that speaks for one argument (issue 40). The questions are written for these tests, not BFCL's.
+
+const skill = (
+  name: string,
+  description: string,
+  properties: Record<string, unknown>,
+  required = Object.keys(properties),
+): SkillProfile => ({ name, description, parameters: { type: "object", properties, required } });
+const texts = (question: string, skills: SkillProfile[]) => questionItems(question, skills).map((item) => item.text);
+
+const park = skill("park_info", "Facts about a national park.", { park_name: { type: "string" } });
+const stock = skill("stock_quote", "The latest quote of a stock.", { ticker: { type: "string" } });
+const field = skill("field_strength", "The electric field strength of a point charge.", {
+  charge: { type: "number", description: "The charge in coulombs." },
+  distance: { type: "number", description: "The distance from the charge in meters." },
+});
+const circumference = skill(
+  "circle.circumference",
+  "The circumference of a circle.",
+  {
+    radius: { type: "integer", description: "The radius of the circle." },
+    units: { type: "string", description: "Units of the output. Default is 'cm'." },
+  },
+  ["radius"],
+);
+const route = skill(
+  "route_info",
+  "Traffic on a route.",
+  {
+    start: { type: "string" },
+    end: { type: "string" },
+    mode: { type: "string", enum: ["driving", "walking", "transit"] },
+  },
+  ["start", "end"],
+);
+
+describe("questionItems: leads, inherited lists and closing options", () => {
+  it("joins a few words cut before 'also' to the clause they begin, not to every item", () => {
+    const found = texts(
+      "Please tell me the opening hours of Glacier National Park. Lastly, I would also like the latest quote for the 'ACME' stock.",
+      [park, stock],
+    );
+    expect(found).toHaveLength(2);
+    expect(found[0]).not.toMatch(/I would/);
+    expect(found[1]).toMatch(/^I would also like the latest quote/);
+  });
+
+  it("puts each list item's own value into the clause it inherits", () => {
+    const found = texts(
+      "Find the field strength at a distance of 0.5 meters from a charge of 3 coulombs at a temperature of 20 degrees. Then find the strength at a distance of 2 meters and 4 meters from the same charge.",
+      [field],
+    );
+    expect(found).toHaveLength(3);
+    // the inherited clause is the first one with the item's distance in place of 0.5
+    expect(found[1]).toMatch(/distance of 2 meters from the same charge.*distance of 2 meters from a charge of 3/);
+    expect(found[2]).toMatch(/distance of 4 meters from the same charge.*distance of 4 meters from a charge of 3/);
+    expect(found[2]).not.toMatch(/2 meters/);
+  });
+
+  it("gives every item a closing option that writes a value of an optional argument", () => {
+    const found = texts(
+      "What is the circumference of three circles, where the first circle has a radius of 2m, the second circle has a radius of 4m, and the third circle has a radius of 6m, and I want the output in inches?",
+      [circumference],
+    );
+    expect(found).toHaveLength(3);
+    for (const text of found) expect(text).toMatch(/in inches/);
+  });
+
+  it("keeps a closing option with its own item where each item writes its own", () => {
+    const found = texts(
+      "What is the traffic from Oakland to Berkeley using driving, then from Berkeley to Richmond using walking, and finally from Richmond to Oakland using transit?",
+      [route],
+    );
+    expect(found).toHaveLength(3);
+    expect(found[0]).not.toMatch(/transit/);
+    expect(found[1]).not.toMatch(/transit/);
+    expect(found[2]).toMatch(/transit/);
+  });
+
+  it("begins another call at a sentence that opens with 'Furthermore'", () => {
+    const found = texts(
+      "Tell me about Zion National Park. Furthermore, I want facts about Arches National Park for my trip.",
+      [park],
+    );
+    expect(found).toHaveLength(2);
+    expect(found[1]).toMatch(/^I want facts about Arches/);
+  });
+});
+
+describe("skill fit: one written value for one argument of its kind", () => {
+  const deposit = skill("bank_deposit", "Make a deposit to a bank account.", {
+    account_id: { type: "string", description: "The account to deposit to." },
+    amount: { type: "number", description: "Amount to deposit." },
+  });
+  const conversion = skill("currency_conversion", "Convert an amount from one currency to another.", {
+    amount: { type: "number" },
+    from_currency: { type: "string", description: "The source currency." },
+    to_currency: { type: "string", description: "The target currency." },
+  });
+
+  it("counts the values of a kind a text writes", () => {
+    expect(valuesWrittenOf("currency", "a 10 dollar deposit")).toBe(1);
+    expect(valuesWrittenOf("currency", "convert 10 dollars to euros")).toBe(2);
+    expect(valuesWrittenOf("currency", "$10 and then $20")).toBe(1);
+  });
+
+  it("does not let one currency speak for both sides of a conversion", () => {
+    expect(bestFit("make a 10 dollar deposit in my account 55-1234", [conversion, deposit])?.name).toBe("bank_deposit");
+    expect(bestFit("convert 10 dollars to euros", [conversion, deposit])?.name).toBe("currency_conversion");
+  });
+});
