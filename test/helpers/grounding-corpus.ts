@@ -127,7 +127,17 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ lower_limit: z.number(), upper_limit: z.number(), multiples: z.array(z.number()) }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats, multiples]);
+  const future = defineSkill({
+    name: "future_value",
+    description: "The future value of an investment.",
+    parameters: z.object({
+      initial_investment: z.number(),
+      years: z.number(),
+      contribution: z.number().optional().describe("Additional yearly contributions."),
+    }),
+    run: () => 1,
+  });
+  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats, multiples, future]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -241,6 +251,17 @@ function craftedCases(): CorpusCase[] {
       skill_name: "player_stats",
       arguments: { player: "LeBron James", fields: ["points", "assists", "rebounds", "rebounds", "rebounds"] },
     }),
+    // an optional number named after a negation asks for none; named plainly, it does
+    crafted(
+      "negated-optional",
+      "The future value of an initial investment of $5000 over 10 years; he will not make any additional contributions.",
+      { skill_name: "future_value", arguments: { initial_investment: 5000, years: 10 } },
+    ),
+    crafted(
+      "named-optional",
+      "The future value of an initial investment of $5000 over 10 years; he will make additional contributions yearly.",
+      { skill_name: "future_value", arguments: { initial_investment: 5000, years: 10 } },
+    ),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {
       source: ['{"status":"recorded","note":"The call was recorded."}', "Where can I buy a piano?"],

@@ -48,8 +48,8 @@ export class OptionalKeys {
   }
 
   /**
-   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named, given
-   * a value (a place key's "in Rome, Italy"), asked for by one of its values ("in Celsius" for `temp_unit`), or a
+   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named (a
+   * number key not after a negation), given a value (a place key's "in Rome, Italy"), asked for by one of its values ("in Celsius" for `temp_unit`), or a
    * number key where a numeral of the question is still unheld ("within 10 miles").
    */
   asked(key: string, numeric: readonly string[] | undefined): boolean {
@@ -58,9 +58,11 @@ export class OptionalKeys {
     const held = writtenStringsOf(this.#q.text).map((value) => value.toLowerCase());
     const free = (p: number) =>
       !held.some((value) => this.#q.source.following(p, value.length).toLowerCase() === value);
-    return (
-      this.#q.named(key) || this.#q.anchors(key).starts.some(free) || (!!numeric?.includes(key) && !this.numeralsHeld())
-    );
+    // (a number key named after a negation asks for none: "he will not make any additional contributions" for
+    // `contribution`, where both test models wrote 2, the start of another item's 200)
+    const number = !!numeric?.includes(key);
+    const named = this.#q.named(key) && !(number && this.#q.flagValue(key) === "false");
+    return named || this.#q.anchors(key).starts.some(free) || (number && !this.numeralsHeld());
   }
 
   /**

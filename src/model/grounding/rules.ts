@@ -209,7 +209,9 @@ export const GROUNDING_RULES = [
   },
   {
     name: "arguments-end",
-    reads: "optional arguments the question asks for or does not, past the last key written (the schema's order)",
+    reads:
+      "optional arguments the question asks for or does not (a number one named after a negation does not), past " +
+      "the last key written (the schema's order)",
     biases:
       "goes on to an asked one; closes the arguments when only unasked ones remain; an unasked one does not begin " +
       "while a required or asked one is to come",
