@@ -137,7 +137,23 @@ function craftedCases(): CorpusCase[] {
     }),
     run: () => 1,
   });
-  const registry = new Registry([lookup, circle, calculatorSkill, rectangle, quadratic, stats, multiples, future]);
+  const route = defineSkill({
+    name: "route_plan",
+    description: "Plan a driving route.",
+    parameters: z.object({ start: z.string(), end: z.string(), preference: z.enum(["Shortest", "Scenic"]) }),
+    run: () => 1,
+  });
+  const registry = new Registry([
+    lookup,
+    circle,
+    calculatorSkill,
+    rectangle,
+    quadratic,
+    stats,
+    multiples,
+    future,
+    route,
+  ]);
   const schema = buildActionJsonSchema(registry);
   const crafted = (
     id: string,
@@ -262,6 +278,11 @@ function craftedCases(): CorpusCase[] {
       "The future value of an initial investment of $5000 over 10 years; he will make additional contributions yearly.",
       { skill_name: "future_value", arguments: { initial_investment: 5000, years: 10 } },
     ),
+    // an enum value the question writes goes on as written, not as another value of the schema's it begins
+    crafted("anchored-enum", "Plan the shortest route from Boston to Albany.", {
+      skill_name: "route_plan",
+      arguments: { start: "Boston", end: "Albany", preference: "Shortest" },
+    }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {
       source: ['{"status":"recorded","note":"The call was recorded."}', "Where can I buy a piano?"],

@@ -346,6 +346,12 @@ export class GroundingSteer {
     const region = regions.length > 0 && this.#r.on("place-region") ? regions : [];
     this.#t.continuations(this.#source, state.positions, GROUNDING_COPY_LOGIT, logits);
     if (inWord.length > 0) this.#t.continuations(this.#source, inWord, GROUNDING_MID_WORD_LOGIT, logits);
+    // a value begun on the key's anchor goes on as the anchored span, ahead of the others it also follows ("S" of
+    // "shortest" beside `route_preference`'s "Shortest" and "Scenic": both test models went on to "Scenic")
+    const onAnchor = this.#onAnchor(state);
+    const base = inWord.length > 0 ? GROUNDING_MID_WORD_LOGIT : GROUNDING_COPY_LOGIT;
+    if (onAnchor.length > 0 && this.#r.on("anchors"))
+      this.#t.continuations(this.#source, onAnchor, base + GROUNDING_CLOSE_LOGIT, logits);
     if (region.length > 0)
       this.#t.continuations(this.#source, region, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
     // a name goes on to its last word ("Yellowstone National Park", "Magnus Carlsen"), and a quoted text to its
@@ -353,6 +359,18 @@ export class GroundingSteer {
     const name = state.positions.filter((p) => this.#q.nameGoesOn(p) || this.#source.quoted(p));
     if (name.length > 0 && this.#r.on("name-goes-on"))
       this.#t.continuations(this.#source, name, GROUNDING_COPY_LOGIT + GROUNDING_CLOSE_LOGIT, logits);
+  }
+
+  /**
+   * The positions a string value follows from one of its key's anchors (see QuestionReading.anchors), where it follows
+   * other spans too; else none.
+   */
+  #onAnchor(state: ValueState): number[] {
+    if (state.positions.length < 2) return [];
+    const starts = new Set(this.#q.anchors(state.key).starts);
+    if (starts.size === 0) return [];
+    const on = state.positions.filter((p) => starts.has(p - state.value.length));
+    return on.length < state.positions.length ? on : [];
   }
 
   /**

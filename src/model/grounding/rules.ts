@@ -146,7 +146,8 @@ export const GROUNDING_RULES = [
       'the word before the noun a kind\'s key sorts: "single room" for `room_type`, "violent crime" for a crime\'s ' +
       '`type`; or before the noun a one-word key is: "the downtown location" for `location`)',
     biases:
-      "bonus for that value, and a whole anchored numeral closes; a kind closes before its noun, and the noun's own " +
+      "bonus for that value, a string begun there goes on along it ahead of other spans, and a whole anchored " +
+      "numeral closes; a kind closes before its noun, and the noun's own " +
       "tokens get the malus; in a calls list, no reference to an earlier result opens where the question gives the " +
       "key a value",
     reason: 'Gemma wrote dividends of 2000000 for "dividends paid of $200,000" beside $2,000,000',

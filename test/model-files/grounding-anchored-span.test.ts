@@ -1,0 +1,31 @@
+/**
+ * The `anchors` rule inside a string value, on the text-only corpus (test/helpers/grounding-corpus.ts): a value begun
+ * on its key's anchor goes on as the anchored span ahead of another span it also follows ("S" of "shortest" goes on
+ * as "Shortest", not as the schema's "Scenic").
+ */
+import { describe, expect, it } from "vitest";
+import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
+
+const { cases, vocabulary, text } = groundingCorpus(0);
+
+/** The steer's biases on `h` and `c` right after the reply's `"preference":"S`. */
+function nextBiases(rulesOff: string[] = []): { anchored: number; other: number } {
+  const c = cases.find((x) => x.id === "crafted/anchored-enum")!;
+  const at = c.reply.indexOf('"preference":"S') + '"preference":"S'.length;
+  const parts = steerCase(c, vocabulary, text, rulesOff).outputs[at].split("|");
+  const bias = (token: string) => Number(parts.find((part) => part.startsWith(`${token}=`))?.slice(2) ?? 0);
+  return { anchored: bias("h"), other: bias("c") };
+}
+
+describe("grounding's anchors rule inside a string", () => {
+  it("goes on along the anchored span ahead of another span the value follows", () => {
+    const { anchored, other } = nextBiases();
+    expect(other).toBeGreaterThan(0);
+    expect(anchored).toBeGreaterThan(other);
+  });
+
+  it("treats both spans alike with the rule off", () => {
+    const { anchored, other } = nextBiases(["anchors"]);
+    expect(anchored).toBe(other);
+  });
+});
