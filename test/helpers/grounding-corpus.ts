@@ -143,7 +143,14 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ start: z.string(), end: z.string(), preference: z.enum(["Shortest", "Scenic"]) }),
     run: () => 1,
   });
+  const topCases = defineSkill({
+    name: "top_cases",
+    description: "The landmark cases of a field of law.",
+    parameters: z.object({ field: z.string(), top_number: z.number() }),
+    run: () => 1,
+  });
   const registry = new Registry([
+    topCases,
     lookup,
     circle,
     calculatorSkill,
@@ -282,6 +289,11 @@ function craftedCases(): CorpusCase[] {
     crafted("anchored-enum", "Plan the shortest route from Boston to Albany.", {
       skill_name: "route_plan",
       arguments: { start: "Boston", end: "Albany", preference: "Shortest" },
+    }),
+    // a number key whose head word ("number") the question does not write: the numeral after its other word
+    crafted("top-number", "I have two questions. List the top 5 landmark cases in constitutional law.", {
+      skill_name: "top_cases",
+      arguments: { field: "constitutional law", top_number: 5 },
     }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {

@@ -1,7 +1,8 @@
 /**
  * The `anchors` rule inside a string value, on the text-only corpus (test/helpers/grounding-corpus.ts): a value begun
  * on its key's anchor goes on as the anchored span ahead of another span it also follows ("S" of "shortest" goes on
- * as "Shortest", not as the schema's "Scenic").
+ * as "Shortest", not as the schema's "Scenic"); and a number key whose head word the question does not write is anchored
+ * to the numeral after its other word ("the top 5 landmark cases" for `top_number`).
  */
 import { describe, expect, it } from "vitest";
 import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
@@ -27,5 +28,20 @@ describe("grounding's anchors rule inside a string", () => {
   it("treats both spans alike with the rule off", () => {
     const { anchored, other } = nextBiases(["anchors"]);
     expect(anchored).toBe(other);
+  });
+});
+
+describe("grounding's anchors rule for a number key without its head word", () => {
+  /** The steer's bias on the token `5` where the reply's `top_number` value opens. */
+  function biasOnFive(rulesOff: string[] = []): number {
+    const c = cases.find((x) => x.id === "crafted/top-number")!;
+    const at = c.reply.indexOf('"top_number":') + '"top_number":'.length;
+    const parts = steerCase(c, vocabulary, text, rulesOff).outputs[at].split("|");
+    return Number(parts.find((part) => part.startsWith("5="))?.slice(2) ?? 0);
+  }
+
+  it("gives the numeral after the key's other word the anchor bonus, more than the copy bonus alone", () => {
+    expect(biasOnFive()).toBeGreaterThan(biasOnFive(["anchors"]));
+    expect(biasOnFive(["anchors"])).toBeGreaterThan(0);
   });
 });

@@ -276,6 +276,12 @@ export class QuestionReading {
       return found;
     }
     const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
+    // a number key whose head word the question does not write: the numeral after its other words ("the top 5
+    // landmark cases" for `top_number`, where Gemma wrote the 2 of "two tasks")
+    const numeric = skill !== undefined && !!this.numericKeys.get(skill)?.includes(key);
+    if (numeric && !word.test(text) && this.r.on("anchors"))
+      found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
+    word.lastIndex = 0;
     for (const match of text.matchAll(word)) {
       const end = match.index + match[0].length;
       const filler = ANCHOR_FILLER.exec(text.slice(end));
