@@ -149,7 +149,14 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ field: z.string(), top_number: z.number() }),
     run: () => 1,
   });
+  const translate = defineSkill({
+    name: "translate_text",
+    description: "Translate a text.",
+    parameters: z.object({ text: z.string(), from_lang: z.string(), to_lang: z.string() }),
+    run: () => 1,
+  });
   const registry = new Registry([
+    translate,
     topCases,
     lookup,
     circle,
@@ -294,6 +301,11 @@ function craftedCases(): CorpusCase[] {
     crafted("top-number", "I have two questions. List the top 5 landmark cases in constitutional law.", {
       skill_name: "top_cases",
       arguments: { field: "constitutional law", top_number: 5 },
+    }),
+    // a pair's sides: the name after "from" for `from_lang`, after "to" for `to_lang`
+    crafted("pair-sides", "Translate 'Goodbye' from French to English.", {
+      skill_name: "translate_text",
+      arguments: { text: "Goodbye", from_lang: "French", to_lang: "English" },
     }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {

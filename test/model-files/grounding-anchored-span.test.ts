@@ -2,7 +2,8 @@
  * The `anchors` rule inside a string value, on the text-only corpus (test/helpers/grounding-corpus.ts): a value begun
  * on its key's anchor goes on as the anchored span ahead of another span it also follows ("S" of "shortest" goes on
  * as "Shortest", not as the schema's "Scenic"); and a number key whose head word the question does not write is anchored
- * to the numeral after its other word ("the top 5 landmark cases" for `top_number`).
+ * to the numeral after its other word ("the top 5 landmark cases" for `top_number`); and a pair's sides (`from_lang`,
+ * `to_lang`) to the names after "from" and "to".
  */
 import { describe, expect, it } from "vitest";
 import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
@@ -43,5 +44,21 @@ describe("grounding's anchors rule for a number key without its head word", () =
   it("gives the numeral after the key's other word the anchor bonus, more than the copy bonus alone", () => {
     expect(biasOnFive()).toBeGreaterThan(biasOnFive(["anchors"]));
     expect(biasOnFive(["anchors"])).toBeGreaterThan(0);
+  });
+});
+
+describe("grounding's anchors rule for a pair's sides", () => {
+  /** The steer's bias on the first letter of `name` where the reply's `key` value opens. */
+  function biasAt(key: string, letter: string, rulesOff: string[] = []): number {
+    const c = cases.find((x) => x.id === "crafted/pair-sides")!;
+    const at = c.reply.indexOf(`"${key}":"`) + `"${key}":"`.length;
+    const parts = steerCase(c, vocabulary, text, rulesOff).outputs[at].split("|");
+    return Number(parts.find((part) => part.startsWith(`${letter}=`))?.slice(2) ?? 0);
+  }
+
+  it("anchors the name after 'from' to the from side, the one after 'to' to the to side", () => {
+    expect(biasAt("from_lang", "F")).toBeGreaterThan(biasAt("from_lang", "F", ["anchors"]));
+    expect(biasAt("to_lang", "E")).toBeGreaterThan(biasAt("to_lang", "E", ["anchors"]));
+    expect(biasAt("from_lang", "F")).toBeGreaterThan(biasAt("from_lang", "E"));
   });
 });

@@ -149,6 +149,28 @@ export function routeSide(key: string): "from" | "to" | undefined {
   const side = words.map((word) => ROUTE_SIDES[word]).find((found) => found !== undefined);
   return side && words.some((word) => ROUTE_PLACES.has(word)) ? side : undefined;
 }
+/** The words of a key that name one side of a pair (`from_lang` and `to_lang`, `source_language` and `target_language`). */
+const PAIR_SIDES: Record<string, "from" | "to"> = { from: "from", source: "from", to: "to", target: "to" };
+/**
+ * The side of a pair `key` takes among the skill's `keys`, where another key names the other side with the same other
+ * words (`from_lang` beside `to_lang`): the name after "from" for the one, after "to" for the other ("translate
+ * 'Goodbye' from French to English", where both test models wrote the call before's English to French). Not a route's
+ * or a conversion's side (see routeSide, conversionSide): their own anchors serve them.
+ */
+export function pairSide(key: string, keys: readonly string[]): "from" | "to" | undefined {
+  const split = (k: string) => {
+    const words = k.split(/[_\-\s]+|(?<=[a-z])(?=[A-Z])/).map((word) => word.toLowerCase());
+    const side = PAIR_SIDES[words[0]];
+    return side && words.length > 1 ? { side, rest: words.slice(1).join(" ") } : undefined;
+  };
+  const own = split(key);
+  if (!own || routeSide(key) || conversionSide(key)) return undefined;
+  const paired = keys.some((other) => {
+    const theirs = split(other);
+    return theirs !== undefined && theirs.side !== own.side && theirs.rest === own.rest;
+  });
+  return paired ? own.side : undefined;
+}
 /** The words of a number range's ends: `lower_limit`, `start_range`, `min_value`; `upper_limit`, `end`, `max_value`. */
 const RANGE_SIDES: Record<string, "low" | "high"> = {
   lower: "low",

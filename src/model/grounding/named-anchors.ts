@@ -13,6 +13,7 @@ import {
   conversionSide,
   conversionUnits,
   keyWords,
+  pairSide,
   rangeSide,
   routeSide,
   yearKey,
@@ -80,6 +81,10 @@ export function namedAnchors(
   const route = routeSide(key);
   if (route && keys.filter((other) => routeSide(other) === route).length === 1 && q.r.on("place-anchors"))
     for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
+  // a pair's side: the name after "from" for `from_lang`, after "to" for `to_lang`
+  const pair = pairSide(key, keys);
+  if (pair && q.r.on("anchors"))
+    for (const match of text.matchAll(ROUTE_BEFORE[pair])) found.starts.push(match.index + match[0].length);
   found.numerals.push(...rangeNumerals(q, key, keys, text));
   // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
   // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)

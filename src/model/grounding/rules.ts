@@ -144,6 +144,7 @@ export const GROUNDING_RULES = [
       "before it; a year key's years; a key's value a word of the question begins; a date in the form the key's " +
       "description spells; a currency as its code; the numeral before the unit a number key's description names; " +
       'the numeral after a number key\'s other word where the question lacks its head word ("top 5" for `top_number`); ' +
+      'a pair\'s sides, the name after "from" for `from_lang` and after "to" for `to_lang`; ' +
       'the word before the noun a kind\'s key sorts: "single room" for `room_type`, "violent crime" for a crime\'s ' +
       '`type`; or before the noun a one-word key is: "the downtown location" for `location`)',
     biases:
