@@ -155,7 +155,14 @@ function craftedCases(): CorpusCase[] {
     parameters: z.object({ text: z.string(), from_lang: z.string(), to_lang: z.string() }),
     run: () => 1,
   });
+  const stockReturn = defineSkill({
+    name: "stock_return",
+    description: "The projected return of a stock.",
+    parameters: z.object({ investment_amount: z.number(), holding_period: z.number() }),
+    run: () => 1,
+  });
   const registry = new Registry([
+    stockReturn,
     translate,
     topCases,
     lookup,
@@ -306,6 +313,11 @@ function craftedCases(): CorpusCase[] {
     crafted("pair-sides", "Translate 'Goodbye' from French to English.", {
       skill_name: "translate_text",
       arguments: { text: "Goodbye", from_lang: "French", to_lang: "English" },
+    }),
+    // number keys whose head words the question does not write, their other words in another form
+    crafted("key-word-forms", "I am investing $5000 in a stock and I plan to hold the stock for 10 years.", {
+      skill_name: "stock_return",
+      arguments: { investment_amount: 5000, holding_period: 10 },
     }),
     // a final round after an answer refused as the prompt's text; "no" begins the result's "note" too
     crafted("refused", "Where can I buy a piano?", { final_answer: "no more skill calls" }, undefined, {

@@ -45,6 +45,17 @@ describe("grounding's anchors rule for a number key without its head word", () =
     expect(biasOnFive()).toBeGreaterThan(biasOnFive(["anchors"]));
     expect(biasOnFive(["anchors"])).toBeGreaterThan(0);
   });
+
+  it("reads the key's other word in another form, past 'for' ('investing $5000', 'hold the stock for 10 years')", () => {
+    const c = cases.find((x) => x.id === "crafted/key-word-forms")!;
+    const biasOn = (key: string, digit: string, rulesOff: string[] = []) => {
+      const at = c.reply.indexOf(`"${key}":`) + `"${key}":`.length;
+      const parts = steerCase(c, vocabulary, text, rulesOff).outputs[at].split("|");
+      return Number(parts.find((part) => part.startsWith(`${digit}=`))?.slice(2) ?? 0);
+    };
+    expect(biasOn("investment_amount", "5")).toBeGreaterThan(biasOn("investment_amount", "5", ["anchors"]));
+    expect(biasOn("holding_period", "1")).toBeGreaterThan(biasOn("holding_period", "1", ["anchors"]));
+  });
 });
 
 describe("grounding's anchors rule for a pair's sides", () => {

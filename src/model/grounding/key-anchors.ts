@@ -43,10 +43,10 @@ export function ordinalNumerals(stem: string, keys: readonly string[], text: str
 }
 
 /** A preposition that joins a key's word to its numeral, not to a name ("flight from 'New York'" is no flag's). */
-const NUMERAL_PREPOSITION = /^\s+(?:at|from)(?=\s+\$?\d)/i;
+const NUMERAL_PREPOSITION = /^\s+(?:at|from|for)(?=\s+\$?\d)/i;
 
 /**
- * The numerals the question writes after a word of `key` (or its -s, -ed, -ing form) that no other key of `keys` holds, past at most two more
+ * The numerals the question writes after a word of `key` (or its -s, -ed, -ing, -ment form) that no other key of `keys` holds, past at most two more
  * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
  * head word is shared, the other words tell the keys apart.
  */
@@ -55,8 +55,10 @@ export function numeralsAfterOwnWords(key: string, keys: readonly string[], text
   const own = keyWords(key).filter((word) => !theirs.has(word) && !GENERIC_FLAG_WORDS.has(word));
   const numerals: string[] = [];
   for (const word of own) {
-    // (its forms too: "ending at 20 radians" for `end_range`, "starting from 0" for `start_range`)
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?:s|es|d|ed|ing)?(?![\\p{L}\\p{N}])`, "giu");
+    // (its forms too: "ending at 20 radians" for `end_range`, "starting from 0" for `start_range`, "investing $5000"
+    // for `investment_amount`, "hold the stock for 10 years" for `holding_period`)
+    const base = /^(\p{L}{4,}?)(?:ment|ing)$/u.exec(word)?.[1] ?? word;
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${base}(?:s|es|d|ed|ing|ment)?(?![\\p{L}\\p{N}])`, "giu");
     for (const match of text.matchAll(pattern)) {
       let at = match.index + match[0].length;
       for (let skipped = 0; skipped <= 2; skipped++) {
