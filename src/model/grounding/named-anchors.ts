@@ -77,14 +77,7 @@ export function namedAnchors(
     found.numerals.push(...coefficientsAt(text, powers[key]));
   // a year key alone in its skill: the years the question writes ("crimes in 2020"), ahead of its other numerals
   if (year && !ordinal && keys.filter(yearKey).length === 1 && q.r.on("anchors")) found.numerals.push(...years);
-  // a route's side: the name after "from" for `start_location`, after "to" for `end_location`
-  const route = routeSide(key);
-  if (route && keys.filter((other) => routeSide(other) === route).length === 1 && q.r.on("place-anchors"))
-    for (const match of text.matchAll(ROUTE_BEFORE[route])) found.starts.push(match.index + match[0].length);
-  // a pair's side: the name after "from" for `from_lang`, after "to" for `to_lang`
-  const pair = pairSide(key, keys);
-  if (pair && q.r.on("anchors"))
-    for (const match of text.matchAll(ROUTE_BEFORE[pair])) found.starts.push(match.index + match[0].length);
+  found.starts.push(...sideAnchors(q, key, keys, text));
   found.numerals.push(...rangeNumerals(q, key, keys, text));
   // a key's value the question writes ("in Celsius" for `temp_unit`; see askingValues), or a word it begins
   // ("detail information" for a `detail_level` that can be 'summary' or 'detailed': the value as the schema writes it)
@@ -138,4 +131,20 @@ function rangeNumerals(q: AnchorReader, key: string, keys: readonly string[], te
       ? anchoredNumerals(match[1], match[2])
       : anchoredNumerals(match[3], text.slice(match.index + match[0].length)),
   );
+}
+
+/**
+ * A side's anchors: a route's, the name after "from" for `start_location` and after "to" for `end_location`; a pair's,
+ * the name after "from" for `from_lang` and after "to" for `to_lang` (see pairSide).
+ */
+function sideAnchors(q: AnchorReader, key: string, keys: readonly string[], text: string): number[] {
+  const route = routeSide(key);
+  const pair = pairSide(key, keys);
+  const side =
+    route && keys.filter((other) => routeSide(other) === route).length === 1 && q.r.on("place-anchors")
+      ? route
+      : pair && q.r.on("anchors")
+        ? pair
+        : undefined;
+  return side ? [...text.matchAll(ROUTE_BEFORE[side])].map((match) => match.index + match[0].length) : [];
 }
