@@ -3,7 +3,7 @@
  * REQUEST_BREAK, a sentence's repeated frames, periodic runs of values), and what each clause is.
  */
 import { argumentSlots } from "./argument-slots.js";
-import { nameStems, stem } from "./words.js";
+import { escapeRegex, nameStems, stem } from "./words.js";
 import { bestFit, type SkillProfile } from "./skill-fit.js";
 import { NAME, QUOTE, VALUE, periodicCuts, valuesOf } from "./value-spans.js";
 import { ORDINAL_KEY } from "../model/grounding/grounding-words.js";
@@ -105,9 +105,16 @@ const ORDINAL_THING = /^(?:[.?!;,]\s*)?(?:and\s+)?the\s+(?:first|second|third|fo
 function numberedThing(rest: string, skills: readonly SkillProfile[]): boolean {
   const thing = ORDINAL_THING.exec(rest)?.[1].toLowerCase().replace(/s$/, "");
   if (thing === undefined) return false;
+  // (or the thing's sentence gives a numbered key's value after the key's word: "The second sample has a quantity of
+  // 3 moles" for `quantity1`, `quantity2`)
+  const sentence = rest.slice(0, rest.search(/[.?!](?:\s|$)|$/));
   const second = (key: string) => {
     const numbered = ORDINAL_KEY.exec(key);
-    return numbered !== null && numbered[1].toLowerCase() === thing && numbered[2] === "2";
+    if (numbered === null || numbered[2] !== "2") return false;
+    const word = numbered[1].toLowerCase();
+    // (one value, joined: "sides 5 and 12" are both sides of another triangle)
+    const valued = new RegExp(`\\b${escapeRegex(word)}\\s+(?:of|is|=)\\s*-?\\$?\\d`, "i");
+    return word === thing || (word.length >= 3 && valued.test(sentence));
   };
   return skills.some((skill) => Object.keys(skill.parameters.properties ?? {}).some(second));
 }
@@ -143,7 +150,7 @@ export function clauses(question: string, skills: readonly SkillProfile[]): Piec
     const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
     pieces.push({
       text,
-      values: chain || (VALUE.test(text) && !(i === 0 && namesOnly(text, skills))),
+      values: chain || (valuesOf(text).length > 0 && !(i === 0 && namesOnly(text, skills))),
       ...(chain && { chain }),
       ...(again && { again }),
       ...(inner && { inner }),
@@ -234,6 +241,23 @@ export function joinLeads(pieces: Piece[]): void {
     if (piece.values || !next.inner || /[.?!:;]["')]?$/.test(piece.text)) continue;
     if (piece.text.split(/\s+/).length > LEAD_WORDS) continue;
     next.text = `${piece.text} ${next.text}`;
+    pieces.splice(i, 1);
+  }
+}
+
+/**
+ * Among several skills, a sentence without values right after a clause with values, that fits the same skill best
+ * ("... The second sample has a quantity of 3 moles and is at a temperature of 500 Kelvin. | What would be the final
+ * temperature of the mixture?"), asks for that clause's call: it joins that clause, not every item as the question's
+ * context (the later item read it and fit the mixture's skill; the mass went uncalled).
+ */
+export function keepRequests(pieces: Piece[], skills: readonly SkillProfile[]): void {
+  if (skills.length < 2) return;
+  for (let i = pieces.length - 1; i > 0; i--) {
+    const [before, piece] = [pieces[i - 1], pieces[i]];
+    if (piece.values || piece.chain || !before.values) continue;
+    if (bestFit(piece.text, skills) !== bestFit(before.text, skills)) continue;
+    before.text = `${before.text} ${piece.text}`;
     pieces.splice(i, 1);
   }
 }

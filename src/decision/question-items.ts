@@ -5,7 +5,7 @@ import { argumentSlots } from "./argument-slots.js";
 import { expandLists, referencedList } from "./clause-lists.js";
 import { optionTail, sharedSentences, spreadFrameLists } from "./shared-terms.js";
 import { substituted, valuesOf } from "./value-spans.js";
-import { clauses, joinLeads, keepTails, type Piece } from "./clause-pieces.js";
+import { clauses, joinLeads, keepRequests, keepTails, type Piece } from "./clause-pieces.js";
 
 /**
  * One call's share of a question (see questionItems): the question as that call should read it (the other items'
@@ -83,6 +83,7 @@ export function questionItems(question: string, skills: readonly SkillProfile[])
   markFlags(pieces, skills);
   unmarkRecap(pieces, skills);
   keepTails(pieces);
+  keepRequests(pieces, skills);
   const valued = pieces.filter((piece) => piece.values);
   if (valued.length === 0) return measuredRuns(question, skills);
   spreadFrameLists(valued, skills);

@@ -93,6 +93,39 @@ describe("questionItems: leads, inherited lists and closing options", () => {
   });
 });
 
+describe("questionItems: numbered things and a request after its values", () => {
+  const mixture = skill("mixture_temperature", "The final temperature of a mixture of two samples.", {
+    quantity1: { type: "number" },
+    temperature1: { type: "number" },
+    quantity2: { type: "number" },
+    temperature2: { type: "number" },
+  });
+  const mass = skill("sample_mass", "The mass of a sample from its quantity and molar mass.", {
+    quantity: { type: "number" },
+    molar_mass: { type: "number" },
+  });
+
+  it("keeps 'the second sample has a quantity of 3' with the first where the skill numbers quantities", () => {
+    const found = texts(
+      "You hold two beakers. The first sample has a quantity of 2 moles at a temperature of 280 Kelvin. The second sample has a quantity of 3 moles at a temperature of 350 Kelvin. What is the final temperature of the mixture?",
+      [mixture, mass],
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/2 moles.*3 moles/);
+  });
+
+  it("joins a request without values to the clause before it that fits the same skill", () => {
+    const found = texts(
+      "The first sample has a quantity of 2 moles at a temperature of 280 Kelvin. The second sample has a quantity of 3 moles at a temperature of 350 Kelvin. What would be the final temperature of the mixture?\n\nLater, you get another sample with a quantity of 6 moles and a molar mass of 32 g/mol. What is the mass of that sample?",
+      [mixture, mass],
+    );
+    expect(found).toHaveLength(2);
+    expect(found[0]).toMatch(/350 Kelvin\. What would be the final temperature of the mixture\?/);
+    expect(found[1]).toMatch(/6 moles/);
+    expect(found[1]).not.toMatch(/final temperature/);
+  });
+});
+
 describe("skill fit: one written value for one argument of its kind", () => {
   const deposit = skill("bank_deposit", "Make a deposit to a bank account.", {
     account_id: { type: "string", description: "The account to deposit to." },
