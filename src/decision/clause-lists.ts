@@ -18,6 +18,9 @@ const UNIT = String.raw`(?:\s*(?!(?:and|or|of|to|in|for|from|with|at|by|on|the|a
 /** A name, with the kind of place it is where the question writes one after it: "Alaska state", "Kings county". */
 const PLACE = String.raw`${NAME}(?:\s+(?:state|city|county|province|country|region)(?![\p{L}\p{N}]))?`;
 
+/** A numeral and the numerals hyphenated to it: "2018-2019", "2022-01-01". */
+const HYPHENATED = String.raw`${NUMERAL}(?:-\d+)*`;
+
 /** A pair of names joined by "to": "USD to AUD", "New York to Los Angeles". */
 const PAIR = String.raw`(?:${NAME})\s+to\s+(?:${NAME})`;
 
@@ -30,7 +33,8 @@ const LISTS: { kind: ListSpan["kind"]; pattern: RegExp; repeated?: true }[] = [
   { kind: "quote", pattern: new RegExp(`(?:${QUOTE})(?:${JOINT}(?:${QUOTE}))+`, "gu") },
   {
     kind: "number",
-    pattern: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}(?:${JOINT}(?:${NUMERAL})${UNIT})+`, "gu"),
+    // (a hyphenated numeral whole: "from 2018-2019 and 2019-2020" are two seasons, not 2019 twice; "2022-01-01")
+    pattern: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${HYPHENATED})${UNIT}(?:${JOINT}(?:${HYPHENATED})${UNIT})+`, "gu"),
   },
   // the same words before each numeral: "the factorial of 5, the factorial of 7, and the factorial of 9"
   {
@@ -53,7 +57,7 @@ const ITEM: Record<string, RegExp> = {
   tuple: new RegExp(TUPLE, "gu"),
   pair: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PAIR})`, "gu"),
   quote: new RegExp(QUOTE, "gu"),
-  number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${NUMERAL})${UNIT}`, "gu"),
+  number: new RegExp(`(?<![\\p{L}\\p{N}.])(?:${HYPHENATED})${UNIT}`, "gu"),
   name: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PLACE})`, "gu"),
   phrase: new RegExp(`${PHRASE}\\p{L}+`, "giu"),
 };
@@ -170,6 +174,8 @@ function groupSize(list: ListSpan, slots: Slots, outside: { number: number; text
   if (list.kind === "tuple") return Math.max(1, Math.min(slots.arrays, count));
   if (list.kind === "number") {
     if (slots.numberArray) return count;
+    // hyphenated numerals are texts ("2018-2019 and 2019-2020" for a list of seasons): a text array takes them whole
+    if (slots.textArray && written.every((item) => /\d-\d/.test(item))) return count;
     // the same words before each numeral: one value each, of the same argument ("the factorial of 5, the factorial of
     // 7"; "for the first 2 years, first 3 years and first 5 years")
     if (list.repeated || oneMeasure(list, slots, text)) return 1;

@@ -126,6 +126,29 @@ describe("questionItems: numbered things and a request after its values", () => 
   });
 });
 
+describe("questionItems: hyphenated numerals", () => {
+  it("reads a date or a season written with hyphens as one item of a list", () => {
+    const price = skill("stock_price", "A stock's closing price on a date.", {
+      company: { type: "string" },
+      date: { type: "string" },
+    });
+    const found = texts("What were the closing prices of Contoso on 2021-03-01 and 2021-04-01?", [price]);
+    expect(found).toHaveLength(2);
+    expect(found[0]).toMatch(/on 2021-03-01\?/);
+    expect(found[1]).toMatch(/on 2021-04-01\?/);
+  });
+
+  it("gives a text array the whole list of hyphenated numerals", () => {
+    const compare = skill("compare_seasons", "Compare a team's points over seasons.", {
+      team: { type: "string" },
+      seasons: { type: "array", items: { type: "string" } },
+    });
+    const found = texts("Compare the points of the Rockets in the 2015-2016 and 2016-2017 seasons.", [compare]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/2015-2016 and 2016-2017/);
+  });
+});
+
 describe("skill fit: one written value for one argument of its kind", () => {
   const deposit = skill("bank_deposit", "Make a deposit to a bank account.", {
     account_id: { type: "string", description: "The account to deposit to." },
