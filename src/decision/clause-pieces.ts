@@ -119,6 +119,19 @@ function numberedThing(rest: string, skills: readonly SkillProfile[]): boolean {
   return skills.some((skill) => Object.keys(skill.parameters.properties ?? {}).some(second));
 }
 
+/**
+ * Where a cut inside a sentence leaves only its subject before it ("You | also want to start at level 5", "Lastly, I
+ * would | also like ..."): the sentence's start, so that the subject goes with its clause. Else the cut itself.
+ */
+function leadStart(question: string, cut: number, cuts: readonly number[]): number {
+  const start = Math.max(0, ...[...question.slice(0, cut).matchAll(/[.?!]\s+/g)].map((m) => m.index + m[0].length));
+  // (a cut at a sentence's end is the next sentence's start already)
+  if (/[.?!;]/.test(question[cut] ?? "")) return cut;
+  if (start === 0 || start >= cut || cuts.some((other) => other >= start && other < cut)) return cut;
+  const lead = question.slice(start, cut).replace(OPENER, "").trim();
+  return lead.split(/\s+/).length <= LEAD_WORDS && valuesOf(lead).length === 0 ? start : cut;
+}
+
 /** The clauses of a question that carry a call's values (see CLAUSE_BREAK), and the text around them. */
 export function clauses(question: string, skills: readonly SkillProfile[]): Piece[] {
   const requests = skills.length > 1;
@@ -135,19 +148,22 @@ export function clauses(question: string, skills: readonly SkillProfile[]): Piec
   const slots = skills.length === 1 ? [argumentSlots(skills[0])].filter((s) => !s.textArray && !s.numberArray) : [];
   cuts.push(...periodicCuts(question, slots).filter((cut) => !cuts.includes(cut)));
   cuts.sort((a, b) => a - b);
-  cuts.push(question.length);
+  // (each cut at its subject's start, where it had cut the subject off; `at` keeps where the clause's words begin)
+  const at = new Map(cuts.map((cut) => [leadStart(question, cut, cuts), cut]));
+  const moved = [...at.keys(), question.length];
   const pieces: Piece[] = [];
-  for (let i = 0; i + 1 < cuts.length; i++) {
-    const raw = question.slice(cuts[i], cuts[i + 1]);
+  for (let i = 0; i + 1 < moved.length; i++) {
+    const raw = question.slice(moved[i], moved[i + 1]);
     // (and without the words that lead into the next clause: "... at the downtown location and then" is no place
     // "then", which Gemma wrote)
     const text = raw.replace(OPENER, "").replace(TRAILING_JOINT, "").trim();
     // (nor a joining word alone: ". And finally, ..." cut before "And" and before "finally")
     if (/^(?:(?:and|but|so)\b)?$/i.test(text)) continue;
-    const again = i > 0 && ANOTHER_CALL.test(raw.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
+    const opening = question.slice(at.get(moved[i]) ?? moved[i], moved[i + 1]);
+    const again = i > 0 && ANOTHER_CALL.test(opening.replace(/^[\s.?!;,]*(?:and\s+)?/i, ""));
     // a clause after the first that takes up the result before it ("then convert that to feet"): a call of its own
     const chain = i > 0 && (takesUpResult(text, skills) || (BACK_REFERENCE.test(text) && !VALUE.test(text)));
-    const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, cuts[i])) && !/^[.?!;]/.test(raw);
+    const inner = i > 0 && !/[.?!]["')]?\s*$/.test(question.slice(0, moved[i])) && !/^[.?!;]/.test(raw);
     pieces.push({
       text,
       values: chain || (valuesOf(text).length > 0 && !(i === 0 && namesOnly(text, skills))),

@@ -42,6 +42,34 @@ const route = skill(
 
 describe("questionItems: leads, inherited lists and closing options", () => {
   it("joins a few words cut before 'also' to the clause they begin, not to every item", () => {
+    const weather = skill("city_weather", "The weather of a city.", { city: { type: "string" } });
+    const found = texts("What is the weather in 'Oslo' today, and what if we also look at the weather in 'Bergen'?", [
+      weather,
+    ]);
+    expect(found).toHaveLength(2);
+    expect(found[0]).not.toMatch(/what if/);
+    expect(found[1]).toMatch(/^what if we also look/);
+  });
+
+  it("keeps a sentence's subject with its clause where the cut is at 'also'", () => {
+    const profile = skill("create_player", "Create a player profile.", {
+      player_name: { type: "string" },
+      class_type: { type: "string" },
+    });
+    const concert = skill("concert_find", "Find a concert nearby.", {
+      location: { type: "string" },
+      genre: { type: "string" },
+    });
+    const found = texts(
+      "Create a player named 'Nova' in the class 'Mage'. You also want to find a 'Jazz' concert near 'Austin, TX'.",
+      [profile, concert],
+    );
+    expect(found).toHaveLength(2);
+    expect(found[0]).not.toMatch(/You$/);
+    expect(found[1]).toMatch(/^You also want to find/);
+  });
+
+  it("joins a lead of several words cut before 'also' after a sentence's opener", () => {
     const found = texts(
       "Please tell me the opening hours of Glacier National Park. Lastly, I would also like the latest quote for the 'ACME' stock.",
       [park, stock],
