@@ -84,8 +84,3 @@ export function valuesWrittenOf(kind: ValueKind, text: string): number {
     }
   }
 }
-
-/** Whether `text` writes a value of `kind` (see valuesWrittenOf). */
-export function writesValueOf(kind: ValueKind, text: string): boolean {
-  return valuesWrittenOf(kind, text) > 0;
-}

@@ -1,7 +1,7 @@
 /**
  * The `anchors` rule inside a string value, on the text-only corpus (test/helpers/grounding-corpus.ts): a value begun
- * on its key's anchor goes on as the anchored span ahead of another span it also follows ("S" of "shortest" goes on
- * as "Shortest", not as the schema's "Scenic"); and a number key whose head word the question does not write is anchored
+ * on its key's anchor goes on as the anchored span ahead of another span it also follows ("S" of "shortest" goes on as
+ * "Shortest", not as the schema's "Scenic"); and a number key whose head word the question does not write is anchored
  * to the numeral after its other word ("the top 5 landmark cases" for `top_number`); and a pair's sides (`from_lang`,
  * `to_lang`) to the names after "from" and "to".
  */
@@ -46,7 +46,7 @@ describe("grounding's anchors rule for a number key without its head word", () =
     expect(biasOnFive(["anchors"])).toBeGreaterThan(0);
   });
 
-  it("reads the key's other word in another form, past 'for' ('investing $5000', 'hold the stock for 10 years')", () => {
+  it("reads the key's other word in another form and past 'for' ('hold the stock for 10 years')", () => {
     const c = cases.find((x) => x.id === "crafted/key-word-forms")!;
     const biasOn = (key: string, digit: string, rulesOff: string[] = []) => {
       const at = c.reply.indexOf(`"${key}":`) + `"${key}":`.length;

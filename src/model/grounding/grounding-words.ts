@@ -149,7 +149,7 @@ export function routeSide(key: string): "from" | "to" | undefined {
   const side = words.map((word) => ROUTE_SIDES[word]).find((found) => found !== undefined);
   return side && words.some((word) => ROUTE_PLACES.has(word)) ? side : undefined;
 }
-/** The words of a key that name one side of a pair (`from_lang` and `to_lang`, `source_language` and `target_language`). */
+/** The words of a key that name one side of a pair (`from_lang`, `to_lang`; `source_language`, `target_language`). */
 const PAIR_SIDES: Record<string, "from" | "to"> = { from: "from", source: "from", to: "to", target: "to" };
 /**
  * The side of a pair `key` takes among the skill's `keys`, where another key names the other side with the same other

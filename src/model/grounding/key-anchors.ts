@@ -46,9 +46,9 @@ export function ordinalNumerals(stem: string, keys: readonly string[], text: str
 const NUMERAL_PREPOSITION = /^\s+(?:at|from|for)(?=\s+\$?\d)/i;
 
 /**
- * The numerals the question writes after a word of `key` (or its -s, -ed, -ing, -ment form) that no other key of `keys` holds, past at most two more
- * words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside `decay_rate`): where the
- * head word is shared, the other words tell the keys apart.
+ * The numerals the question writes after a word of `key` (or its -s, -ed, -ing, -ment form) that no other key of `keys`
+ * holds, past at most two more words and a joining word ("synaptic input rate of 200" for `input_synaptic_rate` beside
+ * `decay_rate`): where the head word is shared, the other words tell the keys apart.
  */
 export function numeralsAfterOwnWords(key: string, keys: readonly string[], text: string): string[] {
   const theirs = new Set(keys.filter((other) => other !== key).flatMap((other) => keyWords(other)));

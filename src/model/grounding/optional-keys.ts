@@ -48,9 +48,9 @@ export class OptionalKeys {
   }
 
   /**
-   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named (a
-   * number key not after a negation), given a value (a place key's "in Rome, Italy"), asked for by one of its values ("in Celsius" for `temp_unit`), or a
-   * number key where a numeral of the question is still unheld ("within 10 miles").
+   * Whether the question asks for optional `key` of the called skill (whose number keys are `numeric`): named (a number
+   * key not after a negation), given a value (a place key's "in Rome, Italy"), asked for by one of its values ("in
+   * Celsius" for `temp_unit`), or a number key where a numeral of the question is still unheld ("within 10 miles").
    */
   asked(key: string, numeric: readonly string[] | undefined): boolean {
     // an anchored value another argument holds already asks for nothing ("in Premier League" for `location` once
