@@ -1,7 +1,7 @@
 /**
- * Pure text readers QuestionReading (question-reading.ts) asks: a key's numerals by its own words or its number, the
- * question's years, where the question writes a value; and where the reply stands inside its arguments (the keys and
- * strings written so far, whether it is directly inside the arguments object).
+ * Pure text readers QuestionReading (question-reading.ts) asks: a key's anchors by its head word, its numerals by its
+ * own words or its number, the question's years, where the question writes a value; and where the reply stands inside
+ * its arguments (the keys and strings written so far, whether it is directly inside the arguments object).
  */
 import { numeralsOf } from "./grounding-index.js";
 import {
@@ -9,6 +9,8 @@ import {
   GENERIC_FLAG_WORDS,
   INNER_ORDINAL_KEY,
   KIND_WORDS,
+  NUMBER_WORD_BEFORE,
+  NUMERAL_BEFORE,
   ORDINAL_KEY,
   WORD_AT,
   YEAR_NUMERAL,
@@ -16,6 +18,7 @@ import {
   yearKey,
   keyWords,
 } from "./grounding-words.js";
+import type { RuleGate } from "./rules.js";
 
 /**
  * The numerals a numbered key of stem `stem` takes in order: the question's, or where the skill numbers two or more
@@ -230,4 +233,58 @@ function wordModifiers(text: string, noun: string, excluded: ReadonlySet<string>
     starts.push(start);
   }
   return starts;
+}
+
+/**
+ * Adds to `found` the anchors of `key` (of a skill whose keys are `keys`; `numeric` where it is a number key) that its
+ * head word gives (see QuestionReading.anchors): the span after the head word past a few joining words, the numeral
+ * before it; where another key shares the head word, or the question does not write a number key's head word, the
+ * numeral after the key's own other words. "no-head" where the key has none to read, "shared" where another key
+ * shares it, else "read".
+ */
+export function headWordAnchors(
+  r: RuleGate,
+  text: string,
+  key: string,
+  keys: readonly string[],
+  numeric: boolean,
+  found: { starts: number[]; numerals: string[] },
+): "no-head" | "shared" | "read" {
+  // an identifier's head is two letters (`building_id` and "building Id B1004")
+  const head = /(?:^|_)id$/i.test(key) ? "id" : keyWords(key).at(-1);
+  if (!head || head.length < 2 || GENERIC_FLAG_WORDS.has(head)) return "no-head";
+  // two keys of the skill with one head word (`initial_value`, `final_value`): the numeral after the key's own other
+  // words ("initial investment of $2000", "final value of $3000"), where no other key holds them
+  if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) {
+    if (r.on("anchors")) found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
+    return "shared";
+  }
+  const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
+  // a number key whose head word the question does not write: the numeral after its other words ("the top 5
+  // landmark cases" for `top_number`, where Gemma wrote the 2 of "two tasks")
+  if (numeric && !word.test(text) && r.on("anchors")) found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
+  word.lastIndex = 0;
+  for (const match of text.matchAll(word)) {
+    const end = match.index + match[0].length;
+    const filler = ANCHOR_FILLER.exec(text.slice(end));
+    const at = end + (filler?.[0].length ?? 0);
+    // without a joining word or a quote, only a name or a number ("material Marble", "age 25"): "organic bananas"
+    // is an adjective and its noun
+    const linked = filler?.groups?.join !== undefined || filler?.groups?.quote !== undefined;
+    if (
+      at > end &&
+      at < text.length &&
+      (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at]) &&
+      r.on("anchors")
+    ) {
+      found.starts.push(at);
+      const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
+      if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
+    }
+    const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+    if (before && r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
+    const inWords = NUMBER_WORD_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
+    if (inWords && r.on("anchors")) found.numerals.push(...numeralsOf(inWords[1]));
+  }
+  return "read";
 }

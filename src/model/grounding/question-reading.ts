@@ -3,24 +3,20 @@ import type { GroundingIndex } from "./grounding-index.js";
 import type { SteerSource } from "./steer-source.js";
 import type { RuleGate } from "./rules.js";
 import {
-  ANCHOR_FILLER,
   CAPITALIZED_WORD_BEFORE,
   GENERIC_FLAG_WORDS,
   NOT_A_UNIT,
-  NUMERAL_BEFORE,
-  NUMBER_WORD_BEFORE,
   PLACE_BEFORE,
   PLACE_OF,
   PLACE_WORDS,
   TEXT_JOINT,
-  anchoredNumerals,
   conversionSide,
   keyWords,
   exponentOnlyNumerals,
   percentOnlyNumerals,
 } from "./grounding-words.js";
 import { numeralsOf } from "./grounding-index.js";
-import { numeralsAfterOwnWords, writesAt, writtenKeysOf, writtenSpans } from "./key-anchors.js";
+import { headWordAnchors, writesAt, writtenKeysOf, writtenSpans } from "./key-anchors.js";
 import { listAfter, mostListItems } from "./question-lists.js";
 import { namedAnchors } from "./named-anchors.js";
 import { arithmeticStretches } from "../../skills/builtin/evaluate-expression.js";
@@ -265,44 +261,12 @@ export class QuestionReading {
     const keys = skill === undefined ? [] : (this.argumentKeys.get(skill) ?? []);
     const text = this.source.text.slice(0, this.questionChars);
     namedAnchors(this, key, skill, keys, text, found);
-    // an identifier's head is two letters (`building_id` and "building Id B1004")
-    const head = /(?:^|_)id$/i.test(key) ? "id" : keyWords(key).at(-1);
-    if (!head || head.length < 2 || GENERIC_FLAG_WORDS.has(head)) return found;
-    // two keys of the skill with one head word (`initial_value`, `final_value`): the numeral after the key's own other
-    // words ("initial investment of $2000", "final value of $3000"), where no other key holds them
-    if (keys.some((other) => other !== key && keyWords(other).at(-1) === head)) {
-      if (this.r.on("anchors")) found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
+    const numeric = skill !== undefined && !!this.numericKeys.get(skill)?.includes(key);
+    const read = headWordAnchors(this.r, text, key, keys, numeric, found);
+    if (read === "no-head") return found;
+    if (read === "shared") {
       found.numerals = found.numerals.filter((numeral) => this.source.numerals.includes(numeral));
       return found;
-    }
-    const word = new RegExp(`(?<![\\p{L}\\p{N}])${head.replace(/s$/, "")}s?(?![\\p{L}\\p{N}])`, "giu");
-    // a number key whose head word the question does not write: the numeral after its other words ("the top 5
-    // landmark cases" for `top_number`, where Gemma wrote the 2 of "two tasks")
-    const numeric = skill !== undefined && !!this.numericKeys.get(skill)?.includes(key);
-    if (numeric && !word.test(text) && this.r.on("anchors"))
-      found.numerals.push(...numeralsAfterOwnWords(key, keys, text));
-    word.lastIndex = 0;
-    for (const match of text.matchAll(word)) {
-      const end = match.index + match[0].length;
-      const filler = ANCHOR_FILLER.exec(text.slice(end));
-      const at = end + (filler?.[0].length ?? 0);
-      // without a joining word or a quote, only a name or a number ("material Marble", "age 25"): "organic bananas"
-      // is an adjective and its noun
-      const linked = filler?.groups?.join !== undefined || filler?.groups?.quote !== undefined;
-      if (
-        at > end &&
-        at < text.length &&
-        (linked ? /[\p{L}\p{N}]/u : /[\p{Lu}\p{N}]/u).test(text[at]) &&
-        this.r.on("anchors")
-      ) {
-        found.starts.push(at);
-        const numeral = /^\d[\d,]*(?:\.\d+)?/.exec(text.slice(at))?.[0];
-        if (numeral) found.numerals.push(...anchoredNumerals(numeral, text.slice(at + numeral.length)));
-      }
-      const before = NUMERAL_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
-      if (before && this.r.on("anchors")) found.numerals.push(...anchoredNumerals(before[1], before[2] ?? ""));
-      const inWords = NUMBER_WORD_BEFORE.exec(text.slice(Math.max(0, match.index - 40), match.index));
-      if (inWords && this.r.on("anchors")) found.numerals.push(...numeralsOf(inWords[1]));
     }
     if (
       this.isPlaceKey(key) &&
