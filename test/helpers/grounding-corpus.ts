@@ -353,3 +353,25 @@ export function steerCase(
   }
   return { outputs, asked };
 }
+
+/**
+ * The steer's bias on each token right after the first `marker` in the reply of crafted case `id` (`crafted/<id>`),
+ * with `rulesOff` off: none where the steer did not bias there.
+ */
+export function biasesAfter(
+  corpus: ReturnType<typeof groundingCorpus>,
+  id: string,
+  marker: string,
+  rulesOff: readonly string[] = [],
+): Map<string, number> {
+  const c = corpus.cases.find((x) => x.id === `crafted/${id}`)!;
+  const at = c.reply.indexOf(marker) + marker.length;
+  const output = steerCase(c, corpus.vocabulary, corpus.text, rulesOff).outputs[at];
+  const biases = new Map<string, number>();
+  if (!output.includes("=")) return biases;
+  for (const part of output.split("|")) {
+    const sign = part.lastIndexOf("=");
+    biases.set(part.slice(0, sign), Number(part.slice(sign + 1)));
+  }
+  return biases;
+}

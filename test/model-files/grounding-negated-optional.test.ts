@@ -4,17 +4,14 @@
  * arguments close after the required ones; named plainly, the arguments go on to it.
  */
 import { describe, expect, it } from "vitest";
-import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
+import { biasesAfter, groundingCorpus } from "../helpers/grounding-corpus.js";
 
-const { cases, vocabulary, text } = groundingCorpus(0);
+const corpus = groundingCorpus(0);
 
 /** The steer's biases on `}` and `,` right after the reply's `"years":10`. */
 function endBiases(id: string, rulesOff: string[] = []): { close: number; more: number } {
-  const c = cases.find((x) => x.id === `crafted/${id}`)!;
-  const at = c.reply.indexOf('"years":10') + '"years":10'.length;
-  const parts = steerCase(c, vocabulary, text, rulesOff).outputs[at].split("|");
-  const bias = (token: string) => Number(parts.find((part) => part.startsWith(`${token}=`))?.slice(2) ?? 0);
-  return { close: bias("}"), more: bias(",") };
+  const biases = biasesAfter(corpus, id, '"years":10', rulesOff);
+  return { close: biases.get("}") ?? 0, more: biases.get(",") ?? 0 };
 }
 
 describe("grounding's arguments-end rule and a negated optional argument", () => {

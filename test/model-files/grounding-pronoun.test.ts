@@ -3,17 +3,13 @@
  * ("I am in Boston and I'd like ..."), and a quoted text that begins with "I" is still a value's start.
  */
 import { describe, expect, it } from "vitest";
-import { groundingCorpus, steerCase } from "../helpers/grounding-corpus.js";
+import { biasesAfter, groundingCorpus } from "../helpers/grounding-corpus.js";
 
-const { cases, vocabulary, text } = groundingCorpus(0);
+const corpus = groundingCorpus(0);
 
 /** The steer's bias on the token "I" where the reply's `location` value opens (after `"location":"`). */
 function biasOnI(id: string, rulesOff: string[] = []): number | undefined {
-  const c = cases.find((x) => x.id === `crafted/${id}`)!;
-  const at = c.reply.indexOf('"location":"') + '"location":"'.length;
-  const output = steerCase(c, vocabulary, text, rulesOff).outputs[at];
-  const found = output.split("|").find((part) => part.startsWith("I="));
-  return found === undefined ? undefined : Number(found.slice(2));
+  return biasesAfter(corpus, id, '"location":"', rulesOff).get("I");
 }
 
 describe("grounding's no-pronoun rule", () => {
